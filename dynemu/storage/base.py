@@ -1,0 +1,63 @@
+"""The storage interface: ordered bytes -> bytes, atomic write batches, snapshots.
+
+Two implementations pass the same tests: ``leveldb.LevelDBStore`` (plyvel, the default)
+and ``memory.MemoryStore`` (``--in-memory`` and fast tests). Storage knows bytes only.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+
+
+class WriteBatch:
+    """Puts and deletes applied atomically by ``Store.write``; later operations on the
+    same key win, as in a LevelDB write batch."""
+
+    __slots__ = ("ops",)
+
+    def __init__(self) -> None:
+        self.ops: list[tuple[bytes, bytes | None]] = []
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self.ops.append((key, value))
+
+    def delete(self, key: bytes) -> None:
+        self.ops.append((key, None))
+
+    def __len__(self) -> int:
+        return len(self.ops)
+
+
+class Reader(ABC):
+    """Point and range reads; shared by stores and their snapshots."""
+
+    @abstractmethod
+    def get(self, key: bytes) -> bytes | None: ...
+
+    @abstractmethod
+    def iterate(
+        self, start: bytes, stop: bytes, *, reverse: bool = False
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """Yield ``(key, value)`` for ``start <= key < stop`` in byte order (descending when
+        ``reverse``). The iterator must tolerate writes to the store while it is open
+        (LevelDB iterators read an implicit snapshot; the memory store copies lazily)."""
+
+
+class Snapshot(Reader):
+    """A consistent read-only view of a store at one moment."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources; reading after close is undefined."""
+
+
+class Store(Reader):
+    @abstractmethod
+    def write(self, batch: WriteBatch) -> None:
+        """Apply every operation of ``batch`` atomically (and durably for LevelDB)."""
+
+    @abstractmethod
+    def snapshot(self) -> Snapshot: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
