@@ -1,0 +1,74 @@
+"""``LevelDBStore``: the default, persistent store, over plyvel.
+
+LevelDB's default bytewise comparator is kept: a Python comparator would be slow and
+aborts the process if it raises. Iterators read LevelDB's implicit snapshot, so writes
+made while one is open are not seen by it, as the interface requires.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import plyvel
+
+from dynemu.storage.base import Snapshot, Store, WriteBatch
+
+
+class LevelDBSnapshot(Snapshot):
+    def __init__(self, snap: Any) -> None:
+        self._snap = snap
+
+    def get(self, key: bytes) -> bytes | None:
+        return self._snap.get(key)
+
+    def iterate(self, start: bytes, stop: bytes, *, reverse: bool = False) -> Iterator[tuple[bytes, bytes]]:
+        if stop <= start:
+            return iter(())
+        return self._snap.iterator(start=start, stop=stop, reverse=reverse)
+
+    def close(self) -> None:
+        self._snap.close()
+
+
+class LevelDBStore(Store):
+    """A store in the LevelDB directory ``path`` (created if missing).
+
+    ``sync=True`` makes every write batch wait for fsync (survives an OS crash); the
+    default survives a crash of the process, which is what a local server needs.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, sync: bool = False, **options: Any) -> None:
+        options.setdefault("bloom_filter_bits", 10)
+        self.path = os.fspath(path)
+        self._sync = sync
+        self._db = plyvel.DB(self.path, create_if_missing=True, **options)
+
+    def get(self, key: bytes) -> bytes | None:
+        return self._db.get(key)
+
+    def iterate(self, start: bytes, stop: bytes, *, reverse: bool = False) -> Iterator[tuple[bytes, bytes]]:
+        if stop <= start:
+            return iter(())
+        return self._db.iterator(start=start, stop=stop, reverse=reverse)
+
+    def write(self, batch: WriteBatch) -> None:
+        wb = self._db.write_batch(sync=self._sync)
+        for key, value in batch.ops:
+            if value is None:
+                wb.delete(key)
+            else:
+                wb.put(key, value)
+        wb.write()  # one LevelDB batch: applied atomically
+
+    def snapshot(self) -> LevelDBSnapshot:
+        return LevelDBSnapshot(self._db.snapshot())
+
+    def close(self) -> None:
+        if not self._db.closed:
+            self._db.close()
+
+    @property
+    def closed(self) -> bool:
+        return bool(self._db.closed)

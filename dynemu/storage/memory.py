@@ -1,0 +1,171 @@
+"""``MemoryStore``: the in-memory twin of the LevelDB store (``--in-memory``, fast tests).
+
+State is a dict (point reads) plus a sorted list of its keys (range reads by bisection).
+Two mechanisms keep readers consistent while the store is written, matching what a
+LevelDB iterator or snapshot sees:
+
+* an open iterator is a ``_Cursor`` registered with the store; before the next write
+  mutates anything it copies the rest of its range (``detach``), so a partial Query
+  costs nothing and a full Scan at most one copy of what is left to read;
+* a snapshot shares the live dict and list until the next write, which then moves the
+  store onto fresh copies and leaves the old ones to the snapshots (copy on write, one
+  copy however many snapshots were taken).
+
+Single-threaded use is assumed, as in the engine (one event-loop turn per request).
+"""
+
+from __future__ import annotations
+
+import weakref
+from bisect import bisect_left, insort
+from collections.abc import Iterator
+
+from dynemu.storage.base import Snapshot, Store, WriteBatch
+
+
+class _ClosedData(dict[bytes, bytes]):
+    """Stands in for the data of a closed store or snapshot: reading it is an error."""
+
+    def get(self, key: bytes, default: bytes | None = None) -> bytes | None:
+        raise RuntimeError("store or snapshot is closed")
+
+
+class _Cursor:
+    """Iterates ``keys[lo:hi]`` (reversed when ``step`` is -1) until detached, then a
+    private list of the items it had not yet yielded."""
+
+    __slots__ = ("_keys", "_data", "_i", "_lo", "_hi", "_step", "_rest", "__weakref__")
+
+    def __init__(self, keys: list[bytes], data: dict[bytes, bytes], lo: int, hi: int, reverse: bool) -> None:
+        self._keys = keys
+        self._data = data
+        self._lo = lo
+        self._hi = hi
+        self._step = -1 if reverse else 1
+        self._i = hi - 1 if reverse else lo
+        self._rest: Iterator[tuple[bytes, bytes]] | None = None
+
+    def __iter__(self) -> _Cursor:
+        return self
+
+    def __next__(self) -> tuple[bytes, bytes]:
+        if self._rest is not None:
+            return next(self._rest)
+        i = self._i
+        if not self._lo <= i < self._hi:
+            self._rest = iter(())
+            raise StopIteration
+        self._i = i + self._step
+        key = self._keys[i]
+        return key, self._data[key]
+
+    def detach(self) -> None:
+        """Copy the items not yet yielded, so that the store may change underneath."""
+        if self._rest is not None:
+            return
+        keys, data, i = self._keys, self._data, self._i
+        if self._step == 1:
+            rest = [(k, data[k]) for k in keys[max(i, self._lo) : self._hi]]
+        else:
+            rest = (
+                [(k, data[k]) for k in reversed(keys[self._lo : min(i + 1, self._hi)])]
+                if i >= self._lo
+                else []
+            )
+        self._rest = iter(rest)
+
+
+def _cursor(keys: list[bytes], data: dict[bytes, bytes], start: bytes, stop: bytes, reverse: bool) -> _Cursor:
+    lo = bisect_left(keys, start)
+    hi = bisect_left(keys, stop, lo) if stop > start else lo
+    return _Cursor(keys, data, lo, hi, reverse)
+
+
+class MemorySnapshot(Snapshot):
+    def __init__(self, store: MemoryStore) -> None:
+        self._store: MemoryStore | None = store
+        self._keys = store._keys
+        self._data = store._data
+
+    def get(self, key: bytes) -> bytes | None:
+        return self._data.get(key)
+
+    def iterate(self, start: bytes, stop: bytes, *, reverse: bool = False) -> Iterator[tuple[bytes, bytes]]:
+        cur = _cursor(self._keys, self._data, start, stop, reverse)
+        store = self._store
+        if store is not None and store._keys is self._keys:
+            store._cursors.add(cur)  # still sharing the live state: detach before writes
+        return cur
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store._snapshots.discard(self)
+            self._store = None
+        self._keys = []
+        self._data = _ClosedData()
+
+
+class MemoryStore(Store):
+    def __init__(self) -> None:
+        self._keys: list[bytes] = []
+        self._data: dict[bytes, bytes] = {}
+        self._cursors: weakref.WeakSet[_Cursor] = weakref.WeakSet()
+        self._snapshots: weakref.WeakSet[MemorySnapshot] = weakref.WeakSet()
+        self._closed = False
+
+    def get(self, key: bytes) -> bytes | None:
+        return self._data.get(key)
+
+    def iterate(self, start: bytes, stop: bytes, *, reverse: bool = False) -> Iterator[tuple[bytes, bytes]]:
+        if self._closed:
+            raise RuntimeError("store is closed")
+        cur = _cursor(self._keys, self._data, start, stop, reverse)
+        self._cursors.add(cur)
+        return cur
+
+    def write(self, batch: WriteBatch) -> None:
+        if self._closed:
+            raise RuntimeError("store is closed")
+        ops = batch.ops
+        for key, value in ops:  # validate first: a batch applies entirely or not at all
+            if type(key) is not bytes or (value is not None and type(value) is not bytes):
+                raise TypeError("keys and values must be bytes")
+        self._before_write()
+        keys, data = self._keys, self._data
+        for key, value in ops:
+            if value is None:
+                if data.pop(key, None) is not None:
+                    del keys[bisect_left(keys, key)]
+            else:
+                if key not in data:
+                    insort(keys, key)
+                data[key] = value
+
+    def _before_write(self) -> None:
+        if self._cursors:
+            for cur in list(self._cursors):
+                cur.detach()
+            self._cursors.clear()
+        if self._snapshots:
+            # Snapshots keep the current objects; the store continues on copies.
+            self._keys = list(self._keys)
+            self._data = dict(self._data)
+            for snap in self._snapshots:
+                snap._store = None
+            self._snapshots.clear()
+
+    def snapshot(self) -> MemorySnapshot:
+        if self._closed:
+            raise RuntimeError("store is closed")
+        snap = MemorySnapshot(self)
+        self._snapshots.add(snap)
+        return snap
+
+    def close(self) -> None:
+        self._before_write()
+        self._closed = True
+        self._keys = []
+        self._data = _ClosedData()
+
+    def __len__(self) -> int:
+        return len(self._keys)
