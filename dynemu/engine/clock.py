@@ -1,0 +1,119 @@
+"""The one source of time for the engine: real, scaled or virtual clocks.
+
+Token buckets, partition splits, on-demand peaks, TTL and stream retention read time only
+through a :class:`Clock`, so a test on a :class:`VirtualClock` replays an hour of traffic
+in milliseconds and gets the same throttles every run.
+
+* ``RealClock``: wall-clock epoch seconds (``--clock real``, the default).
+* ``ScaledClock(scale)``: ``scale`` virtual seconds per real second, starting at the real
+  time it was made (``--time-scale N``); driven by the monotonic clock, so never runs back.
+* ``VirtualClock(start)``: moves only when :meth:`VirtualClock.advance` is called (the admin
+  API's ``POST /_dynemu/clock``); after each move it runs the callbacks registered with
+  :meth:`Clock.on_advance` so refills, splits and TTL expiry "whatever is due" happen then.
+
+Callbacks receive the new ``now``. Real and scaled clocks keep the registry (so callers
+need not care which clock they hold) but never call it: time moves on its own there, and
+background tasks poll instead.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+AdvanceCallback = Callable[[float], None]
+
+
+class Clock(Protocol):
+    mode: str
+
+    def now(self) -> float:
+        """Current time in epoch seconds (may be fractional)."""
+        ...
+
+    def on_advance(self, callback: AdvanceCallback) -> None:
+        """Register ``callback(now)`` to run after virtual time moves."""
+        ...
+
+
+class _CallbackRegistry:
+    __slots__ = ("_callbacks",)
+
+    def __init__(self) -> None:
+        self._callbacks: list[AdvanceCallback] = []
+
+    def on_advance(self, callback: AdvanceCallback) -> None:
+        self._callbacks.append(callback)
+
+    def remove_callback(self, callback: AdvanceCallback) -> None:
+        if callback in self._callbacks:
+            self._callbacks.remove(callback)
+
+
+class RealClock(_CallbackRegistry):
+    __slots__ = ()
+    mode = "real"
+
+    def now(self) -> float:
+        return time.time()
+
+
+class ScaledClock(_CallbackRegistry):
+    """``scale`` virtual seconds elapse per real second, from the real time of creation."""
+
+    __slots__ = ("scale", "_origin", "_mono0")
+    mode = "scaled"
+
+    def __init__(self, scale: float, start: float | None = None) -> None:
+        super().__init__()
+        if scale <= 0:
+            raise ValueError("time scale must be positive")
+        self.scale = float(scale)
+        self._origin = time.time() if start is None else float(start)
+        self._mono0 = time.monotonic()
+
+    def now(self) -> float:
+        return self._origin + (time.monotonic() - self._mono0) * self.scale
+
+
+class VirtualClock(_CallbackRegistry):
+    """Time that moves only through :meth:`advance` (or :meth:`set`, forwards only)."""
+
+    __slots__ = ("_now",)
+    mode = "virtual"
+
+    def __init__(self, start: float | None = None) -> None:
+        super().__init__()
+        self._now = time.time() if start is None else float(start)
+
+    def now(self) -> float:
+        return self._now
+
+    def advance(self, seconds: float) -> float:
+        """Move forward by ``seconds`` (>= 0), run the callbacks, return the new time."""
+        if seconds < 0:
+            raise ValueError("a virtual clock cannot go backwards")
+        self._now += seconds
+        for callback in tuple(self._callbacks):
+            callback(self._now)
+        return self._now
+
+    def set(self, when: float) -> float:
+        """Jump to the absolute time ``when`` (not before the current time)."""
+        return self.advance(max(0.0, when - self._now))
+
+
+def make_clock(mode: str = "real", scale: float = 1.0, start: float | None = None) -> Clock:
+    """The clock for ``--clock MODE`` and ``--time-scale SCALE``.
+
+    ``mode`` is ``real`` or ``virtual``; a real clock with ``scale != 1`` is a
+    :class:`ScaledClock` (``mode == "scaled"`` is accepted as well).
+    """
+    if mode == "virtual":
+        return VirtualClock(start)
+    if mode in ("real", "scaled"):
+        if mode == "scaled" or scale != 1.0:
+            return ScaledClock(scale, start)
+        return RealClock()
+    raise ValueError(f"unknown clock mode: {mode!r}")

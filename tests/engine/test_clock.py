@@ -1,0 +1,51 @@
+"""engine/clock.py: real, scaled and virtual clocks."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from dynemu.engine.clock import RealClock, ScaledClock, VirtualClock, make_clock
+
+
+def test_virtual_clock_moves_only_when_advanced_and_runs_callbacks() -> None:
+    clock = VirtualClock(1000.0)
+    seen: list[float] = []
+    clock.on_advance(seen.append)
+    assert clock.now() == 1000.0
+    assert clock.now() == 1000.0
+    assert clock.advance(2.5) == 1002.5
+    assert clock.set(1010.0) == 1010.0
+    assert seen == [1002.5, 1010.0]
+    clock.remove_callback(seen.append)
+    clock.advance(1)
+    assert seen == [1002.5, 1010.0]
+
+
+def test_virtual_clock_never_goes_backwards() -> None:
+    clock = VirtualClock(50.0)
+    with pytest.raises(ValueError):
+        clock.advance(-1)
+    assert clock.set(10.0) == 50.0
+
+
+def test_scaled_clock_runs_faster_from_now() -> None:
+    clock = ScaledClock(1000.0)
+    start = clock.now()
+    assert abs(start - time.time()) < 1.0
+    time.sleep(0.01)
+    assert clock.now() - start >= 9.0  # 10 ms real >= 10 s virtual (minus timer slack)
+
+
+def test_make_clock_modes() -> None:
+    assert isinstance(make_clock("real"), RealClock)
+    assert make_clock("real").mode == "real"
+    scaled = make_clock("real", 60)
+    assert isinstance(scaled, ScaledClock) and scaled.mode == "scaled"
+    virtual = make_clock("virtual", start=5.0)
+    assert isinstance(virtual, VirtualClock) and virtual.now() == 5.0
+    with pytest.raises(ValueError):
+        make_clock("sideways")
+    with pytest.raises(ValueError):
+        ScaledClock(0)
