@@ -1,0 +1,3 @@
+from dynemu.cli import main
+
+main()

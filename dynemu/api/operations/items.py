@@ -1,0 +1,115 @@
+"""PutItem, GetItem, DeleteItem, UpdateItem."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dynemu import errors
+from dynemu.api.operations.common import consumed_capacity, return_values
+from dynemu.api.operations.exprs import compile_for
+from dynemu.api.protocol import Context
+from dynemu.engine import capacity, values
+from dynemu.engine.table import MAX_ITEM_BYTES, Mutation
+
+RV_PUT_DELETE = ("NONE", "ALL_OLD")
+RV_UPDATE = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
+
+
+def _failure_item(body: dict[str, Any]) -> bool:
+    return body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
+
+
+def _write_response(body: dict[str, Any], m: Mutation, attributes: dict[str, Any] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if attributes:
+        out["Attributes"] = attributes
+    cc = consumed_capacity(body, m.table, write_h=capacity.write_units_h(m.old_size, m.new_size))
+    if cc is not None:
+        out["ConsumedCapacity"] = cc
+    return out
+
+
+def put_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    rv = return_values(body, RV_PUT_DELETE)
+    item = values.validate_item(body["Item"])
+    size = values.item_size(item)
+    if size > MAX_ITEM_BYTES:  # checked before the table is looked up, as the service does
+        raise errors.validation("Item size has exceeded the maximum allowed size")
+    table = ctx.db.get(body["TableName"])
+    compiled = compile_for("PutItem", body, table)
+    key = table.key_for_item(item)
+    condition = compiled.condition.evaluate if compiled.condition is not None else None
+    m = table.plan(key, lambda old: item, condition, return_item_on_failure=_failure_item(body), new_size=size)
+    ctx.db.commit((m,))
+    return _write_response(body, m, m.old if rv == "ALL_OLD" else None)
+
+
+def delete_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    rv = return_values(body, RV_PUT_DELETE)
+    key_attrs = values.validate_item(body["Key"])
+    table = ctx.db.get(body["TableName"])
+    compiled = compile_for("DeleteItem", body, table)
+    key = table.key_for_request(key_attrs)
+    condition = compiled.condition.evaluate if compiled.condition is not None else None
+    m = table.plan(key, lambda old: None, condition, return_item_on_failure=_failure_item(body))
+    ctx.db.commit((m,))
+    return _write_response(body, m, m.old if rv == "ALL_OLD" else None)
+
+
+def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    rv = return_values(body, RV_UPDATE)
+    key_attrs = values.validate_item(body["Key"])
+    table = ctx.db.get(body["TableName"])
+    compiled = compile_for("UpdateItem", body, table)
+    key = table.key_for_request(key_attrs)
+    condition = compiled.condition.evaluate if compiled.condition is not None else None
+    update = compiled.update
+    touched: list[Any] = []
+
+    def apply(old: dict[str, Any] | None) -> dict[str, Any]:
+        if update is None:
+            # No update: DynamoDB still creates the item with just its key.
+            return dict(old) if old is not None else dict(key_attrs)
+        new, info = update.apply(old, key_attrs)
+        touched.append(info)
+        return new
+
+    m = table.plan(
+        key,
+        apply,
+        condition,
+        return_item_on_failure=_failure_item(body),
+        size_error="Item size to update has exceeded the maximum allowed size",
+    )
+    ctx.db.commit((m,))
+    attributes: dict[str, Any] | None = None
+    if rv == "ALL_OLD":
+        attributes = m.old
+    elif rv == "ALL_NEW":
+        attributes = m.new
+    elif rv in ("UPDATED_OLD", "UPDATED_NEW") and update is not None and touched:
+        attributes = update.updated_attributes(touched[0], m.old, m.new, rv == "UPDATED_NEW")
+    return _write_response(body, m, attributes)
+
+
+def get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    key_attrs = values.validate_item(body["Key"])
+    table = ctx.db.get(body["TableName"])
+    compiled = compile_for("GetItem", body, table)
+    key = table.key_for_request(key_attrs)
+    item, size = table.read(key)
+    out: dict[str, Any] = {}
+    if item is not None:
+        out["Item"] = compiled.projection.apply(item) if compiled.projection is not None else item
+    cc = consumed_capacity(body, table, read_h=capacity.read_units_h(size, bool(body.get("ConsistentRead"))))
+    if cc is not None:
+        out["ConsumedCapacity"] = cc
+    return out
+
+
+OPERATIONS = {
+    "PutItem": put_item,
+    "GetItem": get_item,
+    "DeleteItem": delete_item,
+    "UpdateItem": update_item,
+}

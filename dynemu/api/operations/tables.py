@@ -1,0 +1,319 @@
+"""CreateTable, DescribeTable, ListTables, DeleteTable, UpdateTable."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from dynemu import errors
+from dynemu.api.protocol import Context
+from dynemu.engine.schema import KeyAttr, TableSpec, Throughput
+from dynemu.engine.table import Table
+
+_UNSUPPORTED_CREATE = ("GlobalSecondaryIndexes", "LocalSecondaryIndexes")
+DAY = 86400
+
+
+# --- wire form of a table -------------------------------------------------------------------------
+
+
+def describe(table: Table, status: str = "ACTIVE") -> dict[str, Any]:
+    spec = table.spec
+    key_schema = [{"AttributeName": spec.hash_key.name, "KeyType": "HASH"}]
+    if spec.range_key is not None:
+        key_schema.append({"AttributeName": spec.range_key.name, "KeyType": "RANGE"})
+    tp = spec.throughput
+    throughput: dict[str, Any] = {
+        "NumberOfDecreasesToday": tp.decreases_today,
+        "ReadCapacityUnits": tp.read,
+        "WriteCapacityUnits": tp.write,
+    }
+    if tp.last_increase is not None:
+        throughput["LastIncreaseDateTime"] = tp.last_increase
+    if tp.last_decrease is not None:
+        throughput["LastDecreaseDateTime"] = tp.last_decrease
+    billing: dict[str, Any] = {"BillingMode": spec.billing_mode}
+    if spec.billing_mode_updated is not None:
+        billing["LastUpdateToPayPerRequestDateTime"] = spec.billing_mode_updated
+    out: dict[str, Any] = {
+        "AttributeDefinitions": [
+            {"AttributeName": a.name, "AttributeType": a.type} for a in spec.attribute_definitions
+        ],
+        "TableName": spec.name,
+        "KeySchema": key_schema,
+        "TableStatus": status,
+        "CreationDateTime": spec.created,
+        "ProvisionedThroughput": throughput,
+        "TableSizeBytes": table.size_bytes,
+        "ItemCount": table.item_count,
+        "TableArn": spec.arn,
+        "TableId": spec.uuid,
+        "DeletionProtectionEnabled": spec.deletion_protection,
+    }
+    # Absent for a table created without BillingMode that never changed mode.
+    if spec.billing_mode_explicit:
+        out["BillingModeSummary"] = billing
+    if spec.billing_mode == "PAY_PER_REQUEST":
+        out["OnDemandThroughput"] = {
+            "MaxReadRequestUnits": spec.on_demand_max_read,
+            "MaxWriteRequestUnits": spec.on_demand_max_write,
+        }
+    if spec.table_class != "STANDARD":
+        out["TableClassSummary"] = {"TableClass": spec.table_class}
+    return out
+
+
+# --- CreateTable ------------------------------------------------------------------------------------
+
+
+def _key_schema(body: dict[str, Any]) -> tuple[str, str | None]:
+    """The HASH and optional RANGE attribute names of a KeySchema, with DynamoDB's checks."""
+    ks = body["KeySchema"]
+    if len(ks) > len(body["AttributeDefinitions"]):
+        raise errors.validation("Invalid KeySchema: Some index key attribute have no definition")
+    hash_name = range_name = None
+    for i, element in enumerate(ks):
+        kt = element["KeyType"]
+        if i == 0 and kt != "HASH":
+            raise errors.validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+        if i == 1 and kt != "RANGE":
+            raise errors.validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+        if i == 0:
+            hash_name = element["AttributeName"]
+        else:
+            range_name = element["AttributeName"]
+    if range_name is not None and range_name == hash_name:
+        raise errors.validation("Both the Hash Key and the Range Key element in the KeySchema have the same name")
+    assert hash_name is not None
+    return hash_name, range_name
+
+
+def _attribute_definitions(body: dict[str, Any], key_names: list[str]) -> dict[str, str]:
+    defs: dict[str, str] = {}
+    for d in body["AttributeDefinitions"]:
+        name = d["AttributeName"]
+        if name in defs:
+            raise errors.invalid_parameter("Cannot have two attributes with the same name")
+        defs[name] = d["AttributeType"]
+    missing = [k for k in key_names if k not in defs]
+    if missing:
+        raise errors.invalid_parameter(
+            "Some index key attributes are not defined in AttributeDefinitions. "
+            f"Keys: [{', '.join(missing)}], AttributeDefinitions: [{', '.join(defs)}]"
+        )
+    if len(defs) != len(key_names):
+        raise errors.invalid_parameter(
+            "Number of attributes in KeySchema does not exactly match number of attributes defined in "
+            "AttributeDefinitions"
+        )
+    return defs
+
+
+def _billing(body: dict[str, Any]) -> tuple[str, int, int]:
+    mode = body.get("BillingMode") or "PROVISIONED"
+    pt = body.get("ProvisionedThroughput")
+    if mode == "PAY_PER_REQUEST":
+        if pt is not None:
+            raise errors.invalid_parameter(
+                "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is "
+                "PAY_PER_REQUEST"
+            )
+        return mode, 0, 0
+    if pt is None:
+        raise errors.invalid_parameter(
+            "ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED"
+        )
+    return mode, pt["ReadCapacityUnits"], pt["WriteCapacityUnits"]
+
+
+def _check_throughput_limit(read: int, write: int) -> None:
+    # Default per-table quota: 40,000 read and 40,000 write capacity units
+    # (developer guide, "Service, account, and table quotas").
+    if read > 40000 or write > 40000:
+        which = "ReadCapacityUnits" if read > 40000 else "WriteCapacityUnits"
+        value = read if read > 40000 else write
+        raise errors.limit_exceeded(
+            f"Subscriber limit exceeded: Provisioned throughput for {which} cannot exceed 40000 "
+            f"(requested {value})"
+        )
+
+
+def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    for p in _UNSUPPORTED_CREATE:
+        if body.get(p):
+            raise errors.validation(f"dynemu does not support {p} yet")
+    stream = body.get("StreamSpecification")
+    if stream and stream.get("StreamEnabled"):
+        raise errors.validation("dynemu does not support StreamSpecification yet")
+    # Order of checks as the service reports them: billing, then key schema and definitions.
+    mode, read, write = _billing(body)
+    hash_name, range_name = _key_schema(body)
+    key_names = [hash_name] + ([range_name] if range_name else [])
+    defs = _attribute_definitions(body, key_names)
+    _check_throughput_limit(read, write)
+    name = body["TableName"]
+    if ctx.db.lookup(name) is not None:
+        raise errors.resource_in_use(f"Table already exists: {name}")
+    table_id, arn, uuid = ctx.db.new_spec_ids(name, ctx.region)
+    now = ctx.db.now()
+    odt = body.get("OnDemandThroughput") or {}
+    spec = TableSpec(
+        name=name,
+        table_id=table_id,
+        arn=arn,
+        uuid=uuid,
+        created=now,
+        hash_key=KeyAttr(hash_name, defs[hash_name]),
+        range_key=KeyAttr(range_name, defs[range_name]) if range_name else None,
+        attribute_definitions=[KeyAttr(n, t) for n, t in defs.items()],
+        billing_mode=mode,
+        throughput=Throughput(read=read, write=write),
+        billing_mode_updated=now if mode == "PAY_PER_REQUEST" else None,
+        billing_mode_explicit="BillingMode" in body,
+        deletion_protection=bool(body.get("DeletionProtectionEnabled", False)),
+        tags={t["Key"]: t["Value"] for t in body.get("Tags") or ()},
+        table_class=body.get("TableClass") or "STANDARD",
+        on_demand_max_read=odt.get("MaxReadRequestUnits", -1),
+        on_demand_max_write=odt.get("MaxWriteRequestUnits", -1),
+    )
+    table = ctx.db.add_table(spec)
+    # CreateTable answers CREATING; the table is ACTIVE by the next DescribeTable.
+    return {"TableDescription": describe(table, "CREATING")}
+
+
+# --- DescribeTable, ListTables, DeleteTable ---------------------------------------------------------------
+
+
+def describe_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    return {"Table": describe(ctx.db.get(body["TableName"], control_plane=True))}
+
+
+def list_tables(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    limit = body.get("Limit") or 100
+    start = body.get("ExclusiveStartTableName")
+    names = sorted(ctx.db.tables)
+    if start is not None:
+        names = [n for n in names if n > start]
+    page = names[:limit]
+    out: dict[str, Any] = {"TableNames": page}
+    if len(names) > limit:
+        out["LastEvaluatedTableName"] = page[-1]
+    return out
+
+
+def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    table = ctx.db.get(body["TableName"], control_plane=True)
+    if table.spec.deletion_protection:
+        raise errors.validation(
+            "Resource cannot be deleted as it is currently protected against deletion. "
+            "Disable deletion protection first."
+        )
+    description = describe(table, "DELETING")
+    ctx.db.drop_table(table)
+    return {"TableDescription": description}
+
+
+# --- UpdateTable ----------------------------------------------------------------------------------------
+
+
+def _update_throughput(tp: Throughput, read: int, write: int, now: float) -> None:
+    if read == tp.read and write == tp.write:
+        raise errors.validation(
+            "The provisioned throughput for the table will not change. The requested value equals the current "
+            f"value. Current ReadCapacityUnits provisioned for the table: {tp.read}. Requested ReadCapacityUnits: "
+            f"{read}. Current WriteCapacityUnits provisioned for the table: {tp.write}. Requested "
+            f"WriteCapacityUnits: {write}. Refer to the Amazon DynamoDB Developer Guide for current limits and how "
+            "to request higher limits."
+        )
+    _check_throughput_limit(read, write)
+    day = int(now // DAY)
+    if tp.decrease_day != day:
+        tp.decrease_day, tp.decreases_today = day, 0
+    if read > tp.read or write > tp.write:
+        tp.last_increase = now
+    if read < tp.read or write < tp.write:
+        tp.last_decrease = now
+        tp.decreases_today += 1
+    tp.read, tp.write = read, write
+
+
+def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    for p in ("GlobalSecondaryIndexUpdates", "ReplicaUpdates", "SSESpecification"):
+        if body.get(p):
+            raise errors.validation(f"dynemu does not support {p} yet")
+    stream = body.get("StreamSpecification")
+    if stream and stream.get("StreamEnabled"):
+        raise errors.validation("dynemu does not support StreamSpecification yet")
+    table = ctx.db.get(body["TableName"], control_plane=True)
+    # Work on a copy so that a request refused half-way changes nothing.
+    spec = copy.deepcopy(table.spec)
+    now = ctx.db.now()
+    mode = body.get("BillingMode")
+    pt = body.get("ProvisionedThroughput")
+    changed = False
+    if mode is not None and mode != spec.billing_mode:
+        if mode == "PAY_PER_REQUEST":
+            if pt is not None:
+                raise errors.invalid_parameter(
+                    "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is "
+                    "PAY_PER_REQUEST"
+                )
+            # A table may switch to on-demand once per 24 hours (developer guide, "Considerations
+            # when switching capacity modes").
+            last = spec.billing_mode_updated
+            if last is not None and now - last < DAY:
+                raise errors.limit_exceeded(
+                    "Subscriber limit exceeded: Update to PayPerRequest mode are limited to once in 1 day(s)."
+                )
+            spec.billing_mode = mode
+            spec.billing_mode_explicit = True
+            spec.billing_mode_updated = now
+            spec.throughput.read = spec.throughput.write = 0
+        else:
+            if pt is None:
+                raise errors.invalid_parameter(
+                    "ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is "
+                    "PROVISIONED"
+                )
+            spec.billing_mode = mode
+            spec.billing_mode_explicit = True
+            _check_throughput_limit(pt["ReadCapacityUnits"], pt["WriteCapacityUnits"])
+            spec.throughput.read = pt["ReadCapacityUnits"]
+            spec.throughput.write = pt["WriteCapacityUnits"]
+        changed = True
+    elif pt is not None:
+        if spec.billing_mode == "PAY_PER_REQUEST":
+            raise errors.validation(
+                "One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can "
+                "be specified when BillingMode is PAY_PER_REQUEST"
+            )
+        _update_throughput(spec.throughput, pt["ReadCapacityUnits"], pt["WriteCapacityUnits"], now)
+        changed = True
+    if "DeletionProtectionEnabled" in body:
+        spec.deletion_protection = bool(body["DeletionProtectionEnabled"])
+        changed = True
+    if "TableClass" in body:
+        spec.table_class = body["TableClass"]
+        changed = True
+    if "OnDemandThroughput" in body:
+        odt = body["OnDemandThroughput"] or {}
+        spec.on_demand_max_read = odt.get("MaxReadRequestUnits", spec.on_demand_max_read)
+        spec.on_demand_max_write = odt.get("MaxWriteRequestUnits", spec.on_demand_max_write)
+        changed = True
+    if not changed:
+        raise errors.validation(
+            "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates "
+            "or SSESpecification or ReplicaUpdates is required"
+        )
+    table.spec = spec
+    ctx.db.save_spec(table)
+    return {"TableDescription": describe(table, "UPDATING")}
+
+
+OPERATIONS = {
+    "CreateTable": create_table,
+    "DescribeTable": describe_table,
+    "ListTables": list_tables,
+    "DeleteTable": delete_table,
+    "UpdateTable": update_table,
+}

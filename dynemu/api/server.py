@@ -1,0 +1,39 @@
+"""The aiohttp application: routes, start-up and shutdown."""
+
+from __future__ import annotations
+
+import time
+
+from aiohttp import web
+
+from dynemu.api.operations import registry
+from dynemu.api.protocol import MAX_BODY_BYTES, Protocol
+from dynemu.config import Settings
+from dynemu.engine.namespaces import Namespaces
+
+NAMESPACES = web.AppKey("namespaces", Namespaces)
+PROTOCOL = web.AppKey("protocol", Protocol)
+
+
+def create_app(settings: Settings) -> web.Application:
+    # A little above 16 MB so that the protocol itself answers 413 for larger bodies.
+    app = web.Application(client_max_size=MAX_BODY_BYTES + 1)
+    namespaces = Namespaces(
+        data_dir=None if settings.in_memory else settings.data_dir,
+        now=time.time,
+        shared_db=settings.shared_db,
+        isolate_access_keys=settings.isolate_access_keys,
+    )
+    protocol = Protocol(settings, namespaces, registry.handlers())
+    app[NAMESPACES] = namespaces
+    app[PROTOCOL] = protocol
+    app.router.add_post("/", protocol.handle)
+    app.router.add_get("/", protocol.health)
+    if settings.cors is not None:
+        app.router.add_route("OPTIONS", "/", protocol.preflight)
+
+    async def close_namespaces(app: web.Application) -> None:
+        app[NAMESPACES].close()
+
+    app.on_cleanup.append(close_namespaces)
+    return app

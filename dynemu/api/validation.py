@@ -1,0 +1,845 @@
+"""Request-shape validation compiled from botocore's model of DynamoDB (Coral behaviour).
+
+DynamoDB's front end (Coral) first deserialises the JSON body against the operation's
+input shape (a type mismatch is a ``SerializationException``), then checks the model's
+constraints and reports up to ten failures at once::
+
+    2 validation errors detected: Value null at 'tableName' failed to satisfy constraint:
+    Member must not be null; Value '0' at 'limit' failed to satisfy constraint: ...
+
+``RequestValidator`` turns every operation's input shape into one checker at start-up, so
+a request only runs closures: no model walking. Two passes, as Coral does them:
+
+1. types, in document order (Coral parses the stream; the first mismatch wins). Unknown
+   members are ignored; ``null`` members count as absent. Values Coral coerces are written
+   back canonically (``"true"`` -> ``True`` for booleans, ``2.7`` -> ``2`` for integers,
+   unknown/null members dropped inside AttributeValues), so operations see what DynamoDB
+   sees. AttributeValue gets a hand-written checker (the hot path: Key, Item, ...).
+2. constraints, in DynamoDB's member order, only through subtrees that have any.
+
+What the service does differently from the model lives in the override tables below.
+Message sources are listed in /tmp/research/validation.md.
+"""
+
+from __future__ import annotations
+
+import binascii
+import math
+import re
+import zlib
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import botocore.loaders
+import botocore.model
+import orjson
+
+from dynemu.errors import DynamoError, serialization, unknown_operation, validation
+
+Checker = Callable[[Any], Any]  # type pass: returns the (possibly coerced) value
+Constraint = Callable[[Any, str, list[str]], None]  # constraint pass: (value, path, errors)
+
+MAX_ERRORS = 10  # Coral lists at most ten failures
+# The type pass recurses once per AttributeValue level; DynamoDB's own limit is 32 levels
+# (checked with its message in engine/values.py), this only bounds recursion well above it.
+MAX_AV_DEPTH = 100
+MSG_NESTING = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
+
+# --- where DynamoDB differs from botocore's model: the one table of overrides --------------
+
+# Enum values in the order DynamoDB prints them (its own order, not the model's); keyed by
+# shape name; ignored if the model's value set changes. dynalite validations/*.js, moto,
+# and a 2026 capture of the live service (see the research note).
+ENUM_ORDER: dict[str, tuple[str, ...]] = {
+    name: tuple(values.split())
+    for name, values in {
+        "ReturnConsumedCapacity": "INDEXES TOTAL NONE",
+        "ReturnItemCollectionMetrics": "SIZE NONE",
+        "ReturnValue": "ALL_NEW UPDATED_OLD ALL_OLD NONE UPDATED_NEW",
+        "ConditionalOperator": "OR AND",
+        "ComparisonOperator": "IN NULL BETWEEN LT NOT_CONTAINS EQ GT NOT_NULL NE LE BEGINS_WITH GE CONTAINS",
+        "Select": "SPECIFIC_ATTRIBUTES COUNT ALL_ATTRIBUTES ALL_PROJECTED_ATTRIBUTES",
+        "StreamViewType": "OLD_IMAGE KEYS_ONLY NEW_AND_OLD_IMAGES NEW_IMAGE",
+        "ScalarAttributeType": "B N S",
+        "BillingMode": "PROVISIONED PAY_PER_REQUEST",
+        "KeyType": "HASH RANGE",
+        "ProjectionType": "ALL INCLUDE KEYS_ONLY",
+        "ContributorInsightsAction": "ENABLE DISABLE",
+        "ContributorInsightsMode": "THROTTLED_KEYS ACCESSED_AND_THROTTLED_KEYS",
+    }.items()
+}
+
+# Members DynamoDB checks (and prints) first, per structure shape; the rest follow in model
+# order. GetItem/PutItem: dynoxide (measured in eu-west-2); ListTables: a live message quoted
+# in dynalite's index.js; the others: the 2026 capture.
+MEMBER_ORDER: dict[str, tuple[str, ...]] = {
+    name: tuple(members.split())
+    for name, members in {
+        "GetItemInput": "Key TableName ReturnConsumedCapacity AttributesToGet",
+        "PutItemInput": "TableName Item ReturnConsumedCapacity ReturnValues ReturnItemCollectionMetrics",
+        "ListTablesInput": "Limit ExclusiveStartTableName",
+        "AttributeDefinition": "AttributeType AttributeName",
+        "ProvisionedThroughput": "WriteCapacityUnits ReadCapacityUnits",
+        "TimeToLiveSpecification": "AttributeName Enabled",
+    }.items()
+}
+
+# Order of a string's own checks: pattern, then lengths (ListTables, CreateBackup), except
+# where the capture shows length first (index names).
+STRING_CHECK_ORDER: dict[str, tuple[str, ...]] = {"IndexName": ("min", "max", "pattern")}
+DEFAULT_STRING_CHECK_ORDER = ("pattern", "min", "max")
+
+# Constraints the service enforces but the current model omits (dynalite validations; the
+# capture for the KMS key id).
+EXTRA_CONSTRAINTS: dict[str, dict[str, int]] = {
+    "KeySchema": {"max": 2},
+    "AttributeNameList": {"max": 255},
+    "KMSMasterKeyId": {"min": 1},
+}
+
+# Table names. Since table ARNs are accepted the model types `TableName` members as TableArn
+# (1..1024, no pattern); the service still checks plain names: data-plane operations accept
+# any non-empty name matching the pattern (dynoxide, eu-west-2), control-plane ones keep the
+# 3..255 rule, DescribeTable listing length before pattern (2026 capture). Checks in order;
+# "pattern+" skips the empty string.
+_TABLE_PATTERN = "[a-zA-Z0-9_.-]+"
+DATA_PLANE = frozenset(
+    "GetItem PutItem UpdateItem DeleteItem Query Scan BatchGetItem BatchWriteItem TransactGetItems "
+    "TransactWriteItems".split()
+)
+TABLE_NAME_CHECKS: dict[str, tuple[str, ...]] = {
+    "data": ("min1", "pattern+", "max255"),
+    "control": ("pattern", "min3", "max255"),
+    "DescribeTable": ("min3", "pattern", "max255"),
+}
+# PutItem reports an invalid table name alone, before its other checks (dynoxide put_item.rs).
+TABLE_NAME_ALONE = frozenset({"PutItem"})
+# BatchGetItem/BatchWriteItem table-name map keys (dynalite batch*.js).
+TABLE_KEY_CHECKS = ("max255", "min3", "pattern")
+
+# Shapes whose model constraints the service replaces by hand-written checks: tags answer
+# "The Tag Key provided is invalid, Key: null" and the like (2026 capture), so the tagging
+# operations check them, not this module.
+UNCHECKED_SHAPES = frozenset({"Tag", "TagKeyString", "TagValueString"})
+
+# Hand-written messages some operations return instead of Coral's (2026 capture): checked
+# before everything else; the member's own length checks are then skipped.
+_NAME_LENGTH_MSG = "{} must be at least 3 characters long and at most 255 characters long"
+BARE_LENGTH_MESSAGES: dict[tuple[str, str], str] = {
+    ("DescribeGlobalTable", "GlobalTableName"): _NAME_LENGTH_MSG.format("TableName"),
+    ("DescribeGlobalTableSettings", "GlobalTableName"): _NAME_LENGTH_MSG.format("TableName"),
+    ("RestoreTableFromBackup", "TargetTableName"): _NAME_LENGTH_MSG.format("TableName"),
+    ("DescribeContributorInsights", "IndexName"): _NAME_LENGTH_MSG.format("IndexName"),
+    ("UpdateContributorInsights", "IndexName"): _NAME_LENGTH_MSG.format("IndexName"),
+}
+
+# Java regex syntax Python's `re` lacks, as it appears in the model's patterns.
+JAVA_REGEX_FIXES = (
+    ("\\p{Print}", "[\\x20-\\x7E]"),
+    ("\\uD800\\uDC00-\\uDBFF\\uDFFF", "\\U00010000-\\U0010FFFF"),  # surrogate pairs: all astral characters
+)
+
+JAVA_PACKAGE = {
+    "dynamodb": "com.amazonaws.dynamodb.v20120810",
+    "dynamodbstreams": "com.amazonaws.dynamodb.streams.v20120810",
+}
+
+# --- SerializationException messages (Coral's JSON deserialiser) ----------------------------
+
+MSG_STRUCT_START = "Start of structure or map found where not expected"
+MSG_FIELD_TYPE = "Unexpected field type"
+MSG_VALUE_TYPE = "Unexpected value type in payload"
+MSG_BOOL_TOKEN = "Unexpected token received from parser"
+MSG_NOT_BASE64 = "only base-64-encoded strings are convertible to bytes"
+MSG_BASE64_LAST = "Invalid last non-pad Base64 character dectected"  # sic
+# A scalar where a list or map nested in a collection is expected (Java generics leak).
+MSG_PARAMETERIZED = (
+    "class sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl cannot be cast to class java.lang.Class "
+    "(sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl and java.lang.Class are in module java.base "
+    "of loader 'bootstrap')"
+)
+_NUMBER_TARGETS = {
+    "integer": "Integer",
+    "long": "Long",
+    "double": "Double",
+    "float": "Double",
+    "timestamp": "Date",
+}
+_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_BOOL_WORDS = {"TRUE": True, "1": True, "YES": True, "FALSE": False, "0": False, "NO": False}
+_JAVA_SCALAR = {  # botocore type -> the Java class Coral names in messages
+    "string": "java.lang.String", "boolean": "java.lang.Boolean", "integer": "java.lang.Integer",
+    "long": "java.lang.Long", "double": "java.lang.Double", "float": "java.lang.Float",
+    "blob": "java.nio.ByteBuffer", "timestamp": "java.util.Date",
+}  # fmt: skip
+
+
+def _mismatch(v: Any, target: str) -> DynamoError:
+    """A JSON value of the wrong kind where a scalar (String, Boolean, Integer, ...) belongs."""
+    t = type(v)
+    if t is bool:
+        return serialization(f"{'TRUE_VALUE' if v else 'FALSE_VALUE'} cannot be converted to {target}")
+    if t is int:
+        return serialization(f"NUMBER_VALUE cannot be converted to {target}")
+    if t is float:
+        return serialization(f"DECIMAL_VALUE cannot be converted to {target}")
+    if t is str:
+        return serialization(
+            MSG_BOOL_TOKEN if target == "Boolean" else f"STRING_VALUE cannot be converted to {target}"
+        )
+    if t is list:
+        java = "java.util.Date" if target == "Date" else f"java.lang.{target}"
+        return serialization(f"Unrecognized collection type class {java}")
+    if t is dict:
+        return serialization(MSG_STRUCT_START)
+    return serialization(MSG_FIELD_TYPE)
+
+
+def _check_string(v: Any) -> Any:
+    if type(v) is str:
+        return v
+    raise _mismatch(v, "String")
+
+
+def _check_boolean(v: Any) -> Any:
+    if type(v) is bool:
+        return v
+    if type(v) is str and v.upper() in _BOOL_WORDS:  # Coral accepts true/false/1/0/yes/no
+        return _BOOL_WORDS[v.upper()]
+    raise _mismatch(v, "Boolean")
+
+
+def _number_checker(target: str) -> Checker:
+    """Integer and Long (Coral truncates a fraction), Double, and timestamps (epoch seconds in
+    JSON 1.0: "Date" in its messages is a guess)."""
+    truncate = target in ("Integer", "Long")
+
+    def check(v: Any) -> Any:
+        if type(v) is int:
+            return v
+        if type(v) is float and math.isfinite(v):
+            return int(v) if truncate else v
+        raise _mismatch(v, target)
+
+    return check
+
+
+def _check_blob(v: Any) -> Any:
+    if type(v) is str:
+        _check_base64(v)
+        return v
+    if type(v) is bool or type(v) is int or type(v) is float:
+        raise serialization(MSG_NOT_BASE64)
+    if type(v) is list:
+        raise serialization("Unrecognized collection type class java.nio.ByteBuffer")
+    if type(v) is dict:
+        raise serialization(MSG_STRUCT_START)
+    raise serialization(MSG_FIELD_TYPE)
+
+
+def _check_base64(s: str) -> None:
+    """Coral's strict base64: length a multiple of 4, alphabet, canonical last character."""
+    if len(s) % 4:
+        raise serialization(f"Base64 encoded length is expected a multiple of 4 bytes but found: {len(s)}")
+    try:
+        raw = binascii.a2b_base64(s, strict_mode=True)
+    except (binascii.Error, ValueError):
+        body = s.rstrip("=")
+        for c in body:
+            if c not in _B64_CHARS:
+                raise serialization(f"Invalid Base64 character: '{c}'") from None
+        raise serialization(MSG_BASE64_LAST) from None
+    if binascii.b2a_base64(raw, newline=False).decode("ascii") != s:
+        raise serialization(MSG_BASE64_LAST)
+
+
+# --- AttributeValue: the hot path, written by hand -----------------------------------------
+
+_AV_MEMBERS = frozenset(("S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL"))
+_AV_CLASS = f"{JAVA_PACKAGE['dynamodb']}.AttributeValue"
+_AV_LIST_MSG = f"Unrecognized collection type class {_AV_CLASS}"
+_AV_MAP_MSG = f"Unrecognized collection type java.util.Map<java.lang.String, {_AV_CLASS}>"
+
+
+def _av(v: Any, depth: int, field: bool) -> Any:
+    """Type-check one AttributeValue (not its semantics: engine/values.py owns those)."""
+    if type(v) is not dict:
+        raise serialization(_AV_LIST_MSG if type(v) is list else MSG_FIELD_TYPE if field else MSG_VALUE_TYPE)
+    clean = True
+    for k, x in v.items():
+        if x is None:
+            clean = False
+        elif k == "S" or k == "N":
+            if type(x) is not str:
+                raise _mismatch(x, "String")
+        elif k == "M":
+            if type(x) is not dict:
+                raise serialization(_AV_MAP_MSG if type(x) is list else MSG_FIELD_TYPE)
+            if depth >= MAX_AV_DEPTH:
+                raise validation(MSG_NESTING)
+            for mk, mv in x.items():
+                if mv is not None:
+                    nv = _av(mv, depth + 1, False)
+                    if nv is not mv:
+                        x[mk] = nv
+        elif k == "L":
+            if type(x) is not list:
+                raise serialization(MSG_STRUCT_START if type(x) is dict else MSG_FIELD_TYPE)
+            if depth >= MAX_AV_DEPTH:
+                raise validation(MSG_NESTING)
+            for i, e in enumerate(x):
+                if e is not None:
+                    ne = _av(e, depth + 1, False)
+                    if ne is not e:
+                        x[i] = ne
+        elif k == "B":
+            _check_blob(x)
+        elif k == "BOOL" or k == "NULL":
+            if type(x) is not bool:
+                v[k] = _check_boolean(x)
+        elif k == "SS" or k == "NS" or k == "BS":
+            if type(x) is not list:
+                raise serialization(MSG_STRUCT_START if type(x) is dict else MSG_FIELD_TYPE)
+            elem = _check_blob if k == "BS" else _check_string
+            for e in x:
+                if e is not None:
+                    elem(e)
+        else:
+            clean = False  # unknown member: Coral drops it
+    if clean:
+        return v
+    return {k: x for k, x in v.items() if x is not None and k in _AV_MEMBERS}
+
+
+def _av_value(v: Any) -> Any:
+    return _av(v, 1, False)
+
+
+def _av_field(v: Any) -> Any:
+    return _av(v, 1, True)
+
+
+def _av_hash(v: Any) -> str:
+    try:
+        data = orjson.dumps(v, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        data = repr(v).encode()
+    return format(zlib.crc32(data), "x")
+
+
+# --- constraint messages --------------------------------------------------------------------
+
+
+def _java_regex(pattern: str) -> re.Pattern[str] | None:
+    """The model's Java pattern in Python syntax (None, i.e. unchecked, if it has no equivalent)."""
+    for java, python in JAVA_REGEX_FIXES:
+        pattern = pattern.replace(java, python)
+    try:
+        return re.compile(pattern, re.ASCII)  # Java's \w and \d are ASCII-only
+    except re.error:
+        return None
+
+
+def _utf16_len(s: str) -> int:
+    """Java's String.length(): UTF-16 code units."""
+    return len(s) if s.isascii() else len(s.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _add(errs: list[str], shown: str | None, path: str, message: str) -> None:
+    if len(errs) < MAX_ERRORS:
+        value = "null" if shown is None else f"'{shown}'"
+        errs.append(f"Value {value} at '{path}' failed to satisfy constraint: {message}")
+
+
+def _lower_first(name: str) -> str:
+    return name[:1].lower() + name[1:]
+
+
+MIN_LEN = "Member must have length greater than or equal to {}"
+MAX_LEN = "Member must have length less than or equal to {}"
+PATTERN = "Member must satisfy regular expression pattern: {}"
+
+
+_TABLE_RX = re.compile(_TABLE_PATTERN)
+_TABLE_TESTS: dict[str, tuple[Callable[[str], bool], str]] = {
+    "min1": (lambda s: len(s) >= 1, MIN_LEN.format(1)),
+    "min3": (lambda s: len(s) >= 3, MIN_LEN.format(3)),
+    "max255": (lambda s: _utf16_len(s) <= 255, MAX_LEN.format(255)),
+    "pattern": (lambda s: _TABLE_RX.fullmatch(s) is not None, PATTERN.format(_TABLE_PATTERN)),
+    "pattern+": (lambda s: not s or _TABLE_RX.fullmatch(s) is not None, PATTERN.format(_TABLE_PATTERN)),
+}
+_TABLE_NAME_FAST = re.compile(r"[a-zA-Z0-9_.-]{3,255}")
+
+
+def _table_name_fast(s: str) -> bool:
+    """True for the names every table-name rule accepts (most requests stop here)."""
+    return _TABLE_NAME_FAST.fullmatch(s) is not None or (s.startswith("arn:") and len(s) <= 512)
+
+
+def _table_name_checks(order: tuple[str, ...]) -> list[tuple[Callable[[Any], bool], str]]:
+    """A table name or, from "arn:", a table ARN (the model's 1..1024)."""
+    checks: list[tuple[Callable[[Any], bool], str]] = []
+    for c in order:
+        test, message = _TABLE_TESTS[c]
+        if c == "max255":
+            checks.append(
+                (lambda s, t=test: _utf16_len(s) <= 1024 if s.startswith("arn:") else t(s), message)
+            )
+        else:
+            checks.append((lambda s, t=test: s.startswith("arn:") or t(s), message))
+    return checks
+
+
+# --- compiled nodes -------------------------------------------------------------------------
+
+
+class _Node:
+    """One compiled shape: type checkers for both contexts, own constraints, nested ones."""
+
+    __slots__ = ("field", "value", "own", "bracket", "nested", "show", "fast")
+
+    def __init__(self) -> None:
+        self.field: Checker = _check_string  # as a structure member
+        self.value: Checker = _check_string  # as a list element or map value
+        self.own: list[tuple[Callable[[Any], bool], str]] = []  # (passes, message) in DynamoDB's order
+        self.bracket: list[str] = []  # own messages as listed in "Map keys/value must satisfy constraint"
+        self.nested: Constraint | None = None  # checks inside a structure / list / map
+        self.show: Callable[[Any], str] = str  # Java toString of a value
+        self.fast: Callable[[Any], bool] | None = None  # a quicker equivalent of all(own)
+
+    def accepts(self) -> Callable[[Any], bool]:
+        """One predicate for "passes every own check" (the fast path; messages come later)."""
+        if self.fast is not None:
+            return self.fast
+        preds = [passes for passes, _ in self.own]
+        if len(preds) == 1:
+            return preds[0]
+
+        def ok(v: Any) -> bool:
+            for passes in preds:
+                if not passes(v):
+                    return False
+            return True
+
+        return ok
+
+    def constraint(self) -> Constraint | None:
+        own, nested, show = self.own, self.nested, self.show
+        if not own:
+            return nested
+        ok = self.accepts()
+
+        def check(v: Any, path: str, errs: list[str]) -> None:
+            if not ok(v):
+                for passes, message in own:
+                    if not passes(v):
+                        _add(errs, show(v), path, message)
+            if nested is not None:
+                nested(v, path, errs)
+
+        return check
+
+
+def _show_bool(v: Any) -> str:
+    return "true" if v else "false"
+
+
+def _show_blob(v: Any) -> str:
+    n = len(v) * 3 // 4 - v[-2:].count("=") if v else 0
+    return f"java.nio.HeapByteBuffer[pos=0 lim={n} cap={n}]"
+
+
+class _Compiler:
+    """Compiles the input shapes of one operation (each operation gets its own compiler, as
+    the table-name rule depends on the operation)."""
+
+    def __init__(self, service: str, operation: str) -> None:
+        self.package = JAVA_PACKAGE.get(service, JAVA_PACKAGE["dynamodb"])
+        self.operation = operation
+        rule = "data" if operation in DATA_PLANE else "control"
+        self.table_checks = _table_name_checks(TABLE_NAME_CHECKS.get(operation, TABLE_NAME_CHECKS[rule]))
+        self.cache: dict[str, _Node] = {}
+        self.active: set[str] = set()
+
+    def node(self, shape: botocore.model.Shape) -> _Node:
+        name = shape.name
+        if name in self.cache:
+            return self.cache[name]
+        if name == "AttributeValue":
+            node = self._attribute_value()
+        else:
+            if name in self.active:  # only AttributeValue is recursive in DynamoDB's model
+                raise ValueError(f"recursive shape {name} in botocore model")
+            self.active.add(name)
+            kind = shape.type_name
+            if kind == "structure":
+                node = self._structure(shape)
+            elif kind == "list":
+                node = self._list(shape)
+            elif kind == "map":
+                node = self._map(shape)
+            else:
+                node = self._scalar(shape)
+            self.active.discard(name)
+            if name in UNCHECKED_SHAPES:
+                node.own, node.bracket, node.nested = [], [], None
+        self.cache[name] = node
+        return node
+
+    def java_type(self, shape: botocore.model.Shape) -> str:
+        kind = shape.type_name
+        if kind == "structure":
+            return f"{self.package}.{shape.name}"
+        if kind == "list":
+            return f"java.util.List<{self.java_type(shape.member)}>"
+        if kind == "map":
+            return f"java.util.Map<java.lang.String, {self.java_type(shape.value)}>"
+        return _JAVA_SCALAR.get(kind, "java.lang.Object")
+
+    # -- scalars
+
+    def _scalar(self, shape: botocore.model.Shape) -> _Node:
+        node = _Node()
+        kind, meta = shape.type_name, shape.metadata
+        if kind == "string":
+            self._string_constraints(shape, node)
+            return node
+        if kind == "boolean":
+            node.field = node.value = _check_boolean
+            node.show = _show_bool
+        elif kind in _NUMBER_TARGETS:
+            node.field = node.value = _number_checker(_NUMBER_TARGETS[kind])
+        elif kind == "blob":
+            node.field = node.value = _check_blob
+            node.show = _show_blob
+        else:
+            raise ValueError(f"unsupported shape type {kind} ({shape.name})")
+        if kind in ("integer", "long", "double", "float"):
+            lo, hi = meta.get("min"), meta.get("max")
+            if lo is not None:
+                node.own.append(
+                    (lambda v, lo=lo: v >= lo, f"Member must have value greater than or equal to {lo}")
+                )
+            if hi is not None:
+                node.own.append(
+                    (lambda v, hi=hi: v <= hi, f"Member must have value less than or equal to {hi}")
+                )
+            node.bracket = [m for _, m in reversed(node.own)]
+        return node
+
+    def _string_constraints(self, shape: botocore.model.Shape, node: _Node) -> None:
+        meta = {**shape.metadata, **EXTRA_CONSTRAINTS.get(shape.name, {})}
+        checks: dict[str, tuple[Callable[[Any], bool], str]] = {}
+        rx = _java_regex(meta["pattern"]) if "pattern" in meta else None
+        if rx is not None:
+            checks["pattern"] = (
+                lambda v, rx=rx: rx.fullmatch(v) is not None,
+                PATTERN.format(meta["pattern"]),
+            )
+        if meta.get("min"):
+            lo = meta["min"]
+            checks["min"] = (lambda v, lo=lo: _utf16_len(v) >= lo, MIN_LEN.format(lo))
+        if "max" in meta:
+            hi = meta["max"]
+            checks["max"] = (lambda v, hi=hi: len(v) <= hi // 2 or _utf16_len(v) <= hi, MAX_LEN.format(hi))
+        order = STRING_CHECK_ORDER.get(shape.name, DEFAULT_STRING_CHECK_ORDER)
+        node.own = [checks[c] for c in order if c in checks]
+        node.bracket = [checks[c][1] for c in ("max", "min", "pattern") if c in checks]
+        if "enum" in meta:
+            values = tuple(meta["enum"])
+            shown = ENUM_ORDER.get(shape.name, values)
+            if set(shown) != set(values):
+                shown = values
+            allowed = frozenset(values)
+            message = f"Member must satisfy enum value set: [{', '.join(shown)}]"
+            node.own.append((lambda v, allowed=allowed: v in allowed, message))
+            node.bracket.append(message)
+
+    # -- AttributeValue
+
+    def _attribute_value(self) -> _Node:
+        node = _Node()
+        node.field, node.value = _av_field, _av_value
+        node.show = lambda v: f"{self.package}.AttributeValue@{_av_hash(v)}"
+        return node
+
+    # -- structures
+
+    def _structure(self, shape: botocore.model.StructureShape) -> _Node:
+        node = _Node()
+        java = f"{self.package}.{shape.name}"
+        first = MEMBER_ORDER.get(shape.name, ())
+        names = [n for n in first if n in shape.members] + [n for n in shape.members if n not in first]
+        required = set(shape.required_members)
+        types: dict[str, Checker] = {}
+        checks: list[tuple[str, str, bool, Constraint | None]] = []
+        shows: list[tuple[str, str, Callable[[Any], str]]] = []
+        for name in names:
+            member = shape.members[name]
+            child = self.node(member)
+            types[name] = child.field
+            label = _lower_first(name)
+            check = self._member_constraint(name, member, child)
+            if name in required or check is not None:
+                checks.append((name, label, name in required, check))
+            shows.append((name, label, child.show))
+
+        def field(v: Any) -> Any:
+            if type(v) is not dict:
+                if type(v) is list:
+                    raise serialization(f"Unrecognized collection type class {java}")
+                raise serialization(MSG_FIELD_TYPE)
+            for k, x in v.items():
+                check = types.get(k)
+                if check is None or x is None:
+                    continue  # unknown members are ignored, null ones are absent
+                if check is _check_string:  # the common case, inlined
+                    if type(x) is not str:
+                        raise _mismatch(x, "String")
+                    continue
+                nx = check(x)
+                if nx is not x:
+                    v[k] = nx
+            return v
+
+        def value(v: Any) -> Any:
+            if type(v) is not dict and type(v) is not list:
+                raise serialization(MSG_VALUE_TYPE)
+            return field(v)
+
+        def nested(v: Any, path: str, errs: list[str]) -> None:
+            prefix = f"{path}." if path else ""
+            for name, label, required, check in checks:
+                x = v.get(name)
+                if x is None:
+                    if required:
+                        _add(errs, None, prefix + label, "Member must not be null")
+                elif check is not None:
+                    check(x, prefix + label, errs)
+
+        def show(v: Any) -> str:
+            parts = (f"{label}={'null' if v.get(n) is None else s(v[n])}" for n, label, s in shows)
+            return f"{shape.name}({', '.join(parts)})"
+
+        node.field, node.value, node.show = field, value, show
+        node.nested = nested if checks else None
+        return node
+
+    def _member_constraint(self, name: str, member: botocore.model.Shape, child: _Node) -> Constraint | None:
+        """The member's constraint check, with the operation-specific overrides applied."""
+        if name == "TableName" and member.name == "TableArn":
+            table = _Node()
+            table.own, table.show, table.fast = self.table_checks, child.show, _table_name_fast
+            return table.constraint()
+        if (self.operation, name) in BARE_LENGTH_MESSAGES:
+            # the length rule is reported by RequestValidator before the aggregated checks
+            trimmed = _Node()
+            trimmed.own = [c for c in child.own if "length" not in c[1]]
+            return trimmed.constraint()
+        return child.constraint()
+
+    # -- collections
+
+    def _length_checks(self, shape: botocore.model.Shape, node: _Node) -> None:
+        meta = dict(shape.metadata)
+        meta.update(EXTRA_CONSTRAINTS.get(shape.name, {}))
+        if meta.get("min"):
+            node.own.append((lambda v, lo=meta["min"]: len(v) >= lo, MIN_LEN.format(meta["min"])))
+        if "max" in meta:
+            node.own.append((lambda v, hi=meta["max"]: len(v) <= hi, MAX_LEN.format(meta["max"])))
+        node.bracket = [m for _, m in reversed(node.own)]
+
+    def _list(self, shape: botocore.model.ListShape) -> _Node:
+        node = _Node()
+        elem = self.node(shape.member)
+        elem_check, elem_constraint = elem.value, elem.constraint()
+
+        def field(v: Any) -> Any:
+            if type(v) is not list:
+                raise serialization(MSG_STRUCT_START if type(v) is dict else MSG_FIELD_TYPE)
+            for i, x in enumerate(v):
+                if x is not None:
+                    nx = elem_check(x)
+                    if nx is not x:
+                        v[i] = nx
+            return v
+
+        def value(v: Any) -> Any:
+            if type(v) is not list and type(v) is not dict:
+                raise serialization(MSG_PARAMETERIZED)
+            return field(v)
+
+        def nested(v: Any, path: str, errs: list[str]) -> None:
+            for i, x in enumerate(v, 1):
+                if x is not None:
+                    elem_constraint(x, f"{path}.{i}.member", errs)
+
+        show_elem = elem.show
+        node.field, node.value = field, value
+        node.show = lambda v: "[" + ", ".join("null" if x is None else show_elem(x) for x in v) + "]"
+        node.nested = nested if elem_constraint is not None else None
+        self._length_checks(shape, node)
+        return node
+
+    def _map(self, shape: botocore.model.MapShape) -> _Node:
+        node = _Node()
+        val = self.node(shape.value)
+        val_check = val.value
+        key_node = _Node()
+        if shape.name in ("BatchGetRequestMap", "BatchWriteItemRequestMap"):
+            tests = _table_name_checks(TABLE_KEY_CHECKS)
+            key_node.own, key_node.bracket = tests, [m for _, m in tests]
+        else:
+            self._string_constraints(shape.key, key_node)
+        key_own, val_own = key_node.own, val.own
+        keys_msg = f"Map keys must satisfy constraint: [{', '.join(key_node.bracket)}]"
+        value_msg = f"Map value must satisfy constraint: [{', '.join(val.bracket)}]"
+        val_nested = val.nested
+        collection_msg = f"Unrecognized collection type {self.java_type(shape)}"
+
+        def field(v: Any) -> Any:
+            if type(v) is not dict:
+                raise serialization(collection_msg if type(v) is list else MSG_FIELD_TYPE)
+            if val_check is _av_value:  # Key, Item, ExpressionAttributeValues: skip a frame
+                for k, x in v.items():
+                    if x is not None:
+                        nx = _av(x, 1, False)
+                        if nx is not x:
+                            v[k] = nx
+                return v
+            for k, x in v.items():
+                if x is not None:
+                    nx = val_check(x)
+                    if nx is not x:
+                        v[k] = nx
+            return v
+
+        def value(v: Any) -> Any:
+            if type(v) is not dict and type(v) is not list:
+                raise serialization(MSG_PARAMETERIZED)
+            return field(v)
+
+        key_ok = key_node.accepts() if key_own else None
+        val_ok = val.accepts() if val_own else None
+        key_meta = shape.key.metadata
+        # Attribute-name keys only have a maximum length: one C-level pass over the lengths
+        # (UTF-16 length <= 2 * len) settles the common case.
+        key_max = key_meta["max"] if key_ok is not None and set(key_meta) == {"max"} else None
+
+        def nested(v: Any, path: str, errs: list[str]) -> None:
+            # DynamoDB lists failing keys first, then failing values (dynalite batchWriteItem.js)
+            if key_ok is not None and not (
+                key_max is not None and (not v or max(map(len, v)) * 2 <= key_max)
+            ):
+                for k in v:
+                    if not key_ok(k):
+                        _add(errs, node.show(v), path, keys_msg)
+            if val_ok is None and val_nested is None:
+                return
+            for k, x in v.items():
+                if x is None:
+                    continue
+                if val_ok is not None and not val_ok(x):
+                    _add(errs, node.show(v), path, value_msg)
+                if val_nested is not None:
+                    val_nested(x, f"{path}.{k}.member", errs)
+
+        show_val = val.show
+        node.field, node.value = field, value
+        node.show = lambda v: (
+            "{" + ", ".join(f"{k}={'null' if x is None else show_val(x)}" for k, x in v.items()) + "}"
+        )
+        node.nested = nested if (key_own or val_own or val_nested is not None) else None
+        self._length_checks(shape, node)
+        return node
+
+
+# --- the public API ---------------------------------------------------------------------------
+
+
+def _errors_message(errs: list[str]) -> str:
+    n = len(errs)
+    return f"{n} validation error{'s' if n > 1 else ''} detected: {'; '.join(errs)}"
+
+
+def _compile_operation(service: str, op: botocore.model.OperationModel) -> Callable[[object], None]:
+    """The one validator function of an operation, built from the compiled input shape."""
+    shape = op.input_shape
+    if shape is None:  # no input shape: nothing to check
+        return lambda body: None
+    compiler = _Compiler(service, op.name)
+    node = compiler.node(shape)
+    field, constraints = node.field, node.nested
+    top_list_msg = f"Unrecognized collection type class {compiler.package}.{shape.name}"
+    bare = [(member, msg) for (o, member), msg in BARE_LENGTH_MESSAGES.items() if o == op.name]
+    table_alone = compiler.table_checks if op.name in TABLE_NAME_ALONE else None
+
+    def validate(body: object) -> None:
+        if body is None:  # a JSON null body: no members
+            body = {}
+        elif type(body) is list:
+            raise serialization(top_list_msg)
+        field(body)  # raises unless body is a dict
+        assert isinstance(body, dict)
+        for member, message in bare:
+            v = body.get(member)
+            if v is not None and not 3 <= _utf16_len(v) <= 255:
+                raise validation(message)
+        errs: list[str] = []
+        if table_alone is not None:
+            _check_table_name(body.get("TableName"), table_alone, errs)
+            if errs:
+                raise validation(_errors_message(errs))
+        if constraints is not None:
+            constraints(body, "", errs)
+            if errs:
+                raise validation(_errors_message(errs))
+
+    return validate
+
+
+def _check_table_name(name: Any, checks: list[tuple[Callable[[Any], bool], str]], errs: list[str]) -> None:
+    if name is None:
+        _add(errs, None, "tableName", "Member must not be null")
+    elif not _table_name_fast(name):
+        for passes, message in checks:
+            if not passes(name):
+                _add(errs, name, "tableName", message)
+
+
+class RequestValidator:
+    """Shape validators for every operation of one service ("dynamodb", "dynamodbstreams"),
+    compiled once from botocore's model; ``validate`` only runs the compiled closures."""
+
+    def __init__(self, service: str) -> None:
+        loader = botocore.loaders.Loader()
+        model = botocore.model.ServiceModel(
+            loader.load_service_model(service, "service-2"), service_name=service
+        )
+        self.service = service
+        self._validators: dict[str, Callable[[object], None]] = {
+            name: _compile_operation(service, model.operation_model(name)) for name in model.operation_names
+        }
+        self.operations: frozenset[str] = frozenset(self._validators)
+
+    @classmethod
+    def for_service(cls, service: str) -> RequestValidator:
+        """The shared validator of a service, compiled on first use."""
+        return _shared(cls, service)
+
+    def validator(self, operation: str) -> Callable[[object], None]:
+        """The compiled checker of one operation (the same object on every call)."""
+        try:
+            return self._validators[operation]
+        except KeyError:
+            raise unknown_operation() from None
+
+    def validate(self, operation: str, body: object) -> None:
+        """Raise DynamoDB's SerializationException or ValidationException for a bad shape."""
+        self.validator(operation)(body)
+
+
+@cache
+def _shared(cls: type[RequestValidator], service: str) -> RequestValidator:
+    return cls(service)

@@ -1,0 +1,115 @@
+"""One Settings object, built from command-line flags and DYNEMU_* environment variables.
+
+Every flag ``--some-flag`` can also be set as ``DYNEMU_SOME_FLAG``; a flag given on the
+command line wins over the environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+CAPACITY_MODELS = ("uniform", "burst", "adaptive", "gac")
+CLOCK_MODES = ("real", "virtual")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+@dataclass
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    data_dir: str = "./dynemu-data"
+    in_memory: bool = False
+    shared_db: bool = False
+    isolate_access_keys: bool = False
+    log_level: str = "info"
+    cors: str | None = None
+    clock: str = "real"
+    time_scale: float = 1.0
+    capacity_model: str = "gac"
+    throttling: bool = True
+    partition_size: int = 10 * 1024**3
+    ttl_interval: float = 60.0
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def namespace_mode(self) -> str:
+        """How tables are separated, for the start-up line: the commonest surprise of
+        DynamoDB Local is tables that 'vanish' under another region or access key."""
+        if self.shared_db:
+            return "shared-db (one namespace for every region and access key)"
+        if self.isolate_access_keys:
+            return "isolate-access-keys (one namespace per region and access key id)"
+        return "per-region (one namespace per region)"
+
+
+def _env_bool(value: str) -> bool:
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _size(text: str) -> int:
+    """Parse a byte size such as ``10GB``, ``64MB``, ``4096``."""
+    units = {"kb": 1024, "mb": 1024**2, "gb": 1024**3, "k": 1024, "m": 1024**2, "g": 1024**3, "b": 1}
+    t = text.strip().lower()
+    for suffix, mult in sorted(units.items(), key=lambda kv: -len(kv[0])):
+        if t.endswith(suffix):
+            return int(float(t[: -len(suffix)]) * mult)
+    return int(t)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="dynemu",
+        description="A local Amazon DynamoDB server that models partitions, capacity and throttling.",
+    )
+    p.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port to listen on (default 8000)")
+    p.add_argument("--data-dir", help="where LevelDB databases live (default ./dynemu-data)")
+    p.add_argument("--in-memory", action="store_true", default=None, help="keep everything in memory")
+    p.add_argument("--shared-db", action="store_true", default=None, help="one namespace for all regions")
+    p.add_argument(
+        "--isolate-access-keys", action="store_true", default=None, help="separate namespaces per access key id"
+    )
+    p.add_argument("--log-level", choices=LOG_LEVELS)
+    p.add_argument("--cors", nargs="?", const="*", help="send CORS headers; optional allowed origin (default *)")
+    p.add_argument("--clock", choices=CLOCK_MODES, help="real (default) or virtual (advanced by the admin API)")
+    p.add_argument("--time-scale", type=float, help="virtual seconds per real second (real clock)")
+    p.add_argument("--capacity-model", choices=CAPACITY_MODELS)
+    p.add_argument("--throttling", choices=("on", "off"), help="off: account capacity but admit everything")
+    p.add_argument("--partition-size", type=_size, help="bytes at which a partition splits (default 10GB)")
+    p.add_argument("--ttl-interval", type=float, help="seconds between TTL sweeps")
+    return p
+
+
+def load_settings(argv: Sequence[str] | None = None, environ: dict[str, str] | None = None) -> Settings:
+    env = os.environ if environ is None else environ
+    args = _parser().parse_args(argv)
+    s = Settings()
+    converters = {
+        "port": int,
+        "in_memory": _env_bool,
+        "shared_db": _env_bool,
+        "isolate_access_keys": _env_bool,
+        "time_scale": float,
+        "partition_size": _size,
+        "ttl_interval": float,
+        "throttling": lambda v: v,
+    }
+    for name in vars(args):
+        value = getattr(args, name)
+        if value is None:
+            raw = env.get("DYNEMU_" + name.upper())
+            if raw is None or raw == "":
+                continue
+            value = converters.get(name, str)(raw)
+        setattr(s, name, value)
+    if isinstance(s.throttling, str):
+        s.throttling = s.throttling.strip().lower() not in ("off", "0", "false", "no")
+    if s.capacity_model not in CAPACITY_MODELS:
+        raise SystemExit(f"dynemu: --capacity-model must be one of {', '.join(CAPACITY_MODELS)}")
+    if s.clock not in CLOCK_MODES:
+        raise SystemExit(f"dynemu: --clock must be one of {', '.join(CLOCK_MODES)}")
+    if s.time_scale <= 0:
+        raise SystemExit("dynemu: --time-scale must be positive")
+    return s

@@ -1,0 +1,148 @@
+"""A namespace: one store and the tables in it, and the commit of planned mutations.
+
+``Database.commit`` is the only place item changes reach storage: every planned
+``Mutation`` of a request (one for PutItem, up to 100 for a transaction) is written in one
+atomic write batch together with the counters of the tables it touches, so DescribeTable's
+ItemCount and TableSizeBytes are exact and survive a restart without a scan.
+"""
+
+from __future__ import annotations
+
+import struct
+import uuid
+from collections.abc import Callable, Iterable
+
+import orjson
+
+from dynemu import errors
+from dynemu.engine.schema import TableSpec
+from dynemu.engine.table import Mutation, Table, encode_stored
+from dynemu.storage import keyspace
+from dynemu.storage.base import Store, WriteBatch
+
+ACCOUNT_ID = "000000000000"
+_COUNTS = struct.Struct(">qq")
+_TABLE_ID_COUNTER = "table-id"
+
+
+def _counts_key(table_id: int) -> bytes:
+    return keyspace.meta_counter_key(f"counts/{table_id}")
+
+
+class Database:
+    """The tables of one namespace (a region, or region and access key)."""
+
+    def __init__(self, store: Store, now: Callable[[], float]) -> None:
+        self.store = store
+        self.now = now
+        self.tables: dict[str, Table] = {}
+        self._load()
+
+    # --- catalog ------------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        start = keyspace.META_TABLES_PREFIX
+        for _key, raw in self.store.iterate(start, keyspace.prefix_end(start)):
+            spec = TableSpec.from_record(orjson.loads(raw))
+            counts = self.store.get(_counts_key(spec.table_id))
+            count, size = _COUNTS.unpack(counts) if counts else (0, 0)
+            self.tables[spec.name] = Table(spec, self.store, count, size)
+
+    def _next_table_id(self) -> int:
+        key = keyspace.meta_counter_key(_TABLE_ID_COUNTER)
+        raw = self.store.get(key)
+        return (int(raw) if raw else 0) + 1
+
+    def new_spec_ids(self, name: str, region: str) -> tuple[int, str, str]:
+        """A fresh table id, ARN and table UUID; ids are never reused."""
+        table_id = self._next_table_id()
+        arn = f"arn:aws:dynamodb:{region}:{ACCOUNT_ID}:table/{name}"
+        return table_id, arn, str(uuid.uuid4())
+
+    def get(self, name: str, *, control_plane: bool = False) -> Table:
+        """The table called ``name`` (or whose ARN is ``name``), else ResourceNotFoundException:
+        "Requested resource not found" for data-plane operations, with ": Table: <name> not
+        found" appended for the control plane (DescribeTable, UpdateTable, DeleteTable)."""
+        table = self.tables.get(name)
+        if table is None:
+            if name.startswith("arn:"):
+                table = self.tables.get(name.rpartition("table/")[2])
+                if table is not None and table.spec.arn == name:
+                    return table
+            raise errors.table_not_found(name) if control_plane else errors.resource_not_found()
+        return table
+
+    def lookup(self, name: str) -> Table | None:
+        try:
+            return self.get(name)
+        except errors.DynamoError:
+            return None
+
+    def add_table(self, spec: TableSpec) -> Table:
+        if spec.name in self.tables:
+            raise errors.resource_in_use(f"Table already exists: {spec.name}")
+        batch = WriteBatch()
+        batch.put(keyspace.meta_counter_key(_TABLE_ID_COUNTER), str(spec.table_id).encode())
+        batch.put(keyspace.meta_table_key(spec.name), orjson.dumps(spec.to_record()))
+        batch.put(_counts_key(spec.table_id), _COUNTS.pack(0, 0))
+        self.store.write(batch)
+        table = Table(spec, self.store)
+        self.tables[spec.name] = table
+        return table
+
+    def save_spec(self, table: Table) -> None:
+        batch = WriteBatch()
+        batch.put(keyspace.meta_table_key(table.spec.name), orjson.dumps(table.spec.to_record()))
+        self.store.write(batch)
+
+    def drop_table(self, table: Table) -> None:
+        """Remove a table and its items. Table ids are never reused, so the item range can be
+        deleted after the metadata in bounded batches."""
+        batch = WriteBatch()
+        batch.delete(keyspace.meta_table_key(table.spec.name))
+        batch.delete(_counts_key(table.spec.table_id))
+        self.store.write(batch)
+        del self.tables[table.spec.name]
+        prefix = keyspace.items_prefix(table.spec.table_id)
+        end = keyspace.prefix_end(prefix)
+        while True:
+            batch = WriteBatch()
+            for key, _ in self.store.iterate(prefix, end):
+                batch.delete(key)
+                if len(batch) >= 10_000:
+                    break
+            if not len(batch):
+                return
+            self.store.write(batch)
+
+    # --- the single commit of item changes ---------------------------------------------------------
+
+    def commit(self, mutations: Iterable[Mutation]) -> None:
+        batch = WriteBatch()
+        touched: dict[int, Table] = {}
+        deltas: dict[int, list[int]] = {}
+        for m in mutations:
+            if not m.changed:
+                continue
+            t = m.table
+            d = deltas.setdefault(t.spec.table_id, [0, 0])
+            touched[t.spec.table_id] = t
+            if m.old is not None:
+                d[0] -= 1
+                d[1] -= m.old_size
+            if m.new is not None:
+                batch.put(m.key, encode_stored(m.new, m.new_size))
+                d[0] += 1
+                d[1] += m.new_size
+            else:
+                batch.delete(m.key)
+        for table_id, (dc, ds) in deltas.items():
+            t = touched[table_id]
+            batch.put(_counts_key(table_id), _COUNTS.pack(t.item_count + dc, t.size_bytes + ds))
+        if not len(batch):
+            return
+        self.store.write(batch)
+        for table_id, (dc, ds) in deltas.items():
+            t = touched[table_id]
+            t.item_count += dc
+            t.size_bytes += ds

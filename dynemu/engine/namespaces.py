@@ -1,0 +1,80 @@
+"""Namespaces: which database a request reaches.
+
+As in DynamoDB, each region has its own tables (the region comes from the request's
+credential scope); ``--shared-db`` puts every region into one database (DynamoDB Local's
+flag); ``--isolate-access-keys`` also separates access key ids (DynamoDB Local's default).
+Each namespace is its own LevelDB under the data directory, or a memory store.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+
+from dynemu.engine.database import Database
+from dynemu.storage.base import Store
+
+DEFAULT_REGION = "us-east-1"
+SHARED = "shared"
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def namespace_name(region: str, access_key: str, *, shared_db: bool, isolate_access_keys: bool) -> str:
+    if shared_db:
+        return SHARED
+    region = _SAFE.sub("_", region) or DEFAULT_REGION
+    if isolate_access_keys:
+        return f"{_SAFE.sub('_', access_key) or 'anonymous'}_{region}"
+    return region
+
+
+class Namespaces:
+    def __init__(
+        self,
+        *,
+        data_dir: str | None,
+        now: Callable[[], float],
+        shared_db: bool = False,
+        isolate_access_keys: bool = False,
+    ) -> None:
+        """``data_dir`` None means in memory."""
+        self.data_dir = data_dir
+        self.now = now
+        self.shared_db = shared_db
+        self.isolate_access_keys = isolate_access_keys
+        self.databases: dict[str, Database] = {}
+        if data_dir is not None:
+            os.makedirs(data_dir, exist_ok=True)
+            # Reopen the namespaces that exist on disk so their tables are known at start.
+            for entry in sorted(os.listdir(data_dir)):
+                if os.path.isdir(os.path.join(data_dir, entry)):
+                    self._open(entry)
+
+    def _open_store(self, name: str) -> Store:
+        if self.data_dir is None:
+            from dynemu.storage.memory import MemoryStore
+
+            return MemoryStore()
+        from dynemu.storage.leveldb import LevelDBStore
+
+        return LevelDBStore(os.path.join(self.data_dir, name))
+
+    def _open(self, name: str) -> Database:
+        db = self.databases.get(name)
+        if db is None:
+            db = Database(self._open_store(name), self.now)
+            self.databases[name] = db
+        return db
+
+    def get(self, region: str, access_key: str) -> Database:
+        name = namespace_name(
+            region, access_key, shared_db=self.shared_db, isolate_access_keys=self.isolate_access_keys
+        )
+        db = self.databases.get(name)
+        return db if db is not None else self._open(name)
+
+    def close(self) -> None:
+        for db in self.databases.values():
+            db.store.close()
+        self.databases.clear()

@@ -1,0 +1,187 @@
+"""A table's definition and the key rules DynamoDB enforces on every item and key.
+
+Key rules (DynamoDB developer guide, "Service, account, and table quotas" and
+"Supported data types"): key attributes are scalars of the declared type (S, N or B),
+string and binary key values may not be empty, a partition key value is at most 2048
+bytes and a sort key value at most 1024 bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from typing import Any
+
+from dynemu import errors
+
+Value = dict[str, Any]
+Item = dict[str, Value]
+
+MAX_HASH_KEY_BYTES = 2048
+MAX_RANGE_KEY_BYTES = 1024
+TYPE_NAMES = {"S": "string", "N": "number", "B": "binary"}
+
+
+@dataclass(frozen=True, slots=True)
+class KeyAttr:
+    name: str
+    type: str  # "S" | "N" | "B"
+
+
+@dataclass
+class Throughput:
+    read: int = 0
+    write: int = 0
+    last_increase: float | None = None
+    last_decrease: float | None = None
+    decreases_today: int = 0
+    decrease_day: int = 0  # UTC day number the counter belongs to
+
+
+@dataclass
+class TableSpec:
+    """Everything DescribeTable reports that is not derived from the data."""
+
+    name: str
+    table_id: int
+    arn: str
+    uuid: str
+    created: float
+    hash_key: KeyAttr
+    range_key: KeyAttr | None
+    attribute_definitions: list[KeyAttr]
+    billing_mode: str = "PROVISIONED"  # or PAY_PER_REQUEST
+    throughput: Throughput = field(default_factory=Throughput)
+    billing_mode_updated: float | None = None
+    billing_mode_explicit: bool = True  # BillingModeSummary is absent when BillingMode was never given
+    deletion_protection: bool = False
+    tags: dict[str, str] = field(default_factory=dict)
+    table_class: str = "STANDARD"
+    on_demand_max_read: int = -1
+    on_demand_max_write: int = -1
+
+    @property
+    def key_names(self) -> tuple[str, ...]:
+        if self.range_key is None:
+            return (self.hash_key.name,)
+        return (self.hash_key.name, self.range_key.name)
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "table_id": self.table_id,
+            "arn": self.arn,
+            "uuid": self.uuid,
+            "created": self.created,
+            "hash_key": [self.hash_key.name, self.hash_key.type],
+            "range_key": [self.range_key.name, self.range_key.type] if self.range_key else None,
+            "attribute_definitions": [[a.name, a.type] for a in self.attribute_definitions],
+            "billing_mode": self.billing_mode,
+            "throughput": vars(self.throughput),
+            "billing_mode_updated": self.billing_mode_updated,
+            "billing_mode_explicit": self.billing_mode_explicit,
+            "deletion_protection": self.deletion_protection,
+            "tags": self.tags,
+            "table_class": self.table_class,
+            "on_demand_max_read": self.on_demand_max_read,
+            "on_demand_max_write": self.on_demand_max_write,
+        }
+
+    @classmethod
+    def from_record(cls, r: dict[str, Any]) -> TableSpec:
+        rk = r.get("range_key")
+        return cls(
+            name=r["name"],
+            table_id=r["table_id"],
+            arn=r["arn"],
+            uuid=r["uuid"],
+            created=r["created"],
+            hash_key=KeyAttr(*r["hash_key"]),
+            range_key=KeyAttr(*rk) if rk else None,
+            attribute_definitions=[KeyAttr(*a) for a in r["attribute_definitions"]],
+            billing_mode=r["billing_mode"],
+            throughput=Throughput(**r["throughput"]),
+            billing_mode_updated=r.get("billing_mode_updated"),
+            billing_mode_explicit=r.get("billing_mode_explicit", True),
+            deletion_protection=r.get("deletion_protection", False),
+            tags=r.get("tags", {}),
+            table_class=r.get("table_class", "STANDARD"),
+            on_demand_max_read=r.get("on_demand_max_read", -1),
+            on_demand_max_write=r.get("on_demand_max_write", -1),
+        )
+
+
+def _key_value_size(attr: KeyAttr, v: Value) -> int:
+    raw = v[attr.type]
+    if attr.type == "S":
+        return len(raw.encode("utf-8"))
+    if attr.type == "B":
+        try:
+            return len(base64.b64decode(raw, validate=True))
+        except (ValueError, TypeError):
+            return len(raw)
+    return len(raw)
+
+
+def _check_key_value(attr: KeyAttr, v: Value, is_hash: bool) -> None:
+    raw = v[attr.type]
+    if attr.type in ("S", "B") and raw == "":
+        # Wording reported for the live service: "are not valid." rather than "were invalid:".
+        raise errors.validation(
+            "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain "
+            f"an empty {TYPE_NAMES[attr.type]} value. Key: {attr.name}"
+        )
+    size = _key_value_size(attr, v)
+    if is_hash and size > MAX_HASH_KEY_BYTES:
+        raise errors.invalid_parameter(
+            f"Size of hashkey has exceeded the maximum size limit of{MAX_HASH_KEY_BYTES} bytes"
+        )
+    if not is_hash and size > MAX_RANGE_KEY_BYTES:
+        raise errors.invalid_parameter(
+            f"Aggregated size of all range keys has exceeded the size limit of {MAX_RANGE_KEY_BYTES} bytes"
+        )
+
+
+def _value_type(v: Any) -> str | None:
+    if isinstance(v, dict) and len(v) == 1:
+        return next(iter(v))
+    return None
+
+
+def key_of_item(spec: TableSpec, item: Item) -> tuple[Value, Value | None]:
+    """The (partition, sort) key of an item to be written (PutItem rules)."""
+    out: list[Value | None] = []
+    for attr, is_hash in ((spec.hash_key, True), (spec.range_key, False)):
+        if attr is None:
+            out.append(None)
+            continue
+        v = item.get(attr.name)
+        if v is None:
+            raise errors.invalid_parameter(f"Missing the key {attr.name} in the item")
+        t = _value_type(v)
+        if t != attr.type:
+            raise errors.invalid_parameter(
+                f"Type mismatch for key {attr.name} expected: {attr.type} actual: {t}"
+            )
+        _check_key_value(attr, v, is_hash)
+        out.append(v)
+    return out[0], out[1]  # type: ignore[return-value]
+
+
+def key_of_request(spec: TableSpec, key: Item) -> tuple[Value, Value | None]:
+    """The (partition, sort) key given as ``Key`` (GetItem, UpdateItem, DeleteItem rules):
+    exactly the key attributes, of the declared types."""
+    n = 1 if spec.range_key is None else 2
+    if len(key) != n:
+        raise errors.validation("The provided key element does not match the schema")
+    out: list[Value | None] = []
+    for attr, is_hash in ((spec.hash_key, True), (spec.range_key, False)):
+        if attr is None:
+            out.append(None)
+            continue
+        v = key.get(attr.name)
+        if v is None or _value_type(v) != attr.type:
+            raise errors.validation("The provided key element does not match the schema")
+        _check_key_value(attr, v, is_hash)
+        out.append(v)
+    return out[0], out[1]  # type: ignore[return-value]

@@ -1,0 +1,123 @@
+"""A table: its spec, its statistics, and the read and write paths for its items.
+
+Every mutation of an item (Put, Update, Delete, batch and transaction items, and later
+TTL deletes) is planned here as a ``Mutation`` by ``Table.plan`` — read the old image,
+check the condition, compute and validate the new image — and committed by
+``Database.commit`` in one storage write batch together with the table's counters.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import orjson
+
+from dynemu import errors
+from dynemu.engine import values
+from dynemu.engine.schema import Item, TableSpec, key_of_item, key_of_request
+from dynemu.storage import keyspace
+from dynemu.storage.base import Store
+
+# DynamoDB's maximum item size, 400 KB including attribute names ("Service, account, and
+# table quotas": Item size).
+MAX_ITEM_BYTES = 400 * 1024
+
+_SIZE = struct.Struct(">I")
+
+
+def encode_stored(item: Item, size: int) -> bytes:
+    """A stored item: its DynamoDB size (4 bytes) then the item as JSON."""
+    return _SIZE.pack(size) + orjson.dumps(item)
+
+
+def decode_stored(raw: bytes) -> tuple[Item, int]:
+    return orjson.loads(memoryview(raw)[4:]), _SIZE.unpack_from(raw)[0]
+
+
+def stored_size(raw: bytes) -> int:
+    return _SIZE.unpack_from(raw)[0]
+
+
+Condition = Callable[[Item | None], bool]
+Apply = Callable[[Item | None], Item | None]
+
+
+@dataclass(slots=True)
+class Mutation:
+    """One planned item change; ``new`` is None for a delete."""
+
+    table: Table
+    key: bytes
+    old: Item | None
+    old_size: int
+    new: Item | None
+    new_size: int
+
+    @property
+    def changed(self) -> bool:
+        return self.old is not None or self.new is not None
+
+
+class Table:
+    __slots__ = ("spec", "store", "item_count", "size_bytes", "_id")
+
+    def __init__(self, spec: TableSpec, store: Store, item_count: int = 0, size_bytes: int = 0) -> None:
+        self.spec = spec
+        self.store = store
+        self.item_count = item_count
+        self.size_bytes = size_bytes
+        self._id = spec.table_id
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    # --- keys -------------------------------------------------------------------------------
+
+    def key_for_request(self, key: Item) -> bytes:
+        pk, sk = key_of_request(self.spec, key)
+        return keyspace.item_key(self._id, pk, sk)
+
+    def key_for_item(self, item: Item) -> bytes:
+        pk, sk = key_of_item(self.spec, item)
+        return keyspace.item_key(self._id, pk, sk)
+
+    def key_attributes(self, item: Item) -> Item:
+        return {name: item[name] for name in self.spec.key_names if name in item}
+
+    # --- reads ------------------------------------------------------------------------------
+
+    def read(self, key: bytes) -> tuple[Item | None, int]:
+        raw = self.store.get(key)
+        if raw is None:
+            return None, 0
+        return decode_stored(raw)
+
+    # --- the write path -----------------------------------------------------------------------
+
+    def plan(
+        self,
+        key: bytes,
+        apply: Apply,
+        condition: Condition | None = None,
+        *,
+        return_item_on_failure: bool = False,
+        size_error: str = "Item size has exceeded the maximum allowed size",
+        new_size: int | None = None,
+    ) -> Mutation:
+        """Read the old image, check ``condition``, compute the new image with ``apply`` and
+        validate its size (unless ``new_size`` says the caller already did). Raises ConditionalCheckFailedException (with the old item when asked)."""
+        old, old_size = self.read(key)
+        if condition is not None and not condition(old):
+            raise errors.conditional_check_failed(old if return_item_on_failure and old is not None else None)
+        new = apply(old)
+        if new is None:
+            new_size = 0
+        elif new_size is None:  # the caller did not size the new image already
+            new_size = values.item_size(new)
+            if new_size > MAX_ITEM_BYTES:
+                raise errors.validation(size_error)
+        return Mutation(self, key, old, old_size, new, new_size)
+

@@ -1,0 +1,80 @@
+"""Fixtures: a real dynemu server on a free port, driven with boto3."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import boto3
+import pytest
+from botocore.config import Config
+
+from dynemu.testing import DynemuServer
+
+CONFIG = Config(retries={"total_max_attempts": 1}, connect_timeout=5, read_timeout=60)
+_names = itertools.count()
+
+
+def make_client(url: str, region: str = "us-east-1", key: str = "AKIDTEST", service: str = "dynamodb") -> Any:
+    return boto3.client(
+        service,
+        endpoint_url=url,
+        region_name=region,
+        aws_access_key_id=key,
+        aws_secret_access_key="secret",
+        config=CONFIG,
+    )
+
+
+@pytest.fixture(scope="session")
+def server_url() -> Iterator[str]:
+    with DynemuServer() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def ddb(server_url: str) -> Any:
+    return make_client(server_url)
+
+
+@pytest.fixture
+def make_table(ddb: Any) -> Iterator[Callable[..., str]]:
+    """Create tables with unique names; ``make_table(hash=("pk", "S"), range=("sk", "N"))``."""
+    created: list[str] = []
+
+    def make(
+        hash: tuple[str, str] = ("pk", "S"),
+        range: tuple[str, str] | None = None,
+        **extra: Any,
+    ) -> str:
+        name = f"table-{next(_names)}"
+        keys = [{"AttributeName": hash[0], "KeyType": "HASH"}]
+        defs = [{"AttributeName": hash[0], "AttributeType": hash[1]}]
+        if range is not None:
+            keys.append({"AttributeName": range[0], "KeyType": "RANGE"})
+            defs.append({"AttributeName": range[0], "AttributeType": range[1]})
+        kwargs: dict[str, Any] = {"BillingMode": "PAY_PER_REQUEST"}
+        kwargs.update(extra)
+        ddb.create_table(TableName=name, KeySchema=keys, AttributeDefinitions=defs, **kwargs)
+        created.append(name)
+        return name
+
+    yield make
+    for name in created:
+        try:
+            ddb.delete_table(TableName=name)
+        except ddb.exceptions.ResourceNotFoundException:
+            pass
+
+
+@pytest.fixture
+def table(make_table: Callable[..., str]) -> str:
+    """A PAY_PER_REQUEST table with a string partition key ``pk``."""
+    return make_table()
+
+
+@pytest.fixture
+def table_hr(make_table: Callable[..., str]) -> str:
+    """A table with ``pk`` (S) and ``sk`` (N)."""
+    return make_table(range=("sk", "N"))
