@@ -61,6 +61,14 @@ class TableSpec:
     on_demand_max_write: int = -1
 
     @property
+    def key_schema(self) -> list[tuple[str, str, str]]:
+        """``[(name, "HASH"|"RANGE", type)]``, HASH first."""
+        out = [(self.hash_key.name, "HASH", self.hash_key.type)]
+        if self.range_key is not None:
+            out.append((self.range_key.name, "RANGE", self.range_key.type))
+        return out
+
+    @property
     def key_names(self) -> tuple[str, ...]:
         if self.range_key is None:
             return (self.hash_key.name,)

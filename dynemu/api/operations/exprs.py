@@ -1,41 +1,47 @@
-"""Bridge from a request's expression parameters to the engine's expression pipeline."""
+"""Bridge from a request's expression (and legacy) parameters to the engine's pipeline.
+
+DynamoDB reports expression errors before it looks the table up, so operations call
+``compile_expressions`` first and ``bind_to`` once the table is known.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from dynemu import errors
+from dynemu.engine.expressions import Compiled, compile_request
 from dynemu.engine.table import Table
 
-_EXPRESSION_PARAMS = (
-    "ConditionExpression",
-    "UpdateExpression",
-    "ProjectionExpression",
-    "FilterExpression",
-    "KeyConditionExpression",
-    "ExpressionAttributeNames",
-    "ExpressionAttributeValues",
-    "Expected",
-    "AttributeUpdates",
-    "AttributesToGet",
-    "QueryFilter",
-    "ScanFilter",
-    "KeyConditions",
-    "ConditionalOperator",
+# Parameters that make compile_request worth calling; requests without any skip it.
+_EXPRESSION_PARAMS = frozenset(
+    (
+        "ConditionExpression",
+        "UpdateExpression",
+        "ProjectionExpression",
+        "FilterExpression",
+        "KeyConditionExpression",
+        "ExpressionAttributeNames",
+        "ExpressionAttributeValues",
+        "Expected",
+        "AttributeUpdates",
+        "AttributesToGet",
+        "QueryFilter",
+        "ScanFilter",
+        "KeyConditions",
+        "ConditionalOperator",
+    )
 )
+EMPTY = Compiled()
 
 
-class _Nothing:
-    condition = None
-    filter = None
-    projection = None
-    update = None
-    key_condition = None
+def compile_expressions(operation: str, body: dict[str, Any]) -> Compiled:
+    if _EXPRESSION_PARAMS.isdisjoint(body):
+        return EMPTY
+    return compile_request(operation, body)
 
 
-def compile_for(operation: str, body: dict[str, Any], table: Table) -> Any:
-    """Every expression (and legacy parameter) of ``body``, compiled for ``table``."""
-    for p in _EXPRESSION_PARAMS:
-        if p in body:
-            raise errors.validation(f"dynemu does not support {p} yet")
-    return _Nothing
+def bind_to(compiled: Compiled, table: Table) -> Compiled:
+    """Apply the rules that need the table's key schema (updating a key attribute, Query key
+    conditions and filters on key attributes)."""
+    if compiled is EMPTY or (compiled.update is None and compiled.key_condition is None):
+        return compiled
+    return compiled.bind(table.spec.key_schema)

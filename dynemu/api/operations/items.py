@@ -6,7 +6,7 @@ from typing import Any
 
 from dynemu import errors
 from dynemu.api.operations.common import consumed_capacity, return_values
-from dynemu.api.operations.exprs import compile_for
+from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context
 from dynemu.engine import capacity, values
 from dynemu.engine.table import MAX_ITEM_BYTES, Mutation
@@ -35,8 +35,9 @@ def put_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     size = values.item_size(item)
     if size > MAX_ITEM_BYTES:  # checked before the table is looked up, as the service does
         raise errors.validation("Item size has exceeded the maximum allowed size")
+    compiled = compile_expressions("PutItem", body)
     table = ctx.db.get(body["TableName"])
-    compiled = compile_for("PutItem", body, table)
+    compiled = bind_to(compiled, table)
     key = table.key_for_item(item)
     condition = compiled.condition.evaluate if compiled.condition is not None else None
     m = table.plan(key, lambda old: item, condition, return_item_on_failure=_failure_item(body), new_size=size)
@@ -47,8 +48,9 @@ def put_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 def delete_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     rv = return_values(body, RV_PUT_DELETE)
     key_attrs = values.validate_item(body["Key"])
+    compiled = compile_expressions("DeleteItem", body)
     table = ctx.db.get(body["TableName"])
-    compiled = compile_for("DeleteItem", body, table)
+    compiled = bind_to(compiled, table)
     key = table.key_for_request(key_attrs)
     condition = compiled.condition.evaluate if compiled.condition is not None else None
     m = table.plan(key, lambda old: None, condition, return_item_on_failure=_failure_item(body))
@@ -59,12 +61,13 @@ def delete_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     rv = return_values(body, RV_UPDATE)
     key_attrs = values.validate_item(body["Key"])
+    compiled = compile_expressions("UpdateItem", body)
     table = ctx.db.get(body["TableName"])
-    compiled = compile_for("UpdateItem", body, table)
+    compiled = bind_to(compiled, table)
     key = table.key_for_request(key_attrs)
     condition = compiled.condition.evaluate if compiled.condition is not None else None
     update = compiled.update
-    touched: list[Any] = []
+    touched: list[Any] = []  # the paths the update touched, for UPDATED_OLD / UPDATED_NEW
 
     def apply(old: dict[str, Any] | None) -> dict[str, Any]:
         if update is None:
@@ -87,15 +90,16 @@ def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         attributes = m.old
     elif rv == "ALL_NEW":
         attributes = m.new
-    elif rv in ("UPDATED_OLD", "UPDATED_NEW") and update is not None and touched:
-        attributes = update.updated_attributes(touched[0], m.old, m.new, rv == "UPDATED_NEW")
+    elif rv in ("UPDATED_OLD", "UPDATED_NEW") and touched:
+        attributes = touched[0].apply(m.old if rv == "UPDATED_OLD" else m.new)
     return _write_response(body, m, attributes)
 
 
 def get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     key_attrs = values.validate_item(body["Key"])
+    compiled = compile_expressions("GetItem", body)
     table = ctx.db.get(body["TableName"])
-    compiled = compile_for("GetItem", body, table)
+    compiled = bind_to(compiled, table)
     key = table.key_for_request(key_attrs)
     item, size = table.read(key)
     out: dict[str, Any] = {}

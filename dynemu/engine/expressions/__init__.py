@@ -1,0 +1,287 @@
+"""DynamoDB's expression language: one pipeline for every expression parameter.
+
+tokenizer -> parser (AST, cached by text) -> checks (named, in DynamoDB's priority order)
+-> resolve (placeholders, once per request) -> evaluate / update / project / keycondition.
+Legacy parameters (Expected, AttributeUpdates, AttributesToGet, QueryFilter, ScanFilter,
+KeyConditions) are translated onto the same trees by ``legacy``.
+
+The operations layer calls ``compile_request`` once per request (before the table lookup,
+so expression errors come first, as in DynamoDB) and ``Compiled.bind(key_schema)`` once the
+table is known (key-attribute rules). Messages and their sources: /tmp/research/expressions.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+from ...errors import DynamoError, invalid_parameter, validation
+from .. import values as V
+from . import ast, legacy
+from .checks import (
+    ConditionPlan,
+    ExprContext,
+    ProjectionPlan,
+    UpdatePlan,
+    condition_plan,
+    projection_plan,
+    update_plan,
+)
+from .evaluate import Condition
+from .keycondition import KeyCondition, SortCondition, from_expression
+from .legacy import LegacyUpdate
+from .parser import ParseError, parse_condition, parse_projection, parse_update
+from .project import Projection
+from .resolve import Resolver
+from .update import Update
+
+__all__ = ["Compiled", "Condition", "KeyCondition", "LegacyUpdate", "Projection", "SortCondition",
+           "Update", "compile_request", "normalize_key_schema"]
+
+MAX_EXPRESSION_BYTES = 4096
+
+# operation -> (expression parameters, non-expression parameters), in DynamoDB's order
+_PARAMETERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "PutItem": (("ConditionExpression",), ("Expected", "ConditionalOperator")),
+    "DeleteItem": (("ConditionExpression",), ("Expected", "ConditionalOperator")),
+    "UpdateItem": (("UpdateExpression", "ConditionExpression"), ("AttributeUpdates", "Expected", "ConditionalOperator")),
+    "GetItem": (("ProjectionExpression",), ("AttributesToGet",)),
+    "Query": (("ProjectionExpression", "FilterExpression", "KeyConditionExpression"),
+              ("AttributesToGet", "QueryFilter", "ConditionalOperator", "KeyConditions")),
+    "Scan": (("ProjectionExpression", "FilterExpression"), ("AttributesToGet", "ScanFilter", "ConditionalOperator")),
+    "ConditionCheck": (("ConditionExpression",), ()),
+}
+_ALIASES = {"Put": "PutItem", "Delete": "DeleteItem", "Update": "UpdateItem", "Get": "GetItem",
+            "BatchGetItem": "GetItem", "TransactGetItems": "GetItem"}
+# the order in which DynamoDB validates the expressions of one request
+_EXPRESSION_ORDER = ("UpdateExpression", "ConditionExpression", "KeyConditionExpression",
+                     "FilterExpression", "ProjectionExpression")
+_NAME_KEY = re.compile(r"#[0-9A-Za-z_]+")
+_VALUE_KEY = re.compile(r":[0-9A-Za-z_]+")
+
+KeySchema = list[tuple[str, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """Everything the expressions (or legacy parameters) of one request became."""
+
+    condition: Condition | None = None
+    filter: Condition | None = None
+    projection: Projection | None = None
+    update: Update | LegacyUpdate | None = None
+    key_condition: KeyCondition | None = None
+    filter_parameter: str | None = None  # "FilterExpression" or "QueryFilter"/"ScanFilter"
+
+    def bind(self, key_schema: Any) -> Compiled:
+        """Apply the rules that need the table's (or index's) key schema and return the
+        result: update of a key attribute, Query key conditions, Query filters on keys."""
+        schema = normalize_key_schema(key_schema)
+        if self.update is not None:
+            for entry in schema:
+                if entry[0] in self.update.top_names:
+                    raise invalid_parameter(f"Cannot update attribute {entry[0]}. This attribute is part of the key")
+        if self.key_condition is None:
+            return self
+        key_condition = self.key_condition.bind(schema)
+        if self.filter is not None:
+            label = "Filter Expression" if self.filter_parameter == "FilterExpression" else self.filter_parameter
+            for entry in schema:
+                if entry[0] in self.filter.names:
+                    raise validation(f"{label} can only contain non-primary key attributes: "
+                                     f"Primary key attribute: {entry[0]}")
+        return replace(self, key_condition=key_condition)
+
+
+EMPTY = Compiled()
+
+
+def normalize_key_schema(key_schema: Any) -> KeySchema:
+    """``[(name, "HASH"|"RANGE"[, attribute type])]`` (or KeySchema dicts), HASH first."""
+    entries: KeySchema = []
+    for entry in key_schema:
+        if isinstance(entry, dict):
+            entries.append((entry["AttributeName"], entry["KeyType"]))
+        else:
+            entries.append(tuple(entry))
+    return sorted(entries, key=lambda e: e[1] != "HASH")
+
+
+def compile_request(operation: str, request: dict[str, Any], *, key_schema: Any = None) -> Compiled:
+    """Validate and compile the expression and legacy parameters of one request.
+
+    Raises ``DynamoError`` (ValidationException) with DynamoDB's message for the first
+    problem found, in DynamoDB's order. With ``key_schema`` the result is also bound.
+    """
+    operation = _ALIASES.get(operation, operation)
+    expression_params, legacy_params = _PARAMETERS[operation]
+    present = [p for p in expression_params if request.get(p) is not None]
+    names_raw = request.get("ExpressionAttributeNames")
+    values_raw = request.get("ExpressionAttributeValues")
+    has_legacy = any(request.get(p) is not None for p in legacy_params)
+    if not present and not has_legacy and names_raw is None and values_raw is None:
+        if operation == "Query":
+            raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified "
+                             "in the request.")
+        return EMPTY
+    _check_parameters(request, present, expression_params, legacy_params)
+    compiled = _compile_legacy(operation, request)
+    if present or names_raw is not None or values_raw is not None:
+        compiled = _compile_expressions(operation, request, compiled)
+    if operation == "Query" and compiled.key_condition is None:
+        raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+    return compiled.bind(key_schema) if key_schema is not None else compiled
+
+
+def _check_parameters(request: dict[str, Any], present: list[str], expression_params: tuple[str, ...],
+                      legacy_params: tuple[str, ...]) -> None:
+    if present:
+        non_expression = [p for p in legacy_params if request.get(p) is not None]
+        if "KeyConditions" in non_expression and request.get("KeyConditionExpression") is None:
+            non_expression.remove("KeyConditions")  # KeyConditions may go with the other expressions
+        if non_expression:
+            raise validation("Can not use both expression and non-expression parameters in the same request: "
+                             f"Non-expression parameters: {{{', '.join(non_expression)}}} "
+                             f"Expression parameters: {{{', '.join(present)}}}")
+    if request.get("ExpressionAttributeNames") is not None and not present:
+        raise validation("ExpressionAttributeNames can only be specified when using expressions")
+    value_params = [p for p in expression_params if p != "ProjectionExpression"]
+    if value_params and request.get("ExpressionAttributeValues") is not None and not any(
+        request.get(p) is not None for p in value_params
+    ):
+        verb = "are" if len(value_params) > 1 else "is"
+        raise validation("ExpressionAttributeValues can only be specified when using expressions: "
+                         f"{' and '.join(value_params)} {verb} null")
+
+
+def _compile_legacy(operation: str, request: dict[str, Any]) -> Compiled:
+    condition = update = projection = key_condition = filter_ = None
+    filter_parameter = None
+    if request.get("AttributeUpdates") is not None:
+        update = legacy.attribute_updates(request["AttributeUpdates"])
+    if request.get("Expected") is not None:
+        tree = legacy.expected_condition(request["Expected"], request.get("ConditionalOperator"))
+        condition = Condition(tree) if tree is not None else None
+    for parameter in ("QueryFilter", "ScanFilter"):
+        if request.get(parameter) is not None and operation in ("Query", "Scan"):
+            tree = legacy.filter_condition(request[parameter], request.get("ConditionalOperator"))
+            filter_, filter_parameter = (Condition(tree) if tree is not None else None), parameter
+    if request.get("AttributesToGet") is not None:
+        projection = legacy.attributes_to_get(request["AttributesToGet"])
+    if operation == "Query" and request.get("KeyConditions") is not None and request.get("KeyConditionExpression") is None:
+        key_condition = legacy.key_conditions(request["KeyConditions"])
+    return Compiled(condition, filter_, projection, update, key_condition, filter_parameter)
+
+
+def _placeholders(request: dict[str, Any]) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    names = request.get("ExpressionAttributeNames")
+    values = request.get("ExpressionAttributeValues")
+    if names is not None:
+        if not names:
+            raise validation("ExpressionAttributeNames must not be empty")
+        for key in names:
+            if not _NAME_KEY.fullmatch(key):
+                raise validation(f'ExpressionAttributeNames contains invalid key: Syntax error; key: "{key}"')
+    if values is not None:
+        if not values:
+            raise validation("ExpressionAttributeValues must not be empty")
+        for key in values:
+            if not _VALUE_KEY.fullmatch(key):
+                raise validation(f'ExpressionAttributeValues contains invalid key: Syntax error; key: "{key}"')
+        checked = {}
+        for key, value in values.items():
+            try:
+                checked[key] = V.validate_value(value)
+            except DynamoError as e:
+                if e.type_name != "ValidationException":
+                    raise
+                raise validation(f"ExpressionAttributeValues contains invalid value: {e.message} for key {key}") from None
+        values = checked
+    return names or {}, values or {}
+
+
+def _compile_expressions(operation: str, request: dict[str, Any], compiled: Compiled) -> Compiled:
+    names, values = _placeholders(request)
+    resolver = Resolver(names, values)
+    results: dict[str, Any] = {}
+    for parameter in _EXPRESSION_ORDER:
+        text = request.get(parameter)
+        if text is None:
+            continue
+        ctx = ExprContext(parameter, names, values)
+        _check_text(text, ctx)
+        try:
+            if parameter == "UpdateExpression":
+                expr, plan = _update(text)
+                plan.check(ctx)
+                results[parameter] = resolver.update(expr)
+            elif parameter == "ProjectionExpression":
+                pexpr, pplan = _projection(text)
+                pplan.check(ctx)
+                results[parameter] = resolver.projection(pexpr)
+            else:
+                node, cplan = _condition(text)
+                cplan.check(ctx)
+                results[parameter] = resolver.bind(node)
+        except ParseError as e:
+            raise ctx.error(e.detail) from None
+    _check_unused("ExpressionAttributeNames", names, resolver.used_names)
+    _check_unused("ExpressionAttributeValues", values, resolver.used_values)
+    return _assemble(compiled, results)
+
+
+# Parsing and every check that depends only on the text, cached by text (ParseError is
+# raised, not cached).
+@lru_cache(maxsize=4096)
+def _condition(text: str) -> tuple[ast.Node, ConditionPlan]:
+    node = parse_condition(text)
+    return node, condition_plan(node)
+
+
+@lru_cache(maxsize=4096)
+def _update(text: str) -> tuple[ast.UpdateExpr, UpdatePlan]:
+    expr = parse_update(text)
+    return expr, update_plan(expr)
+
+
+@lru_cache(maxsize=4096)
+def _projection(text: str) -> tuple[ast.ProjectionExpr, ProjectionPlan]:
+    expr = parse_projection(text)
+    return expr, projection_plan(expr)
+
+
+def _check_text(text: Any, ctx: ExprContext) -> None:
+    if text == "":
+        raise ctx.error("The expression can not be empty;")
+    if len(text) > MAX_EXPRESSION_BYTES // 4:
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > MAX_EXPRESSION_BYTES:
+            raise ctx.error(f"Expression size has exceeded the maximum allowed size; expression size: {size}")
+
+
+def _check_unused(parameter: str, defined: dict[str, Any], used: set[str]) -> None:
+    unused = [key for key in defined if key not in used]
+    if unused:
+        raise validation(f"Value provided in {parameter} unused in expressions: keys: {{{', '.join(unused)}}}")
+
+
+def _assemble(compiled: Compiled, results: dict[str, Any]) -> Compiled:
+    changes: dict[str, Any] = {}
+    if "UpdateExpression" in results:
+        changes["update"] = Update(results["UpdateExpression"])
+    if "ConditionExpression" in results:
+        changes["condition"] = Condition(results["ConditionExpression"])
+    if "FilterExpression" in results:
+        changes["filter"] = Condition(results["FilterExpression"])
+        changes["filter_parameter"] = "FilterExpression"
+    if "ProjectionExpression" in results:
+        changes["projection"] = Projection(tuple(p.elements for p in results["ProjectionExpression"]))
+    if "KeyConditionExpression" in results:
+        key_condition = from_expression(results["KeyConditionExpression"])
+        legacy.check_key_condition_values(key_condition)
+        changes["key_condition"] = key_condition
+    return replace(compiled, **changes)
+
+

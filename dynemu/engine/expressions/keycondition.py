@@ -1,0 +1,145 @@
+"""KeyConditionExpression / KeyConditions: which partition and sort-key range a Query reads.
+
+DynamoDB allows only ``=`` on the partition key and one of ``= < <= > >= BETWEEN
+begins_with`` on the sort key, joined by AND (developer guide, "Key condition
+expressions for Query"). The structural checks run on the bound tree; the checks that
+need the key schema run in ``bind``. Messages from dynalite's probes of the service.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import invalid_parameter, validation
+from .. import values as V
+from . import ast
+from .evaluate import begins_with
+
+Value = dict[str, Any]
+_FLIPPED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_OPERATORS = {"=": "EQ", "<": "LT", "<=": "LE", ">": "GT", ">=": "GE"}
+NOT_INDEXABLE = ("NULL", "NOT_NULL", "NE", "CONTAINS", "NOT_CONTAINS", "IN")
+
+
+@dataclass(frozen=True, slots=True)
+class SortCondition:
+    name: str
+    op: str  # EQ LT LE GT GE BETWEEN BEGINS_WITH
+    values: tuple[Value, ...]
+
+    def matches(self, value: Value | None) -> bool:
+        """Whether a sort-key value satisfies this condition (for filtering index scans)."""
+        if value is None:
+            return False
+        if self.op == "BEGINS_WITH":
+            return begins_with(value, self.values[0])
+        if self.op == "EQ":
+            return V.values_equal(value, self.values[0])
+        order = V.compare_values(value, self.values[0])
+        if order is None:
+            return False
+        if self.op == "BETWEEN":
+            upper = V.compare_values(value, self.values[1])
+            return order >= 0 and upper is not None and upper <= 0
+        return {"LT": order < 0, "LE": order <= 0, "GT": order > 0, "GE": order >= 0}[self.op]
+
+
+@dataclass(frozen=True, slots=True)
+class KeyCondition:
+    """Unbound: ``conditions`` maps attribute name -> (operator, values). After ``bind``,
+    ``partition_name``/``partition_value`` and the optional ``sort`` condition are set."""
+
+    conditions: dict[str, tuple[str, tuple[Value, ...]]]
+    partition_name: str | None = None
+    partition_value: Value | None = None
+    sort: SortCondition | None = None
+
+    def bind(self, key_schema: list[tuple[str, ...]]) -> KeyCondition:
+        conditions = self.conditions
+        hash_name = key_schema[0][0]
+        if len(key_schema) == 1 and len(conditions) > 1:
+            raise validation("Query key condition not supported")
+        for index, entry in enumerate(key_schema):
+            name = entry[0]
+            is_hash = index == 0
+            if name not in conditions:
+                if is_hash or len(conditions) > 1:
+                    raise validation(f"Query condition missed key schema element: {name}")
+                continue
+            op, values = conditions[name]
+            if op in NOT_INDEXABLE:
+                raise validation("Attempted conditional constraint is not an indexable operation")
+            attr_type = entry[2] if len(entry) > 2 else None
+            if attr_type and any(attr_type not in v for v in values):
+                raise invalid_parameter("Condition parameter type does not match schema type")
+            if is_hash and op != "EQ":
+                raise validation("Query key condition not supported")
+        sort = None
+        if len(key_schema) > 1 and key_schema[1][0] in conditions:
+            name = key_schema[1][0]
+            op, values = conditions[name]
+            sort = SortCondition(name, op, values)
+        return KeyCondition(conditions, hash_name, conditions[hash_name][1][0], sort)
+
+
+def from_expression(node: ast.Node) -> KeyCondition:
+    """Convert a bound KeyConditionExpression tree, with DynamoDB's structural errors."""
+    conditions: dict[str, tuple[str, tuple[Value, ...]]] = {}
+    _convert(node, conditions)
+    return KeyCondition(conditions)
+
+
+def _convert(node: ast.Node, conditions: dict[str, tuple[str, tuple[Value, ...]]]) -> None:
+    if isinstance(node, ast.And):
+        for item in node.items:
+            _convert(item, conditions)
+        return
+    if isinstance(node, ast.Or | ast.Not | ast.In):
+        raise validation(f"Invalid operator used in KeyConditionExpression: {type(node).__name__.upper()}")
+    if isinstance(node, ast.Compare) and node.op == "<>":
+        raise validation("Invalid operator used in KeyConditionExpression: <>")
+    if isinstance(node, ast.Func):
+        if node.name in ("attribute_exists", "attribute_not_exists", "attribute_type", "contains"):
+            raise validation(f"Invalid operator used in KeyConditionExpression: {node.name}")
+        if node.name == "size":
+            raise validation("KeyConditionExpressions cannot contain nested operations")
+        args: tuple[ast.Node, ...] = node.args
+        kind = "begins_with"
+    elif isinstance(node, ast.Between):
+        args, kind = (node.operand, node.low, node.high), "BETWEEN"
+    else:
+        args, kind = (node.left, node.right), node.op  # type: ignore[union-attr]
+    _add(kind, args, conditions)
+
+
+def _add(kind: str, args: tuple[ast.Node, ...], conditions: dict[str, tuple[str, tuple[Value, ...]]]) -> None:
+    if kind in ("BETWEEN", "begins_with") and not isinstance(args[0], ast.Path):
+        raise validation(f"Invalid condition in KeyConditionExpression: {kind} operator must have the key "
+                         "attribute as its first operand")
+    name: str | None = None
+    position = 0
+    for index, arg in enumerate(args):
+        if isinstance(arg, ast.Path):
+            if name is not None:
+                raise validation("Invalid condition in KeyConditionExpression: Multiple attribute names used "
+                                 "in one condition")
+            if len(arg.elements) > 1:
+                raise validation("KeyConditionExpressions cannot have conditions on nested attributes")
+            name, position = arg.elements[0], index  # type: ignore[assignment]
+        elif isinstance(arg, ast.Func):
+            raise validation("KeyConditionExpressions cannot contain nested operations")
+    if name is None:
+        raise validation("Invalid condition in KeyConditionExpression: No key attribute specified")
+    if name in conditions:
+        raise validation("KeyConditionExpressions must only contain one condition per key")
+    values = tuple(a.value for i, a in enumerate(args) if i != position)  # type: ignore[union-attr]
+    if kind == "BETWEEN":
+        op = "BETWEEN"
+    elif kind == "begins_with":
+        op = "BEGINS_WITH"
+    else:
+        op = _OPERATORS[kind if position == 0 else _FLIPPED[kind]]
+    conditions[name] = (op, values)
+
+

@@ -1,0 +1,252 @@
+"""The legacy (pre-expression) parameters, translated onto the expression AST.
+
+Expected (+ ConditionalOperator), QueryFilter, ScanFilter and KeyConditions become bound
+condition trees or key conditions; AttributesToGet becomes a Projection; AttributeUpdates
+becomes a ``LegacyUpdate`` (its ADD/DELETE rules differ from UpdateExpression's).
+Validation messages are DynamoDB's, as probed by dynalite (validations/index.js).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import invalid_parameter, validation
+from .. import values as V
+from . import ast
+from .keycondition import KeyCondition
+from .project import Projection
+from .update import Writer, set_difference, set_union
+
+Value = dict[str, Any]
+Item = dict[str, Value]
+
+# How many values each ComparisonOperator takes (None: one or more).
+ARGUMENT_COUNTS: dict[str, int | None] = {
+    "EQ": 1, "NE": 1, "LE": 1, "LT": 1, "GE": 1, "GT": 1, "CONTAINS": 1, "NOT_CONTAINS": 1,
+    "BEGINS_WITH": 1, "NULL": 0, "NOT_NULL": 0, "IN": None, "BETWEEN": 2,
+}
+# Value types each operator accepts in QueryFilter / ScanFilter / KeyConditions.
+VALUE_TYPES: dict[str, tuple[str, ...]] = {
+    "EQ": ("S", "N", "B", "SS", "NS", "BS"), "NE": ("S", "N", "B", "SS", "NS", "BS"),
+    "LE": ("S", "N", "B"), "LT": ("S", "N", "B"), "GE": ("S", "N", "B"), "GT": ("S", "N", "B"),
+    "CONTAINS": ("S", "N", "B"), "NOT_CONTAINS": ("S", "N", "B"), "BEGINS_WITH": ("S", "B"),
+    "IN": ("S", "N", "B"), "BETWEEN": ("S", "N", "B"),
+}
+_COMPARATORS = {"EQ": "=", "NE": "<>", "LE": "<=", "LT": "<", "GE": ">=", "GT": ">"}
+BETWEEN_ORDER = "The BETWEEN condition was provided a range where the lower bound is greater than the upper bound"
+
+
+def _values(values: list[Any]) -> list[Value]:
+    return [V.validate_value(v) for v in values]
+
+
+def _count_ok(op: str, count: int) -> bool:
+    expected = ARGUMENT_COUNTS.get(op)
+    return count >= 1 if expected is None else count == expected
+
+
+def _same_type(values: list[Value]) -> None:
+    if values and any(V.value_type(v) != V.value_type(values[0]) for v in values):
+        raise invalid_parameter("AttributeValues inside AttributeValueList must be of same type")
+
+
+def _between_order(op: str, values: list[Value]) -> None:
+    if op == "BETWEEN" and (V.compare_values(values[0], values[1]) or 0) > 0:
+        raise validation(BETWEEN_ORDER)
+
+
+def condition_node(name: str, op: str, values: list[Value]) -> ast.Node:
+    """The bound AST of one legacy condition on the top-level attribute ``name``."""
+    path = ast.Path((name,))
+    literals = [ast.Literal(v) for v in values]
+    if op in _COMPARATORS:
+        return ast.Compare(_COMPARATORS[op], path, literals[0])
+    if op == "NOT_NULL":
+        return ast.Func("attribute_exists", (path,))
+    if op == "NULL":
+        return ast.Func("attribute_not_exists", (path,))
+    if op == "CONTAINS":
+        return ast.Func("contains", (path, literals[0]))
+    if op == "NOT_CONTAINS":
+        return ast.Not(ast.Func("contains", (path, literals[0])))
+    if op == "BEGINS_WITH":
+        return ast.Func("begins_with", (path, literals[0]))
+    if op == "IN":
+        return ast.In(path, tuple(literals))
+    return ast.Between(path, literals[0], literals[1])  # BETWEEN
+
+
+def _combine(nodes: list[ast.Node], conditional_operator: str | None) -> ast.Node | None:
+    if not nodes:
+        return None
+    if len(nodes) == 1:
+        return nodes[0]
+    return ast.Or(tuple(nodes)) if conditional_operator == "OR" else ast.And(tuple(nodes))
+
+
+# --- Expected -------------------------------------------------------------------------------
+
+
+def expected_condition(expected: dict[str, Any], conditional_operator: str | None) -> ast.Node | None:
+    """Validate ``Expected`` and return its bound condition tree."""
+    nodes: list[ast.Node] = []
+    for name, cond in expected.items():
+        cond = cond or {}
+        if "AttributeValueList" in cond and "Value" in cond:
+            raise invalid_parameter(f"Value and AttributeValueList cannot be used together for Attribute: {name}")
+        op = cond.get("ComparisonOperator")
+        if op is not None:
+            nodes.append(_expected_comparison(name, op, cond))
+        elif "AttributeValueList" in cond:
+            raise invalid_parameter(f"AttributeValueList can only be used with a ComparisonOperator for Attribute: {name}")
+        else:
+            nodes.append(_expected_exists(name, cond))
+    return _combine(nodes, conditional_operator)
+
+
+def _expected_comparison(name: str, op: str, cond: dict[str, Any]) -> ast.Node:
+    if "Exists" in cond:
+        raise invalid_parameter(f"Exists and ComparisonOperator cannot be used together for Attribute: {name}")
+    if op not in ("NULL", "NOT_NULL") and "AttributeValueList" not in cond and "Value" not in cond:
+        raise invalid_parameter(f"Value or AttributeValueList must be used with ComparisonOperator: {op} "
+                                f"for Attribute: {name}")
+    raw = cond["AttributeValueList"] if "AttributeValueList" in cond else ([cond["Value"]] if "Value" in cond else [])
+    values = _values(raw or [])
+    if not _count_ok(op, len(values)):
+        raise invalid_parameter(f"Invalid number of argument(s) for the {op} ComparisonOperator")
+    _same_type(values)
+    _between_order(op, values)
+    return condition_node(name, op, values)
+
+
+def _expected_exists(name: str, cond: dict[str, Any]) -> ast.Node:
+    exists = cond.get("Exists")
+    if exists is None or exists:
+        if cond.get("Value") is None:
+            shown = "null" if exists is None else "true"
+            raise invalid_parameter(f"Value must be provided when Exists is {shown} for Attribute: {name}")
+        return condition_node(name, "EQ", _values([cond["Value"]]))
+    if cond.get("Value") is not None:
+        raise invalid_parameter(f"Value cannot be used when Exists is false for Attribute: {name}")
+    return condition_node(name, "NULL", [])
+
+
+# --- QueryFilter / ScanFilter / KeyConditions ------------------------------------------------
+
+
+def checked_conditions(conditions: dict[str, Any]) -> list[tuple[str, str, list[Value]]]:
+    """Validate a map of ``Condition`` (attribute -> ComparisonOperator + values)."""
+    result = []
+    for name, cond in conditions.items():
+        op = cond.get("ComparisonOperator")
+        values = _values(cond.get("AttributeValueList") or [])
+        if not _count_ok(op, len(values)):
+            raise invalid_parameter(f"Invalid number of argument(s) for the {op} ComparisonOperator")
+        _same_type(values)
+        allowed = VALUE_TYPES.get(op, ())
+        for value in values:
+            if V.value_type(value) not in allowed:
+                raise invalid_parameter(f"ComparisonOperator {op} is not valid for {V.value_type(value)} AttributeValue type")
+        _between_order(op, values)
+        result.append((name, op, values))
+    return result
+
+
+def filter_condition(conditions: dict[str, Any], conditional_operator: str | None) -> ast.Node | None:
+    nodes = [condition_node(name, op, values) for name, op, values in checked_conditions(conditions)]
+    return _combine(nodes, conditional_operator)
+
+
+def key_conditions(conditions: dict[str, Any]) -> KeyCondition:
+    checked = checked_conditions(conditions)
+    if len(checked) not in (1, 2):
+        raise validation("Conditions can be of length 1 or 2 only")
+    return KeyCondition({name: (op, tuple(values)) for name, op, values in checked})
+
+
+def check_key_condition_values(key: KeyCondition) -> None:
+    """The Condition rules applied to the conditions a KeyConditionExpression produced."""
+    checked_conditions({name: {"ComparisonOperator": op, "AttributeValueList": list(values)}
+                        for name, (op, values) in key.conditions.items()})
+    if len(key.conditions) not in (1, 2):
+        raise validation("Conditions can be of length 1 or 2 only")
+
+
+# --- AttributesToGet --------------------------------------------------------------------------
+
+
+def attributes_to_get(names: list[str]) -> Projection:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise invalid_parameter(f"Duplicate value in attribute name: {name}")
+        seen.add(name)
+    return Projection(tuple((name,) for name in names))
+
+
+# --- AttributeUpdates -------------------------------------------------------------------------
+
+
+class LegacyUpdate:
+    """AttributeUpdates: PUT / ADD / DELETE on top-level attributes (API reference)."""
+
+    __slots__ = ("updates", "touched", "top_names")
+
+    def __init__(self, updates: list[tuple[str, str, Value | None]]) -> None:
+        self.updates = updates
+        self.touched = Projection(tuple((name,) for name, _, _ in updates))
+        self.top_names = frozenset(name for name, _, _ in updates)
+
+    def apply(self, item: Item | None, key: Item) -> tuple[Item, Projection]:
+        writer = Writer(dict(item) if item is not None else dict(key))
+        new = writer.item
+        for name, action, value in self.updates:
+            current = new.get(name)
+            if action == "PUT":
+                new[name] = value  # type: ignore[assignment]
+            elif value is None:  # DELETE without a value removes the attribute
+                new.pop(name, None)
+            else:
+                _apply_legacy(new, name, action, value, current)
+        return writer.finish(), self.touched
+
+
+def _apply_legacy(new: Item, name: str, action: str, value: Value, current: Value | None) -> None:
+    (t, x), = value.items()
+    if current is not None and t not in current:
+        raise validation("Type mismatch for attribute to update")
+    if action == "ADD":
+        if current is None:
+            new[name] = value
+        elif t == "N":
+            new[name] = {"N": V.add_numbers(current["N"], x)}
+        elif t == "L":
+            new[name] = {"L": current["L"] + x}
+        else:
+            new[name] = {t: set_union(t, current[t], x)}
+    elif current is not None:  # DELETE elements of a set
+        remaining = set_difference(t, current[t], x)
+        if remaining:
+            new[name] = {t: remaining}
+        else:
+            del new[name]
+
+
+def attribute_updates(updates: dict[str, Any]) -> LegacyUpdate:
+    checked: list[tuple[str, str, Value | None]] = []
+    for name, update in updates.items():
+        update = update or {}
+        action = update.get("Action") or "PUT"
+        value = V.validate_value(update["Value"]) if update.get("Value") is not None else None
+        if value is None and action != "DELETE":
+            raise invalid_parameter("Only DELETE action is allowed when no attribute value is specified")
+        if value is not None:
+            t = V.value_type(value)
+            if action == "DELETE" and t not in ("SS", "NS", "BS"):
+                raise invalid_parameter(f"DELETE action with value is not supported for the type {t}")
+            if action == "ADD" and t not in ("L", "SS", "NS", "BS", "N"):
+                raise invalid_parameter(f"ADD action is not supported for the type {t}")
+        checked.append((name, action, value))
+    return LegacyUpdate(checked)
+
+

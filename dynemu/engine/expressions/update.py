@@ -1,0 +1,211 @@
+"""Application of a bound UpdateExpression to an item (developer guide, "Update expressions").
+
+* every SET operand is evaluated against the item as it was before the update;
+* SET on a list index past the end appends (in index order); REMOVE of a list index
+  past the end does nothing; removed list elements shift the rest down, indexes always
+  refer to the list as it was;
+* ADD adds to a number or unions a set, creating the attribute if missing;
+* DELETE removes elements from a set; an emptied set disappears;
+* a path whose parent is missing or is not a map (for a name) or list (for an index)
+  fails with "The document path provided in the update expression is invalid for update".
+
+Items are never mutated: containers along a changed path are copied on write.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import DynamoError, validation
+from .. import values as V
+from . import ast
+from .evaluate import lookup
+from .project import Projection
+
+Item = dict[str, Any]
+Value = dict[str, Any]
+
+INVALID_PATH = "The document path provided in the update expression is invalid for update"
+MISSING_ATTRIBUTE = "The provided expression refers to an attribute that does not exist in the item"
+WRONG_TYPE = "An operand in the update expression has an incorrect data type"
+SET_TYPES = ("SS", "NS", "BS")
+
+
+class _Removed:
+    """Marks a list element removed during this update; lists are compacted at the end."""
+
+
+REMOVED = _Removed()
+
+
+def _error(message: str) -> DynamoError:
+    return validation(message)
+
+
+def set_element_key(set_type: str, element: str) -> Any:
+    return V.parse_number(element) if set_type == "NS" else element
+
+
+def set_union(set_type: str, current: list[str], added: list[str]) -> list[str]:
+    seen = {set_element_key(set_type, e) for e in current}
+    result = list(current)
+    for element in added:
+        key = set_element_key(set_type, element)
+        if key not in seen:
+            seen.add(key)
+            result.append(element)
+    return result
+
+
+def set_difference(set_type: str, current: list[str], removed: list[str]) -> list[str]:
+    gone = {set_element_key(set_type, e) for e in removed}
+    return [e for e in current if set_element_key(set_type, e) not in gone]
+
+
+class Writer:
+    """Copy-on-write access to the containers of a new item under construction."""
+
+    __slots__ = ("item", "fresh", "compact", "appends")
+
+    def __init__(self, item: Item) -> None:
+        self.item = item
+        self.fresh: set[int] = set()  # ids of containers copied by this writer
+        self.compact: dict[int, list[Any]] = {}  # lists holding REMOVED marks
+        self.appends: dict[int, tuple[list[Any], list[tuple[int, Value]]]] = {}
+
+    def _own(self, holder: Any, key: Any, value: Value) -> Value:
+        if id(value) in self.fresh:
+            return value
+        (type_name, inner), = value.items()
+        copy = {type_name: dict(inner) if type_name == "M" else list(inner)}
+        self.fresh.add(id(copy))
+        holder[key] = copy
+        return copy
+
+    def parent(self, elements: tuple[ast.PathElement, ...]) -> tuple[Any, ast.PathElement]:
+        """The container (a dict of members or a list) holding the last element of a path."""
+        holder: Any = self.item
+        key: ast.PathElement = elements[0]
+        for element in elements[1:]:
+            value = holder.get(key) if isinstance(holder, dict) else (holder[key] if key < len(holder) else None)  # type: ignore[operator]
+            if value is None or value is REMOVED:
+                raise _error(INVALID_PATH)
+            wanted = "L" if type(element) is int else "M"
+            if wanted not in value:
+                raise _error(INVALID_PATH)
+            holder = self._own(holder, key, value)[wanted]
+            key = element
+        return holder, key
+
+    def get(self, holder: Any, key: ast.PathElement) -> Value | None:
+        if isinstance(holder, dict):
+            return holder.get(key)
+        value = holder[key] if key < len(holder) else None  # type: ignore[operator]
+        return None if value is REMOVED else value
+
+    def put(self, holder: Any, key: ast.PathElement, value: Value) -> None:
+        if isinstance(holder, dict):
+            holder[key] = value
+        elif key < len(holder):  # type: ignore[operator]
+            holder[key] = value  # type: ignore[index]
+        else:
+            self.appends.setdefault(id(holder), (holder, []))[1].append((key, value))  # type: ignore[arg-type]
+
+    def delete(self, holder: Any, key: ast.PathElement) -> None:
+        if isinstance(holder, dict):
+            holder.pop(key, None)
+        elif key < len(holder):  # type: ignore[operator]
+            holder[key] = REMOVED  # type: ignore[index]
+            self.compact[id(holder)] = holder
+
+    def finish(self) -> Item:
+        for holder, pending in self.appends.values():
+            holder.extend(value for _, value in sorted(pending, key=lambda p: p[0]))
+        for holder in self.compact.values():
+            holder[:] = [v for v in holder if v is not REMOVED]
+        return self.item
+
+
+class Update:
+    """A compiled UpdateExpression.
+
+    ``apply(item, key)`` returns ``(new_item, touched)``: ``touched`` is a Projection of
+    the updated paths, to build ReturnValues UPDATED_OLD (``touched.apply(old)``) and
+    UPDATED_NEW (``touched.apply(new)``).
+    """
+
+    __slots__ = ("actions", "touched", "top_names")
+
+    def __init__(self, actions: tuple[ast.Action, ...]) -> None:
+        self.actions = actions
+        self.touched = Projection(tuple(a.path.elements for a in actions))
+        self.top_names = frozenset(a.path.elements[0] for a in actions)
+
+    def apply(self, item: Item | None, key: Item) -> tuple[Item, Projection]:
+        old = item if item is not None else {}
+        values = [evaluate_value(a.value, old) if a.kind == "SET" else None for a in self.actions]  # type: ignore[arg-type]
+        writer = Writer(dict(item) if item is not None else dict(key))
+        for action, value in zip(self.actions, values, strict=True):
+            holder, last = writer.parent(action.path.elements)
+            if action.kind == "SET":
+                writer.put(holder, last, value)  # type: ignore[arg-type]
+            elif action.kind == "REMOVE":
+                writer.delete(holder, last)
+            else:
+                _add_or_delete(writer, holder, last, action)
+        return writer.finish(), self.touched
+
+
+def _add_or_delete(writer: Writer, holder: Any, key: ast.PathElement, action: ast.Action) -> None:
+    operand: Value = action.value.value  # type: ignore[union-attr]
+    (op_type, op_value), = operand.items()
+    current = writer.get(holder, key)
+    if current is None:
+        if action.kind == "ADD":
+            writer.put(holder, key, operand)
+        return
+    if op_type not in current:
+        raise _error(WRONG_TYPE)
+    if op_type == "N":
+        writer.put(holder, key, {"N": V.add_numbers(current["N"], op_value)})
+    elif action.kind == "ADD":
+        writer.put(holder, key, {op_type: set_union(op_type, current[op_type], op_value)})
+    else:
+        remaining = set_difference(op_type, current[op_type], op_value)
+        if remaining:
+            writer.put(holder, key, {op_type: remaining})
+        else:
+            writer.delete(holder, key)
+
+
+def evaluate_value(node: ast.Node, item: Item) -> Value:
+    """The value of a SET operand, read from the item before the update."""
+    if isinstance(node, ast.Literal):
+        return node.value
+    if isinstance(node, ast.Path):
+        value = lookup(item, node.elements)
+        if value is None:
+            raise _error(MISSING_ATTRIBUTE)
+        return value
+    if isinstance(node, ast.Arith):
+        left = evaluate_value(node.left, item)
+        if "N" not in left:
+            raise _error(WRONG_TYPE)
+        right = evaluate_value(node.right, item)
+        if "N" not in right:
+            raise _error(WRONG_TYPE)
+        combine = V.add_numbers if node.op == "+" else V.subtract_numbers
+        return {"N": combine(left["N"], right["N"])}
+    if isinstance(node, ast.Func) and node.name == "if_not_exists":
+        existing = lookup(item, node.args[0].elements)  # type: ignore[union-attr]
+        return existing if existing is not None else evaluate_value(node.args[1], item)
+    if isinstance(node, ast.Func) and node.name == "list_append":
+        left = evaluate_value(node.args[0], item)
+        if "L" not in left:
+            raise _error(WRONG_TYPE)
+        right = evaluate_value(node.args[1], item)
+        if "L" not in right:
+            raise _error(WRONG_TYPE)
+        return {"L": left["L"] + right["L"]}
+    raise TypeError(f"not an update operand: {node!r}")
+
