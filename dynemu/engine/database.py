@@ -118,7 +118,10 @@ class Database:
     # --- the single commit of item changes ---------------------------------------------------------
 
     def commit(self, mutations: Iterable[Mutation]) -> None:
+        """Write every changed mutation, what its table's observers derive from it (index
+        entries, stream records, TTL entries) and the table counters, in one batch."""
         batch = WriteBatch()
+        now = self.now()
         touched: dict[int, Table] = {}
         deltas: dict[int, list[int]] = {}
         for m in mutations:
@@ -136,6 +139,8 @@ class Database:
                 d[1] += m.new_size
             else:
                 batch.delete(m.key)
+            for observer in t.observers:
+                observer.on_commit(m, batch, now)
         for table_id, (dc, ds) in deltas.items():
             t = touched[table_id]
             batch.put(_counts_key(table_id), _COUNTS.pack(t.item_count + dc, t.size_bytes + ds))

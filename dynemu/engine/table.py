@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import orjson
 
@@ -18,7 +19,7 @@ from dynemu import errors
 from dynemu.engine import values
 from dynemu.engine.schema import Item, TableSpec, key_of_item, key_of_request
 from dynemu.storage import keyspace
-from dynemu.storage.base import Store
+from dynemu.storage.base import Store, WriteBatch
 
 # DynamoDB's maximum item size, 400 KB including attribute names ("Service, account, and
 # table quotas": Item size).
@@ -44,6 +45,21 @@ Condition = Callable[[Item | None], bool]
 Apply = Callable[[Item | None], Item | None]
 
 
+class WriteObserver(Protocol):
+    """Something derived from item changes that must be written in the same storage batch:
+    index entries, stream records, TTL entries.
+
+    ``Table.plan`` calls ``on_plan`` once the new image is known: it may refuse the write
+    (raise DynamoError, e.g. an index key of the wrong type), and it may attach what it
+    derives to ``m.derived[<its name>]`` for later stages (capacity, commit).
+    ``Database.commit`` calls ``on_commit`` for every changed mutation, in request order,
+    before the batch is written."""
+
+    def on_plan(self, m: Mutation) -> None: ...
+
+    def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None: ...
+
+
 @dataclass(slots=True)
 class Mutation:
     """One planned item change; ``new`` is None for a delete."""
@@ -54,6 +70,7 @@ class Mutation:
     old_size: int
     new: Item | None
     new_size: int
+    derived: dict[str, Any] | None = None  # what write observers computed at plan time
 
     @property
     def changed(self) -> bool:
@@ -61,13 +78,14 @@ class Mutation:
 
 
 class Table:
-    __slots__ = ("spec", "store", "item_count", "size_bytes", "_id")
+    __slots__ = ("spec", "store", "item_count", "size_bytes", "observers", "_id")
 
     def __init__(self, spec: TableSpec, store: Store, item_count: int = 0, size_bytes: int = 0) -> None:
         self.spec = spec
         self.store = store
         self.item_count = item_count
         self.size_bytes = size_bytes
+        self.observers: list[WriteObserver] = []
         self._id = spec.table_id
 
     @property
@@ -119,5 +137,8 @@ class Table:
             new_size = values.item_size(new)
             if new_size > MAX_ITEM_BYTES:
                 raise errors.validation(size_error)
-        return Mutation(self, key, old, old_size, new, new_size)
+        m = Mutation(self, key, old, old_size, new, new_size)
+        for observer in self.observers:
+            observer.on_plan(m)
+        return m
 
