@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import time
-
 from aiohttp import web
 
 from dynemu.api.operations import registry
 from dynemu.api.protocol import MAX_BODY_BYTES, Protocol
 from dynemu.config import Settings
+from dynemu.engine.clock import make_clock
 from dynemu.engine.namespaces import Namespaces
 
 NAMESPACES = web.AppKey("namespaces", Namespaces)
@@ -20,7 +19,7 @@ def create_app(settings: Settings) -> web.Application:
     app = web.Application(client_max_size=MAX_BODY_BYTES + 1)
     namespaces = Namespaces(
         data_dir=None if settings.in_memory else settings.data_dir,
-        now=time.time,
+        clock=make_clock(settings.clock, settings.time_scale),
         shared_db=settings.shared_db,
         isolate_access_keys=settings.isolate_access_keys,
     )

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import struct
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 import orjson
 
 from dynemu import errors
+from dynemu.engine.clock import Clock
 from dynemu.engine.schema import TableSpec
 from dynemu.engine.table import Mutation, Table, encode_stored
 from dynemu.storage import keyspace
@@ -32,9 +33,10 @@ def _counts_key(table_id: int) -> bytes:
 class Database:
     """The tables of one namespace (a region, or region and access key)."""
 
-    def __init__(self, store: Store, now: Callable[[], float]) -> None:
+    def __init__(self, store: Store, clock: Clock) -> None:
         self.store = store
-        self.now = now
+        self.clock = clock
+        self.now = clock.now
         self.tables: dict[str, Table] = {}
         self._load()
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 
+from dynemu.engine.clock import Clock
 from dynemu.engine.database import Database
 from dynemu.storage.base import Store
 
@@ -34,13 +34,13 @@ class Namespaces:
         self,
         *,
         data_dir: str | None,
-        now: Callable[[], float],
+        clock: Clock,
         shared_db: bool = False,
         isolate_access_keys: bool = False,
     ) -> None:
         """``data_dir`` None means in memory."""
         self.data_dir = data_dir
-        self.now = now
+        self.clock = clock
         self.shared_db = shared_db
         self.isolate_access_keys = isolate_access_keys
         self.databases: dict[str, Database] = {}
@@ -63,7 +63,7 @@ class Namespaces:
     def _open(self, name: str) -> Database:
         db = self.databases.get(name)
         if db is None:
-            db = Database(self._open_store(name), self.now)
+            db = Database(self._open_store(name), self.clock)
             self.databases[name] = db
         return db
 

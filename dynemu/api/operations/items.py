@@ -67,15 +67,12 @@ def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     key = table.key_for_request(key_attrs)
     condition = compiled.condition.evaluate if compiled.condition is not None else None
     update = compiled.update
-    touched: list[Any] = []  # the paths the update touched, for UPDATED_OLD / UPDATED_NEW
 
     def apply(old: dict[str, Any] | None) -> dict[str, Any]:
         if update is None:
             # No update: DynamoDB still creates the item with just its key.
             return dict(old) if old is not None else dict(key_attrs)
-        new, info = update.apply(old, key_attrs)
-        touched.append(info)
-        return new
+        return update.apply(old, key_attrs)[0]
 
     m = table.plan(
         key,
@@ -90,8 +87,10 @@ def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         attributes = m.old
     elif rv == "ALL_NEW":
         attributes = m.new
-    elif rv in ("UPDATED_OLD", "UPDATED_NEW") and touched:
-        attributes = touched[0].apply(m.old if rv == "UPDATED_OLD" else m.new)
+    elif update is not None and rv == "UPDATED_OLD":
+        attributes = update.touched.apply(m.old)  # the paths the update touched
+    elif update is not None and rv == "UPDATED_NEW":
+        attributes = update.touched_new.apply(m.new)  # the paths given a new value
     return _write_response(body, m, attributes)
 
 

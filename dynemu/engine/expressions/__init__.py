@@ -117,6 +117,10 @@ def compile_request(operation: str, request: dict[str, Any], *, key_schema: Any 
     """
     operation = _ALIASES.get(operation, operation)
     expression_params, legacy_params = _PARAMETERS[operation]
+    if operation == "GetItem" and "ExpressionAttributeValues" in request:
+        # Not a member of GetItem (nor of BatchGetItem's or TransactGetItems' reads): the
+        # service ignores unknown members, so the values are neither used nor "unused".
+        request = {k: v for k, v in request.items() if k != "ExpressionAttributeValues"}
     present = [p for p in expression_params if request.get(p) is not None]
     names_raw = request.get("ExpressionAttributeNames")
     values_raw = request.get("ExpressionAttributeValues")
@@ -252,12 +256,21 @@ def _projection(text: str) -> tuple[ast.ProjectionExpr, ProjectionPlan]:
     return expr, projection_plan(expr)
 
 
+# Expression kinds whose size error ends at "size;" without the byte count, as the service
+# reports them (UpdateExpression: aws/aws-sdk-java-v2#4597; both: floci-io/floci#3447,
+# captured against the service). Condition and Filter expressions add "expression size: N"
+# (pynamodb/PynamoDB#979).
+_SIZE_WITHOUT_COUNT = frozenset(("UpdateExpression", "ProjectionExpression"))
+
+
 def _check_text(text: Any, ctx: ExprContext) -> None:
     if text == "":
         raise ctx.error("The expression can not be empty;")
     if len(text) > MAX_EXPRESSION_BYTES // 4:
         size = len(text.encode("utf-8", "surrogatepass"))
         if size > MAX_EXPRESSION_BYTES:
+            if ctx.kind in _SIZE_WITHOUT_COUNT:
+                raise ctx.error("Expression size has exceeded the maximum allowed size;")
             raise ctx.error(f"Expression size has exceeded the maximum allowed size; expression size: {size}")
 
 

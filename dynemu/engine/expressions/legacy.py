@@ -190,11 +190,12 @@ def attributes_to_get(names: list[str]) -> Projection:
 class LegacyUpdate:
     """AttributeUpdates: PUT / ADD / DELETE on top-level attributes (API reference)."""
 
-    __slots__ = ("updates", "touched", "top_names")
+    __slots__ = ("updates", "touched", "touched_new", "top_names")
 
     def __init__(self, updates: list[tuple[str, str, Value | None]]) -> None:
         self.updates = updates
         self.touched = Projection(tuple((name,) for name, _, _ in updates))
+        self.touched_new = self.touched  # top-level names: a removed one is simply absent
         self.top_names = frozenset(name for name, _, _ in updates)
 
     def apply(self, item: Item | None, key: Item) -> tuple[Item, Projection]:

@@ -130,15 +130,18 @@ class Update:
     """A compiled UpdateExpression.
 
     ``apply(item, key)`` returns ``(new_item, touched)``: ``touched`` is a Projection of
-    the updated paths, to build ReturnValues UPDATED_OLD (``touched.apply(old)``) and
-    UPDATED_NEW (``touched.apply(new)``).
+    the updated paths, to build ReturnValues UPDATED_OLD (``touched.apply(old)``).
+    UPDATED_NEW is ``touched_new.apply(new)``: only the paths given a new value, since a
+    REMOVE sets nothing (the service omits Attributes for a REMOVE alone; a removed list
+    element must not report the element that shifted into its place).
     """
 
-    __slots__ = ("actions", "touched", "top_names")
+    __slots__ = ("actions", "touched", "touched_new", "top_names")
 
     def __init__(self, actions: tuple[ast.Action, ...]) -> None:
         self.actions = actions
         self.touched = Projection(tuple(a.path.elements for a in actions))
+        self.touched_new = Projection(tuple(a.path.elements for a in actions if a.kind != "REMOVE"))
         self.top_names = frozenset(a.path.elements[0] for a in actions)
 
     def apply(self, item: Item | None, key: Item) -> tuple[Item, Projection]:
