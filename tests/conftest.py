@@ -29,7 +29,10 @@ def make_client(url: str, region: str = "us-east-1", key: str = "AKIDTEST", serv
 
 @pytest.fixture(scope="session")
 def server_url() -> Iterator[str]:
-    with DynemuServer() as url:
+    """The shared server of the functional tests: capacity is accounted but never refused
+    (--throttling off), as functional tests write in bursts no real table would admit.
+    Throttling is tested on servers of its own with a virtual clock."""
+    with DynemuServer(throttling=False) as url:
         yield url
 
 

@@ -47,7 +47,7 @@ class Process:
 
 def test_restart_keeps_everything(tmp_path: Path) -> None:
     data = str(tmp_path / "data")
-    p = Process("--data-dir", data)
+    p = Process("--data-dir", data, "--throttling", "off")
     try:
         assert p.url in p.first_line and data in p.first_line and "per-region" in p.first_line
         c = make_client(p.url)
@@ -67,7 +67,7 @@ def test_restart_keeps_everything(tmp_path: Path) -> None:
         )
     finally:
         assert p.stop() == 0
-    p = Process("--data-dir", data)
+    p = Process("--data-dir", data, "--throttling", "off")
     try:
         c = make_client(p.url)
         after = c.describe_table(TableName="persist")["Table"]

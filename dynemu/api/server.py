@@ -9,6 +9,7 @@ from dynemu.api.protocol import MAX_BODY_BYTES, Protocol
 from dynemu.config import Settings
 from dynemu.engine.clock import make_clock
 from dynemu.engine.namespaces import Namespaces
+from dynemu.engine.throughput import CapacityConfig
 
 NAMESPACES = web.AppKey("namespaces", Namespaces)
 PROTOCOL = web.AppKey("protocol", Protocol)
@@ -20,6 +21,11 @@ def create_app(settings: Settings) -> web.Application:
     namespaces = Namespaces(
         data_dir=None if settings.in_memory else settings.data_dir,
         clock=make_clock(settings.clock, settings.time_scale),
+        capacity=CapacityConfig(
+            model=settings.capacity_model,
+            throttling=settings.throttling,
+            partition_size=settings.partition_size,
+        ),
         shared_db=settings.shared_db,
         isolate_access_keys=settings.isolate_access_keys,
     )

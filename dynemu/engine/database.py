@@ -15,9 +15,12 @@ from collections.abc import Iterable
 import orjson
 
 from dynemu import errors
+from dynemu.engine import capacity
+from dynemu.engine.admission import TableCapacity
 from dynemu.engine.clock import Clock
 from dynemu.engine.schema import TableSpec
-from dynemu.engine.table import Mutation, Table, encode_stored
+from dynemu.engine.table import Apply, Condition, Mutation, Table, encode_stored, stored_size
+from dynemu.engine.throughput import CapacityConfig
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch
 
@@ -33,12 +36,25 @@ def _counts_key(table_id: int) -> bytes:
 class Database:
     """The tables of one namespace (a region, or region and access key)."""
 
-    def __init__(self, store: Store, clock: Clock) -> None:
+    def __init__(self, store: Store, clock: Clock, capacity: CapacityConfig | None = None) -> None:
         self.store = store
         self.clock = clock
         self.now = clock.now
+        self.capacity_config = capacity or CapacityConfig()
         self.tables: dict[str, Table] = {}
         self._load()
+        # On a virtual clock, time moves only when advanced: run what is then due.
+        clock.on_advance(self._on_advance)
+
+    def _on_advance(self, now: float) -> None:
+        for table in self.tables.values():
+            table.capacity.state.maintain(now)
+
+    def _attach(self, table: Table) -> Table:
+        """Give a loaded or new table its capacity state and write observers."""
+        table.capacity = TableCapacity(table.spec, self.capacity_config, self.store, self.now(), table.size_bytes)
+        table.observers.append(table.capacity)
+        return table
 
     # --- catalog ------------------------------------------------------------------------------
 
@@ -48,7 +64,7 @@ class Database:
             spec = TableSpec.from_record(orjson.loads(raw))
             counts = self.store.get(_counts_key(spec.table_id))
             count, size = _COUNTS.unpack(counts) if counts else (0, 0)
-            self.tables[spec.name] = Table(spec, self.store, count, size)
+            self.tables[spec.name] = self._attach(Table(spec, self.store, count, size))
 
     def _next_table_id(self) -> int:
         key = keyspace.meta_counter_key(_TABLE_ID_COUNTER)
@@ -88,13 +104,17 @@ class Database:
         batch.put(keyspace.meta_table_key(spec.name), orjson.dumps(spec.to_record()))
         batch.put(_counts_key(spec.table_id), _COUNTS.pack(0, 0))
         self.store.write(batch)
-        table = Table(spec, self.store)
+        table = self._attach(Table(spec, self.store))
         self.tables[spec.name] = table
         return table
 
     def save_spec(self, table: Table) -> None:
+        """Persist a changed spec, and let the capacity model follow it."""
+        table.capacity.spec = table.spec
+        table.capacity.reconfigure(self.now())
         batch = WriteBatch()
         batch.put(keyspace.meta_table_key(table.spec.name), orjson.dumps(table.spec.to_record()))
+        table.capacity.persist_if_changed(batch)
         self.store.write(batch)
 
     def drop_table(self, table: Table) -> None:
@@ -103,6 +123,7 @@ class Database:
         batch = WriteBatch()
         batch.delete(keyspace.meta_table_key(table.spec.name))
         batch.delete(_counts_key(table.spec.table_id))
+        table.capacity.drop(batch)
         self.store.write(batch)
         del self.tables[table.spec.name]
         prefix = keyspace.items_prefix(table.spec.table_id)
@@ -116,6 +137,38 @@ class Database:
             if not len(batch):
                 return
             self.store.write(batch)
+
+    # --- one item: admission, plan, charge, commit ---------------------------------------------------
+
+    def write(
+        self,
+        table: Table,
+        key: bytes,
+        apply: Apply,
+        condition: Condition | None = None,
+        *,
+        return_item_on_failure: bool = False,
+        size_error: str = "Item size has exceeded the maximum allowed size",
+        new_size: int | None = None,
+    ) -> Mutation:
+        """A single-item write (PutItem, UpdateItem, DeleteItem): admitted first, then
+        planned, charged and committed. A failed condition still consumes write capacity:
+        the size of the existing item, or one unit (developer guide, "Write capacity unit
+        consumption")."""
+        now = self.now()
+        cap = table.capacity
+        p = cap.check(key, now, write=True)
+        try:
+            m = table.plan(key, apply, condition, return_item_on_failure=return_item_on_failure,
+                           size_error=size_error, new_size=new_size)
+        except errors.DynamoError as err:
+            if err.type_name == "ConditionalCheckFailedException":
+                old_size = table.store.get(key)
+                cap.debit(p, key, now, write=capacity.write_units(stored_size(old_size) if old_size else 0, 0))
+            raise
+        cap.debit(p, key, now, write=capacity.write_units(m.old_size, m.new_size))
+        self.commit((m,))
+        return m
 
     # --- the single commit of item changes ---------------------------------------------------------
 

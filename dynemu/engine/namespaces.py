@@ -13,6 +13,7 @@ import re
 
 from dynemu.engine.clock import Clock
 from dynemu.engine.database import Database
+from dynemu.engine.throughput import CapacityConfig
 from dynemu.storage.base import Store
 
 DEFAULT_REGION = "us-east-1"
@@ -37,10 +38,12 @@ class Namespaces:
         clock: Clock,
         shared_db: bool = False,
         isolate_access_keys: bool = False,
+        capacity: CapacityConfig | None = None,
     ) -> None:
         """``data_dir`` None means in memory."""
         self.data_dir = data_dir
         self.clock = clock
+        self.capacity = capacity
         self.shared_db = shared_db
         self.isolate_access_keys = isolate_access_keys
         self.databases: dict[str, Database] = {}
@@ -63,7 +66,7 @@ class Namespaces:
     def _open(self, name: str) -> Database:
         db = self.databases.get(name)
         if db is None:
-            db = Database(self._open_store(name), self.clock)
+            db = Database(self._open_store(name), self.clock, self.capacity)
             self.databases[name] = db
         return db
 

@@ -59,6 +59,8 @@ class TableSpec:
     table_class: str = "STANDARD"
     on_demand_max_read: int = -1
     on_demand_max_write: int = -1
+    warm_read: int = 0  # WarmThroughput asked for (units per second); 0: none
+    warm_write: int = 0
 
     @property
     def key_schema(self) -> list[tuple[str, str, str]]:
@@ -93,6 +95,8 @@ class TableSpec:
             "table_class": self.table_class,
             "on_demand_max_read": self.on_demand_max_read,
             "on_demand_max_write": self.on_demand_max_write,
+            "warm_read": self.warm_read,
+            "warm_write": self.warm_write,
         }
 
     @classmethod
@@ -116,6 +120,8 @@ class TableSpec:
             table_class=r.get("table_class", "STANDARD"),
             on_demand_max_read=r.get("on_demand_max_read", -1),
             on_demand_max_write=r.get("on_demand_max_write", -1),
+            warm_read=r.get("warm_read", 0),
+            warm_write=r.get("warm_write", 0),
         )
 
 

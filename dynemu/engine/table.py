@@ -78,7 +78,7 @@ class Mutation:
 
 
 class Table:
-    __slots__ = ("spec", "store", "item_count", "size_bytes", "observers", "_id")
+    __slots__ = ("spec", "store", "item_count", "size_bytes", "observers", "capacity", "_id")
 
     def __init__(self, spec: TableSpec, store: Store, item_count: int = 0, size_bytes: int = 0) -> None:
         self.spec = spec
@@ -86,6 +86,7 @@ class Table:
         self.item_count = item_count
         self.size_bytes = size_bytes
         self.observers: list[WriteObserver] = []
+        self.capacity: Any = None  # the table's TableCapacity (engine.admission), set by Database
         self._id = spec.table_id
 
     @property

@@ -40,8 +40,7 @@ def put_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     compiled = bind_to(compiled, table)
     key = table.key_for_item(item)
     condition = compiled.condition.evaluate if compiled.condition is not None else None
-    m = table.plan(key, lambda old: item, condition, return_item_on_failure=_failure_item(body), new_size=size)
-    ctx.db.commit((m,))
+    m = ctx.db.write(table, key, lambda old: item, condition, return_item_on_failure=_failure_item(body), new_size=size)
     return _write_response(body, m, m.old if rv == "ALL_OLD" else None)
 
 
@@ -53,8 +52,7 @@ def delete_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     compiled = bind_to(compiled, table)
     key = table.key_for_request(key_attrs)
     condition = compiled.condition.evaluate if compiled.condition is not None else None
-    m = table.plan(key, lambda old: None, condition, return_item_on_failure=_failure_item(body))
-    ctx.db.commit((m,))
+    m = ctx.db.write(table, key, lambda old: None, condition, return_item_on_failure=_failure_item(body))
     return _write_response(body, m, m.old if rv == "ALL_OLD" else None)
 
 
@@ -74,14 +72,14 @@ def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
             return dict(old) if old is not None else dict(key_attrs)
         return update.apply(old, key_attrs)[0]
 
-    m = table.plan(
+    m = ctx.db.write(
+        table,
         key,
         apply,
         condition,
         return_item_on_failure=_failure_item(body),
         size_error="Item size to update has exceeded the maximum allowed size",
     )
-    ctx.db.commit((m,))
     attributes: dict[str, Any] | None = None
     if rv == "ALL_OLD":
         attributes = m.old
@@ -100,11 +98,15 @@ def get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     table = ctx.db.get(body["TableName"])
     compiled = bind_to(compiled, table)
     key = table.key_for_request(key_attrs)
+    now = ctx.db.now()
+    p = table.capacity.check(key, now)
     item, size = table.read(key)
+    read_h = capacity.read_units_h(size, bool(body.get("ConsistentRead")))
+    table.capacity.debit(p, key, now, read=read_h / 2)
     out: dict[str, Any] = {}
     if item is not None:
         out["Item"] = compiled.projection.apply(item) if compiled.projection is not None else item
-    cc = consumed_capacity(body, table, read_h=capacity.read_units_h(size, bool(body.get("ConsistentRead"))))
+    cc = consumed_capacity(body, table, read_h=read_h)
     if cc is not None:
         out["ConsumedCapacity"] = cc
     return out

@@ -1,0 +1,143 @@
+"""Capacity admission on the read and write paths of one table.
+
+Every data-plane request passes here once: ``check_*`` before the work (a request is
+admitted while its buckets hold a positive balance), ``debit_*`` with the units it
+actually consumed once they are known (the token-bucket rule of ``throughput.py``).
+``TableCapacity`` is also a write observer: each committed mutation updates its
+partition's size, a partition that outgrows ``--partition-size`` splits in two, and the
+partition map is persisted in the same storage batch whenever it changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from dynemu.engine.partitions import PartitionMap
+from dynemu.engine.schema import TableSpec
+from dynemu.engine.table import Mutation
+from dynemu.engine.throughput import CapacityConfig, ThrottleDecision, ThroughputState
+from dynemu.errors import DynamoError
+from dynemu.storage import keyspace
+from dynemu.storage.base import Store, WriteBatch
+from dynemu.storage.encoding import decode_key_value
+
+# The smallest charge of a read or a write, used to ask "is this request admitted?" before
+# its real size is known (half a unit: an eventually consistent read of up to 4 KB).
+PROBE_UNITS = 0.5
+
+
+def throttled(d: ThrottleDecision) -> DynamoError:
+    """ProvisionedThroughputExceededException (ThrottlingException on on-demand tables) with
+    ThrottlingReasons, as the service returns them (API_ThrottlingReason)."""
+    return DynamoError(d.error_type, d.message, extra={"ThrottlingReasons": d.throttling_reasons()})
+
+
+def _partitions_key(table_id: int) -> bytes:
+    return keyspace.meta_counter_key(f"partitions/{table_id}")
+
+
+class TableCapacity:
+    """The throughput state of one table and the glue to its read and write paths."""
+
+    __slots__ = ("spec", "state", "_skip", "_saved_version", "_meta_key")
+
+    def __init__(self, spec: TableSpec, cfg: CapacityConfig, store: Store, now: float, size_bytes: int) -> None:
+        self.spec = spec
+        self._skip = len(keyspace.items_prefix(spec.table_id))
+        self._meta_key = _partitions_key(spec.table_id)
+        raw = store.get(self._meta_key)
+        pmap = None
+        if raw is not None:
+            rows = [(bytes.fromhex(s), size, count) for s, size, count in orjson.loads(raw)]
+            pmap = PartitionMap.from_snapshot(rows, partition_size=cfg.partition_size)
+        on_demand = spec.billing_mode == "PAY_PER_REQUEST"
+        self.state = ThroughputState(
+            cfg,
+            arn=spec.arn,
+            now=now,
+            on_demand=on_demand,
+            rcu=spec.throughput.read,
+            wcu=spec.throughput.write,
+            max_read=spec.on_demand_max_read if spec.on_demand_max_read > 0 else None,
+            max_write=spec.on_demand_max_write if spec.on_demand_max_write > 0 else None,
+            pmap=pmap,
+            size_bytes=size_bytes,
+            warm_read=spec.warm_read,
+            warm_write=spec.warm_write,
+        )
+        # A new table starts with its planned partitions; persist them with the next write.
+        self._saved_version = -1 if pmap is None else self.state.version
+
+    # --- the request path -------------------------------------------------------------------
+
+    def partition(self, key: bytes) -> int:
+        return self.state.pmap.find(key[self._skip :])
+
+    def check(self, key: bytes, now: float, *, write: bool = False) -> int:
+        """Admission before the work: the partition of ``key`` (an item key, or the prefix of
+        one partition key's items), or a throttling error."""
+        state = self.state
+        p = state.pmap.find(key[self._skip :])
+        d = state.check(p, 0.0 if write else PROBE_UNITS, PROBE_UNITS if write else 0.0, now)
+        if d is not None:
+            state.record_throttle(d, now, key[self._skip :])
+            raise throttled(d)
+        return p
+
+    def debit(self, p: int, key: bytes, now: float, *, read: float = 0.0, write: float = 0.0) -> None:
+        state = self.state
+        state.debit(p, read, write, now, key[self._skip :])
+        if now >= state._next_maint:
+            state.maintain(now)
+
+    # --- control plane ------------------------------------------------------------------------
+
+    def reconfigure(self, now: float) -> None:
+        """Follow the spec after UpdateTable (billing mode, throughput, caps, warm throughput)."""
+        spec = self.spec
+        if spec.billing_mode == "PAY_PER_REQUEST":
+            self.state.set_on_demand(
+                now,
+                spec.on_demand_max_read if spec.on_demand_max_read > 0 else None,
+                spec.on_demand_max_write if spec.on_demand_max_write > 0 else None,
+            )
+        else:
+            self.state.set_provisioned(spec.throughput.read, spec.throughput.write, now)
+        if spec.warm_read or spec.warm_write:
+            self.state.set_warm(spec.warm_read, spec.warm_write, now)
+
+    def persist_if_changed(self, batch: WriteBatch) -> None:
+        if self.state.version != self._saved_version:
+            rows = [(s.hex(), size, count) for s, size, count in self.state.pmap.snapshot()]
+            batch.put(self._meta_key, orjson.dumps(rows))
+            self._saved_version = self.state.version
+
+    def drop(self, batch: WriteBatch) -> None:
+        batch.delete(self._meta_key)
+
+    # --- write observer: partition sizes and splits ------------------------------------------------
+
+    def on_plan(self, m: Mutation) -> None:
+        return None
+
+    def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None:
+        state = self.state
+        p = state.pmap.find(m.key[self._skip :])
+        count = (m.new is not None) - (m.old is not None)
+        if state.note_write(p, m.new_size - m.old_size, count):
+            at = state.pmap.hash_midpoint(p)
+            if at is not None:
+                state.split(p, at, now)
+        self.persist_if_changed(batch)
+
+    # --- admin views -------------------------------------------------------------------------
+
+    def describe_key(self, suffix: bytes) -> Any:
+        """The partition key value a storage key suffix belongs to (for hot-key listings)."""
+        try:
+            value, _ = decode_key_value(self.spec.hash_key.type, suffix, 8)
+        except Exception:  # a truncated sample; show the raw bytes
+            return suffix.hex()
+        return value
