@@ -16,6 +16,7 @@ import os
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Any
 
 import orjson
@@ -71,8 +72,15 @@ def parse_credential(auth: str) -> tuple[str, str]:
 class Protocol:
     """Turns HTTP requests into operation calls. One instance per server."""
 
-    def __init__(self, settings: Settings, namespaces: Namespaces, handlers: dict[str, dict[str, Handler]]):
+    def __init__(
+        self,
+        settings: Settings,
+        namespaces: Namespaces,
+        handlers: dict[str, dict[str, Handler]],
+        metrics: Any = None,
+    ):
         self.settings = settings
+        self.metrics = metrics  # admin.RequestMetrics: counts and latency per operation
         self.namespaces = namespaces
         self.handlers = handlers  # target prefix -> operation -> handler
         self.validators = {
@@ -80,6 +88,7 @@ class Protocol:
             STREAMS_PREFIX: RequestValidator.for_service("dynamodbstreams"),
         }
         self.cors = settings.cors
+        self._known_operations = frozenset().union(*(v.operations for v in self.validators.values()))
 
     # --- responses ------------------------------------------------------------------------------
 
@@ -115,18 +124,29 @@ class Protocol:
         if raw and content_type not in JSON_TYPES:
             return web.Response(status=404, body=b"<UnknownOperationException/>\n")
         reply_type = "application/json" if content_type == "application/json" else JSON_TYPES[0]
+        started = perf_counter()
         try:
             # aiohttp has already decoded a gzip/deflate body (Content-Encoding), and its
             # client_max_size bounds the decoded size, so a gzip bomb also gets 413.
             result = self._dispatch(request, raw)
         except errors.DynamoError as err:
+            self._observe(request, started, err.type_name)
             return self._error(request, err, reply_type)
         except Exception:  # a bug: log it, answer as the service answers its own failures
             log.exception("internal error handling %s", request.headers.get("X-Amz-Target"))
+            self._observe(request, started, "InternalServerError")
             return self._error(request, errors.internal_server_error(), reply_type)
+        self._observe(request, started, None)
         if result is None:
             return web.Response(status=413)
         return self._respond(request, 200, orjson.dumps(result), reply_type)
+
+    def _observe(self, request: web.Request, started: float, error: str | None) -> None:
+        if self.metrics is not None:
+            operation = request.headers.get("X-Amz-Target", "").rpartition(".")[2]
+            if operation not in self._known_operations:  # bound the label set
+                operation = "unknown"
+            self.metrics.observe(operation, perf_counter() - started, error)
 
     def _dispatch(self, request: web.Request, raw: bytes) -> dict[str, Any] | None:
         if len(raw) > MAX_BODY_BYTES:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from dynemu.api.admin import Admin, RequestMetrics
 from dynemu.api.operations import registry
 from dynemu.api.protocol import MAX_BODY_BYTES, Protocol
 from dynemu.config import Settings
@@ -29,11 +30,13 @@ def create_app(settings: Settings) -> web.Application:
         shared_db=settings.shared_db,
         isolate_access_keys=settings.isolate_access_keys,
     )
-    protocol = Protocol(settings, namespaces, registry.handlers())
+    metrics = RequestMetrics()
+    protocol = Protocol(settings, namespaces, registry.handlers(), metrics)
     app[NAMESPACES] = namespaces
     app[PROTOCOL] = protocol
     app.router.add_post("/", protocol.handle)
     app.router.add_get("/", protocol.health)
+    Admin(namespaces, metrics).routes(app)
     if settings.cors is not None:
         app.router.add_route("OPTIONS", "/", protocol.preflight)
 

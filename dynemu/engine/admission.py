@@ -31,7 +31,10 @@ PROBE_UNITS = 0.5
 def throttled(d: ThrottleDecision) -> DynamoError:
     """ProvisionedThroughputExceededException (ThrottlingException on on-demand tables) with
     ThrottlingReasons, as the service returns them (API_ThrottlingReason)."""
-    return DynamoError(d.error_type, d.message, extra={"ThrottlingReasons": d.throttling_reasons()})
+    # botocore's model spells the member "ThrottlingReasons" on
+    # ProvisionedThroughputExceededException but "throttlingReasons" on ThrottlingException.
+    member = "throttlingReasons" if d.error_type == "ThrottlingException" else "ThrottlingReasons"
+    return DynamoError(d.error_type, d.message, extra={member: d.throttling_reasons()})
 
 
 def _partitions_key(table_id: int) -> bytes:

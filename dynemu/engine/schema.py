@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from dynemu import errors
@@ -37,6 +38,40 @@ class Throughput:
     decreases_today: int = 0
     decrease_day: int = 0  # UTC day number the counter belongs to
 
+    def change(self, read: int, write: int, now: float) -> None:
+        """Apply a provisioned-throughput change, enforcing the daily decrease quota: four
+        decreases in a UTC day, then at most one every hour ("Service, account, and table
+        quotas": throughput decreases per day; the service's LimitExceededException text)."""
+        day = int(now // DAY_SECONDS)
+        if self.decrease_day != day:
+            self.decrease_day, self.decreases_today = day, 0
+        decrease = read < self.read or write < self.write
+        if decrease and self.decreases_today >= 4 and self.last_decrease is not None:
+            if now - self.last_decrease < 3600:
+                raise errors.limit_exceeded(
+                    "Subscriber limit exceeded: Provisioned throughput decreases are limited within a given UTC "
+                    "day. After the first 4 decreases, each subsequent decrease in the same UTC day can be "
+                    "performed at most once every 3600 seconds. Number of decreases today: "
+                    f"{self.decreases_today}. Last decrease at {_utc_text(self.last_decrease)}. Next decrease "
+                    f"can be made at {_utc_text(self.last_decrease + 3600)}"
+                )
+        if read > self.read or write > self.write:
+            self.last_increase = now
+        if decrease:
+            self.last_decrease = now
+            self.decreases_today += 1
+        self.read, self.write = read, write
+
+
+DAY_SECONDS = 86400
+
+
+def _utc_text(t: float) -> str:
+    """A time as the service writes it in quota messages: "Wednesday, July 25, 2018 8:48:14 PM UTC"."""
+    d = datetime.fromtimestamp(t, tz=UTC)
+    hour = d.hour % 12 or 12
+    return f"{d:%A}, {d:%B} {d.day}, {d.year} {hour}:{d:%M:%S} {'AM' if d.hour < 12 else 'PM'} UTC"
+
 
 @dataclass
 class TableSpec:
@@ -61,6 +96,7 @@ class TableSpec:
     on_demand_max_write: int = -1
     warm_read: int = 0  # WarmThroughput asked for (units per second); 0: none
     warm_write: int = 0
+    indexes: list[Any] = field(default_factory=list)  # engine.indexes.IndexSpec: LSIs, then GSIs
 
     @property
     def key_schema(self) -> list[tuple[str, str, str]]:
@@ -97,6 +133,7 @@ class TableSpec:
             "on_demand_max_write": self.on_demand_max_write,
             "warm_read": self.warm_read,
             "warm_write": self.warm_write,
+            "indexes": [i.to_record() for i in self.indexes],
         }
 
     @classmethod
@@ -122,7 +159,14 @@ class TableSpec:
             on_demand_max_write=r.get("on_demand_max_write", -1),
             warm_read=r.get("warm_read", 0),
             warm_write=r.get("warm_write", 0),
+            indexes=_indexes_from(r.get("indexes") or ()),
         )
+
+
+def _indexes_from(records: Any) -> list[Any]:
+    from dynemu.engine.indexes import IndexSpec  # indexes imports this module
+
+    return [IndexSpec.from_record(r) for r in records]
 
 
 def _key_value_size(attr: KeyAttr, v: Value) -> int:

@@ -60,6 +60,9 @@ def describe(table: Table, status: str = "ACTIVE") -> dict[str, Any]:
         }
     if spec.table_class != "STANDARD":
         out["TableClassSummary"] = {"TableClass": spec.table_class}
+    # What the table's partitions sustain now (warm-throughput.html).
+    reads, writes = table.capacity.state.warm_throughput()
+    out["WarmThroughput"] = {"ReadUnitsPerSecond": reads, "WriteUnitsPerSecond": writes, "Status": "ACTIVE"}
     return out
 
 
@@ -175,6 +178,8 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         table_class=body.get("TableClass") or "STANDARD",
         on_demand_max_read=odt.get("MaxReadRequestUnits", -1),
         on_demand_max_write=odt.get("MaxWriteRequestUnits", -1),
+        warm_read=(body.get("WarmThroughput") or {}).get("ReadUnitsPerSecond", 0),
+        warm_write=(body.get("WarmThroughput") or {}).get("WriteUnitsPerSecond", 0),
     )
     table = ctx.db.add_table(spec)
     # CreateTable answers CREATING; the table is ACTIVE by the next DescribeTable.
@@ -226,15 +231,7 @@ def _update_throughput(tp: Throughput, read: int, write: int, now: float) -> Non
             "to request higher limits."
         )
     _check_throughput_limit(read, write)
-    day = int(now // DAY)
-    if tp.decrease_day != day:
-        tp.decrease_day, tp.decreases_today = day, 0
-    if read > tp.read or write > tp.write:
-        tp.last_increase = now
-    if read < tp.read or write < tp.write:
-        tp.last_decrease = now
-        tp.decreases_today += 1
-    tp.read, tp.write = read, write
+    tp.change(read, write, now)
 
 
 def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
@@ -291,6 +288,11 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         changed = True
     if "DeletionProtectionEnabled" in body:
         spec.deletion_protection = bool(body["DeletionProtectionEnabled"])
+        changed = True
+    if body.get("WarmThroughput"):
+        warm = body["WarmThroughput"]
+        spec.warm_read = max(spec.warm_read, warm.get("ReadUnitsPerSecond", 0))
+        spec.warm_write = max(spec.warm_write, warm.get("WriteUnitsPerSecond", 0))
         changed = True
     if "TableClass" in body:
         spec.table_class = body["TableClass"]

@@ -1,0 +1,159 @@
+"""The admin API under /_dynemu/: the clock, a table's partitions and hot keys, metrics.
+
+Requests reach the namespace their credential scope names, like the data plane; without an
+Authorization header, ``?region=`` (default us-east-1) and ``?access_key=`` choose it.
+
+    GET  /_dynemu/clock                           {"now": <epoch seconds>, "mode": ...}
+    POST /_dynemu/clock  {"advance": <seconds>}   moves a virtual clock, runs what is due
+    GET  /_dynemu/tables/<TableName>/partitions   [?index=<IndexName>] partitions, buckets,
+                                                  consumption, throttles, hottest keys
+    GET  /_dynemu/metrics                         Prometheus text format
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from dynemu.api.protocol import parse_credential
+from dynemu.engine.clock import VirtualClock
+from dynemu.engine.database import Database
+from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces
+
+
+class RequestMetrics:
+    """Request counts and latency per operation (kept by the protocol, cheap to update)."""
+
+    def __init__(self) -> None:
+        self.count: dict[str, int] = defaultdict(int)
+        self.seconds: dict[str, float] = defaultdict(float)
+        self.errors: dict[tuple[str, str], int] = defaultdict(int)
+
+    def observe(self, operation: str, seconds: float, error: str | None) -> None:
+        self.count[operation] += 1
+        self.seconds[operation] += seconds
+        if error is not None:
+            self.errors[(operation, error)] += 1
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    return web.Response(status=status, body=orjson.dumps(data), content_type="application/json")
+
+
+def _error(message: str, status: int = 400) -> web.Response:
+    return _json({"error": message}, status)
+
+
+class Admin:
+    def __init__(self, namespaces: Namespaces, metrics: RequestMetrics) -> None:
+        self.namespaces = namespaces
+        self.metrics = metrics
+
+    def routes(self, app: web.Application) -> None:
+        app.router.add_get("/_dynemu/clock", self.get_clock)
+        app.router.add_post("/_dynemu/clock", self.post_clock)
+        app.router.add_get("/_dynemu/tables/{table}/partitions", self.partitions)
+        app.router.add_get("/_dynemu/metrics", self.prometheus)
+
+    def _database(self, request: web.Request) -> Database:
+        auth = request.headers.get("Authorization")
+        if auth:
+            access_key, region = parse_credential(auth)
+        else:
+            region = request.query.get("region", DEFAULT_REGION)
+            access_key = request.query.get("access_key", "")
+        return self.namespaces.get(region, access_key)
+
+    # --- clock -------------------------------------------------------------------------------------
+
+    async def get_clock(self, request: web.Request) -> web.Response:
+        clock = self.namespaces.clock
+        return _json({"now": clock.now(), "mode": clock.mode})
+
+    async def post_clock(self, request: web.Request) -> web.Response:
+        clock = self.namespaces.clock
+        try:
+            body = orjson.loads(await request.read() or b"{}")
+        except orjson.JSONDecodeError:
+            return _error("the body must be JSON such as {\"advance\": 60}")
+        advance = body.get("advance") if isinstance(body, dict) else None
+        if not isinstance(advance, int | float) or isinstance(advance, bool) or advance < 0:
+            return _error("advance must be a number of seconds >= 0")
+        if not isinstance(clock, VirtualClock):
+            return _error(f"the clock is {clock.mode}; only a virtual clock (--clock virtual) can be advanced", 409)
+        clock.advance(float(advance))
+        return _json({"now": clock.now(), "mode": clock.mode})
+
+    # --- partitions ------------------------------------------------------------------------------------
+
+    async def partitions(self, request: web.Request) -> web.Response:
+        db = self._database(request)
+        table = db.lookup(request.match_info["table"])
+        if table is None:
+            return _error(f"table not found: {request.match_info['table']}", 404)
+        index = request.query.get("index")
+        cap = table.capacity
+        state = cap.state
+        if index is not None:
+            states = getattr(cap, "index_states", {})
+            if index not in states:
+                return _error(f"the table has no global secondary index {index}", 404)
+            state = states[index]
+        now = db.now()
+        hot = state.hot_keys(10)
+        return _json(
+            {
+                "table": table.name,
+                "index": index,
+                "summary": state.summary(now),
+                "partitions": state.describe_partitions(now),
+                "hot_keys": {
+                    "by_consumed_units": [
+                        {"key": cap.describe_key(k), "units": round(u, 1)} for k, u in hot["by_units"]
+                    ],
+                    "by_throttles": [{"key": cap.describe_key(k), "throttles": n} for k, n in hot["by_throttles"]],
+                },
+            }
+        )
+
+    # --- Prometheus ---------------------------------------------------------------------------------------
+
+    async def prometheus(self, request: web.Request) -> web.Response:
+        lines: list[str] = []
+        add = lines.append
+        add("# HELP dynemu_consumed_capacity_units_total Capacity units consumed.")
+        add("# TYPE dynemu_consumed_capacity_units_total counter")
+        throttle_lines: list[str] = []
+        for ns_name, db in sorted(self.namespaces.databases.items()):
+            for name, table in sorted(db.tables.items()):
+                states = [(None, table.capacity.state)]
+                states += sorted(getattr(table.capacity, "index_states", {}).items())
+                for index, state in states:
+                    labels = f'namespace="{ns_name}",table="{name}",index="{index or ""}"'
+                    add(f'dynemu_consumed_capacity_units_total{{{labels},operation="read"}} {state.consumed_total[0]}')
+                    add(f'dynemu_consumed_capacity_units_total{{{labels},operation="write"}} {state.consumed_total[1]}')
+                    for reason, n in sorted(state.throttle_counts.items()):
+                        throttle_lines.append(f'dynemu_throttled_requests_total{{{labels},reason="{reason}"}} {n}')
+        add("# HELP dynemu_throttled_requests_total Requests refused by the capacity model, by reason.")
+        add("# TYPE dynemu_throttled_requests_total counter")
+        lines.extend(throttle_lines)
+        m = self.metrics
+        add("# HELP dynemu_requests_total Requests handled, by operation.")
+        add("# TYPE dynemu_requests_total counter")
+        for op, n in sorted(m.count.items()):
+            add(f'dynemu_requests_total{{operation="{op}"}} {n}')
+        add("# HELP dynemu_request_duration_seconds Time spent handling requests, by operation.")
+        add("# TYPE dynemu_request_duration_seconds summary")
+        for op, n in sorted(m.count.items()):
+            add(f'dynemu_request_duration_seconds_count{{operation="{op}"}} {n}')
+            add(f'dynemu_request_duration_seconds_sum{{operation="{op}"}} {m.seconds[op]:.6f}')
+        add("# HELP dynemu_request_errors_total Requests answered with an error, by operation and type.")
+        add("# TYPE dynemu_request_errors_total counter")
+        for (op, err), n in sorted(m.errors.items()):
+            add(f'dynemu_request_errors_total{{operation="{op}",error="{err}"}} {n}')
+        add(f"dynemu_scrape_timestamp_seconds {time.time():.3f}")
+        return web.Response(text="\n".join(lines) + "\n", content_type="text/plain")

@@ -1,0 +1,269 @@
+"""Partitions, capacity and throttling, reproduced deterministically on a virtual clock.
+
+Each scenario runs its own server (``--clock virtual``) and moves time only through the
+admin API, so every run throttles at the same requests. boto3's retries are off.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+from dynemu.testing import DynemuServer
+from tests.conftest import make_client
+
+TABLE_MESSAGE = (
+    "The level of configured provisioned throughput for the table was exceeded. Consider increasing your "
+    "provisioning level with the UpdateTable API."
+)
+KB = 1024
+
+
+class Virtual:
+    """A server on a virtual clock, a client, and the admin calls a test needs."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.ddb = make_client(url)
+
+    def admin(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.url + path, data=data, method="POST" if data else "GET")
+        with urllib.request.urlopen(req) as resp:
+            return json.loads(resp.read())
+
+    def advance(self, seconds: float) -> None:
+        self.admin("/_dynemu/clock", {"advance": seconds})
+
+    def partitions(self, table: str) -> dict[str, Any]:
+        return self.admin(f"/_dynemu/tables/{table}/partitions")
+
+    def create(self, name: str, rcu: int | None = None, wcu: int | None = None, **extra: Any) -> str:
+        kwargs: dict[str, Any] = dict(
+            TableName=name,
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        )
+        if rcu is None:
+            kwargs["BillingMode"] = "PAY_PER_REQUEST"
+        else:
+            kwargs["ProvisionedThroughput"] = {"ReadCapacityUnits": rcu, "WriteCapacityUnits": wcu}
+        kwargs.update(extra)
+        self.ddb.create_table(**kwargs)
+        return name
+
+    def put(self, table: str, pk: str, kb: int = 1) -> ClientError | None:
+        """Write an item of ``kb`` KB (charged ``kb`` WCU); the error if throttled."""
+        try:
+            self.ddb.put_item(TableName=table, Item={"pk": {"S": pk}, "v": {"S": "x" * (kb * KB - 8 - len(pk))}})
+        except ClientError as err:
+            return err
+        return None
+
+    def puts_admitted(self, table: str, pk: str, n: int, kb: int = 1) -> int:
+        """How many of ``n`` writes in the same instant are admitted (stops at the first refusal)."""
+        for i in range(n):
+            if self.put(table, pk, kb) is not None:
+                return i
+        return n
+
+
+@pytest.fixture
+def virtual(request: pytest.FixtureRequest) -> Iterator[Virtual]:
+    model = getattr(request, "param", "gac")
+    with DynemuServer(clock="virtual", capacity_model=model, throttling=True) as url:
+        yield Virtual(url)
+
+
+def assert_throttled(err: ClientError | None, reason: str, resource: str, message: str = TABLE_MESSAGE) -> None:
+    assert err is not None, "expected a throttle"
+    assert err.response["Error"]["Code"] == "ProvisionedThroughputExceededException"
+    assert err.response["Error"]["Message"] == message
+    assert err.response["ThrottlingReasons"] == [{"reason": reason, "resource": resource}]
+
+
+def arn(v: Virtual, table: str) -> str:
+    return v.ddb.describe_table(TableName=table)["Table"]["TableArn"]
+
+
+# RCU 9000 + WCU 4 -> ceil(9000/3000 + 4/1000) = 4 partitions, 1 WCU each.
+HOT = dict(rcu=9000, wcu=4)
+
+
+@pytest.mark.parametrize("virtual", ["uniform"], indirect=True)
+def test_uniform_hot_partition_throttles_while_the_table_is_under_its_throughput(virtual: Virtual) -> None:
+    t = virtual.create("hot-uniform", **HOT)
+    assert len(virtual.partitions(t)["partitions"]) == 4
+    assert virtual.put(t, "hot") is None  # the partition's one unit for this second
+    err = virtual.put(t, "hot")
+    # The table has used 1 of its 4 WCU: the partition, not the table, is the limit.
+    assert_throttled(err, "TableWriteKeyRangeThroughputExceeded", arn(virtual, t))
+    virtual.advance(1)
+    assert virtual.put(t, "hot") is None
+    view = virtual.partitions(t)
+    assert view["summary"]["throttles"] == {"TableWriteKeyRangeThroughputExceeded": 1}
+    assert view["hot_keys"]["by_throttles"][0]["key"] == {"S": "hot"}
+
+
+@pytest.mark.parametrize("virtual", ["burst"], indirect=True)
+def test_burst_absorbs_a_spike_until_300_seconds_of_savings_are_spent(virtual: Virtual) -> None:
+    t = virtual.create("burst", **HOT)
+    virtual.advance(400)  # idle: each partition saves at most 300 s of its 1 WCU
+    admitted = virtual.puts_admitted(t, "spike", 400, kb=10)
+    # 300 saved units (+ this second's refill) at 10 WCU a write, the last one overdrawing.
+    assert admitted == 30
+    assert_throttled(virtual.put(t, "spike", 10), "TableWriteKeyRangeThroughputExceeded", arn(virtual, t))
+
+
+@pytest.mark.parametrize("virtual", ["adaptive"], indirect=True)
+def test_adaptive_capacity_ends_sustained_throttling(virtual: Virtual) -> None:
+    t = virtual.create("adaptive", rcu=9000, wcu=40)  # 4 partitions of 10 WCU; table 40 WCU
+    throttled_early = 0
+    admitted_late = 0
+    for second in range(400):
+        admitted = virtual.puts_admitted(t, "hot", 3, kb=10)  # 30 WCU/s on one partition
+        if second < 20:
+            throttled_early += admitted < 3
+        if second >= 380:
+            admitted_late += admitted
+        virtual.advance(1)
+    assert throttled_early > 0  # a 10 WCU partition cannot carry 30 WCU/s
+    assert admitted_late == 60  # later the unused table capacity carries the hot partition
+
+
+@pytest.mark.parametrize("virtual", ["gac"], indirect=True)
+def test_gac_serves_a_hot_key_up_to_the_partition_ceiling_and_not_beyond(virtual: Virtual) -> None:
+    t = virtual.create("gac-ceiling", rcu=1000, wcu=3000)  # 4 partitions; table 3000 WCU, 300 s burst
+    virtual.advance(300)
+    # One key can use far more than 3000/4 = 750 WCU/s, but never more than 1000 WCU/s.
+    admitted = virtual.puts_admitted(t, "hot", 40, kb=100)
+    assert 10 <= admitted <= 11
+    assert_throttled(virtual.put(t, "hot", 100), "TableWriteKeyRangeThroughputExceeded", arn(virtual, t))
+    # Keys in the other three partitions are not affected.
+    assert sum(virtual.put(t, f"other-{i}", 1) is None for i in range(12)) >= 6
+
+
+@pytest.mark.parametrize("virtual", ["uniform"], indirect=True)
+def test_throughput_dilation_after_a_decrease(virtual: Virtual) -> None:
+    t = virtual.create("dilation", rcu=1, wcu=4000)  # ceil(1/3000 + 4000/1000) = 5 partitions
+    virtual.ddb.update_table(TableName=t, ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 40})
+    view = virtual.partitions(t)
+    assert len(view["partitions"]) == 5  # partitions never merge
+    assert [p["allocated_write"] for p in view["partitions"]] == [8, 8, 8, 8, 8]  # 40 WCU over 5
+    virtual.advance(1)
+    assert virtual.puts_admitted(t, "k", 5, kb=4) == 2  # an 8 WCU share: 4 + 4, then refused
+
+
+def test_size_split_dilutes_the_partition_share() -> None:
+    with DynemuServer(clock="virtual", capacity_model="uniform", throttling=True, partition_size=64 * KB) as url:
+        v = Virtual(url)
+        t = v.create("size-split", rcu=1, wcu=100)
+        assert len(v.partitions(t)["partitions"]) == 1
+        for i in range(100):
+            v.advance(1)
+            assert v.put(t, f"k{i}", 1) is None
+        view = v.partitions(t)
+        assert len(view["partitions"]) >= 2  # 100 KB outgrew 64 KB partitions
+        n = len(view["partitions"])
+        assert all(p["allocated_write"] == pytest.approx(100 / n) for p in view["partitions"])
+
+
+@pytest.mark.parametrize("virtual", ["gac"], indirect=True)
+def test_split_for_heat_raises_a_hot_ranges_ceiling(virtual: Virtual) -> None:
+    t = virtual.create("heat", rcu=1, wcu=999)  # ceil(1/3000 + 999/1000) = 1 partition, ceiling 1000 WCU
+    assert len(virtual.partitions(t)["partitions"]) == 1
+    for _second in range(120):
+        for k in range(9):  # 9 keys x 100 WCU = 900 WCU/s, 90 % of the ceiling
+            virtual.put(t, f"key-{k}", 100)
+        virtual.advance(1)
+    assert len(virtual.partitions(t)["partitions"]) >= 2
+
+
+ON_DEMAND_MESSAGE = (
+    "Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling your table "
+    "or index so please try again shortly. If exceptions persist, check if you have a hot key: "
+    "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html"
+)
+
+
+def test_on_demand_throttles_a_hot_key_and_doubles_behind_a_peak() -> None:
+    with DynemuServer(clock="virtual", throttling=True) as url:
+        v = Virtual(url)
+        t = v.create("on-demand")
+        view = v.partitions(t)
+        # A new on-demand table is warm for 12,000 reads and 4,000 writes per second: 4 partitions.
+        assert len(view["partitions"]) == 4 and view["summary"]["warm_throughput"] == [12000, 4000]
+        desc = v.ddb.describe_table(TableName=t)["Table"]
+        assert desc["WarmThroughput"] == {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"}
+        # One key cannot pass its partition's 1,000 WCU, on-demand or not.
+        assert v.puts_admitted(t, "hot", 10, kb=300) == 4  # 300 x 4 overdraws the 1,000 unit bucket once
+        err = v.put(t, "hot", 300)
+        assert err is not None
+        assert err.response["Error"]["Code"] == "ThrottlingException"
+        assert err.response["Error"]["Message"] == ON_DEMAND_MESSAGE
+        assert err.response["throttlingReasons"] == [
+            {"reason": "TableWriteKeyRangeThroughputExceeded", "resource": arn(v, t)}
+        ]
+        # A peak of ~1,200 WCU that stands for 30 minutes makes room for twice as much.
+        v.advance(1801)
+        assert len(v.partitions(t)["partitions"]) >= 4
+        v.advance(1)
+        for i in range(8):
+            v.put(t, f"spread-{i}", 300)
+        v.advance(1801)
+        assert len(v.partitions(t)["partitions"]) == 8
+
+
+def test_daily_decrease_limit() -> None:
+    with DynemuServer(clock="virtual", throttling=True) as url:
+        v = Virtual(url)
+        t = v.create("decreases", rcu=100, wcu=100)
+        for n in range(4):
+            v.ddb.update_table(TableName=t, ProvisionedThroughput={"ReadCapacityUnits": 90 - n, "WriteCapacityUnits": 100})
+        with pytest.raises(ClientError) as info:
+            v.ddb.update_table(TableName=t, ProvisionedThroughput={"ReadCapacityUnits": 50, "WriteCapacityUnits": 100})
+        err = info.value.response["Error"]
+        assert err["Code"] == "LimitExceededException"
+        assert err["Message"].startswith(
+            "Subscriber limit exceeded: Provisioned throughput decreases are limited within a given UTC day. After "
+            "the first 4 decreases, each subsequent decrease in the same UTC day can be performed at most once every "
+            "3600 seconds. Number of decreases today: 4. Last decrease at "
+        )
+        assert "Next decrease can be made at " in err["Message"]
+        v.advance(3600)
+        v.ddb.update_table(TableName=t, ProvisionedThroughput={"ReadCapacityUnits": 50, "WriteCapacityUnits": 100})
+        tp = v.ddb.describe_table(TableName=t)["Table"]["ProvisionedThroughput"]
+        assert tp["NumberOfDecreasesToday"] in (5, 1)  # 1 if the hour crossed midnight UTC
+
+
+def test_throttling_off_accounts_but_admits() -> None:
+    with DynemuServer(clock="virtual", throttling=False) as url:
+        v = Virtual(url)
+        t = v.create("off", rcu=1, wcu=1)
+        assert v.puts_admitted(t, "k", 20, kb=10) == 20
+        assert v.partitions(t)["summary"]["consumed_total"][1] == 200
+
+
+def test_admin_clock_and_metrics() -> None:
+    with DynemuServer(clock="virtual") as url:
+        v = Virtual(url)
+        before = v.admin("/_dynemu/clock")
+        assert before["mode"] == "virtual"
+        v.advance(3600)
+        assert v.admin("/_dynemu/clock")["now"] == pytest.approx(before["now"] + 3600)
+        t = v.create("metrics", rcu=5, wcu=5)
+        v.put(t, "a")
+        with urllib.request.urlopen(url + "/_dynemu/metrics") as resp:
+            text = resp.read().decode()
+        assert 'dynemu_requests_total{operation="PutItem"} 1' in text
+        assert 'dynemu_consumed_capacity_units_total{namespace="us-east-1",table="metrics",index="",operation="write"} 1.0' in text
+    with DynemuServer() as url:  # a real clock cannot be advanced
+        req = urllib.request.Request(url + "/_dynemu/clock", data=b'{"advance": 1}', method="POST")
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(req)
+        assert info.value.code == 409
