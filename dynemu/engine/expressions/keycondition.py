@@ -54,9 +54,17 @@ class KeyCondition:
     partition_name: str | None = None
     partition_value: Value | None = None
     sort: SortCondition | None = None
+    # every partition key value, in key schema order (more than one: multi-attribute keys)
+    partition_values: tuple[Value, ...] = ()
+    # multi-attribute sort keys: the `=` values of the sort key attributes before ``sort``'s
+    sort_prefix: tuple[Value, ...] = ()
 
     def bind(self, key_schema: list[tuple[str, ...]]) -> KeyCondition:
         conditions = self.conditions
+        hashes = [e for e in key_schema if e[1] == "HASH"]
+        ranges = [e for e in key_schema if e[1] == "RANGE"]
+        if len(hashes) > 1 or len(ranges) > 1:
+            return self._bind_multi(hashes, ranges)
         hash_name = key_schema[0][0]
         if len(key_schema) == 1 and len(conditions) > 1:
             raise validation("Query key condition not supported")
@@ -80,7 +88,54 @@ class KeyCondition:
             name = key_schema[1][0]
             op, values = conditions[name]
             sort = SortCondition(name, op, values)
-        return KeyCondition(conditions, hash_name, conditions[hash_name][1][0], sort)
+        value = conditions[hash_name][1][0]
+        return KeyCondition(conditions, hash_name, value, sort, (value,))
+
+    def _bind_multi(self, hashes: list[tuple[str, ...]], ranges: list[tuple[str, ...]]) -> KeyCondition:
+        """Multi-attribute GSI keys (GSI.md, "Multi-attribute key schema"): `=` on every
+        partition key attribute; sort key attributes constrained left to right without gaps,
+        only the last one constrained by something other than `=`. The gap / inequality
+        message is the one DynamoDB Local 3.3.1 answers (floci-io/floci#2471)."""
+        conditions = self.conditions
+        for entry in hashes:
+            if entry[0] not in conditions:
+                raise validation(f"Query condition missed key schema element: {entry[0]}")
+            op, values = conditions[entry[0]]
+            _check_operands(entry, op, values)
+            if op != "EQ":
+                raise validation("Query key condition not supported")
+        names = {e[0] for e in hashes} | {e[0] for e in ranges}
+        if any(name not in names for name in conditions):
+            raise validation("Query key condition not supported")
+        constrained = [e for e in ranges if e[0] in conditions]
+        for entry in constrained:
+            _check_operands(entry, *conditions[entry[0]])
+        for later, entry in enumerate(ranges):
+            if entry[0] not in conditions:
+                continue
+            for prior in ranges[:later]:
+                condition = conditions.get(prior[0])
+                if condition is None or condition[0] != "EQ":
+                    raise validation(
+                        f"RANGE key attributes {prior[0]} must have equality conditions specified in the query "
+                        f"because a condition is present on key attribute {entry[0]}"
+                    )
+        sort = None
+        prefix: tuple[Value, ...] = ()
+        if constrained:
+            prefix = tuple(conditions[e[0]][1][0] for e in constrained[:-1])
+            op, values = conditions[constrained[-1][0]]
+            sort = SortCondition(constrained[-1][0], op, values)
+        partition = tuple(conditions[e[0]][1][0] for e in hashes)
+        return KeyCondition(conditions, hashes[0][0], partition[0], sort, partition, prefix)
+
+
+def _check_operands(entry: tuple[str, ...], op: str, values: tuple[Value, ...]) -> None:
+    if op in NOT_INDEXABLE:
+        raise validation("Attempted conditional constraint is not an indexable operation")
+    attr_type = entry[2] if len(entry) > 2 else None
+    if attr_type and any(attr_type not in v for v in values):
+        raise invalid_parameter("Condition parameter type does not match schema type")
 
 
 def from_expression(node: ast.Node) -> KeyCondition:
