@@ -1,0 +1,96 @@
+"""Reproduce a hot-partition throttling incident locally, in seconds of virtual time.
+
+    python examples/hot_partition.py                   # an embedded server on a virtual clock
+    python examples/hot_partition.py --endpoint http://127.0.0.1:8000   # a running
+                                                       # `dynemu --clock virtual` server
+
+A provisioned table of 400 WCU has 4 partitions (the table's throughput over the
+partitions: 100 WCU each under the `uniform` model). Three keys write 50 WCU/s each, one
+hot key 150 WCU/s: the table uses 300 of its 400 WCU, yet the hot key's partition is
+throttled. The script prints the throttles it saw (error, ThrottlingReasons) and the
+partition table from the admin API, then the same traffic under `gac`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import urllib.request
+from typing import Any
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+ITEM_KB = 10  # each write is a 10 KB item: 10 WCU
+
+
+def admin(endpoint: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(endpoint + path, data=data, method="POST" if data else "GET")
+    with urllib.request.urlopen(req) as resp:
+        return json.loads(resp.read())
+
+
+def run(endpoint: str, table: str, seconds: int) -> None:
+    ddb = boto3.client(
+        "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="example",
+        aws_secret_access_key="example", config=Config(retries={"total_max_attempts": 1}),
+    )
+    ddb.create_table(
+        TableName=table,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        # ceil(1/3000 + 3999/1000) = 4 partitions; the table's 400 WCU are split among them.
+        ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 3999},
+    )
+    ddb.update_table(TableName=table, ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 400})
+    payload = "x" * (ITEM_KB * 1024 - 64)
+    traffic = {"cool-a": 5, "cool-b": 5, "cool-c": 5, "hot": 15}  # writes per second: 50, 50, 50, 150 WCU/s
+    throttles: collections.Counter[tuple[str, str, str]] = collections.Counter()
+    written = 0
+    for _second in range(seconds):
+        for key, per_second in traffic.items():
+            for _ in range(per_second):
+                try:
+                    ddb.put_item(TableName=table, Item={"pk": {"S": key}, "v": {"S": payload}})
+                    written += 1
+                except ClientError as err:
+                    reasons = err.response.get("ThrottlingReasons") or err.response.get("throttlingReasons") or []
+                    reason = reasons[0]["reason"] if reasons else "-"
+                    throttles[(key, err.response["Error"]["Code"], reason)] += 1
+        admin(endpoint, "/_dynemu/clock", {"advance": 1})
+    view = admin(endpoint, f"/_dynemu/tables/{table}/partitions")
+    print(f"\n== {table}: model {view['summary']['model']}, {seconds} s of traffic, {written} writes admitted")
+    print("throttled requests (key, error, ThrottlingReasons.reason):")
+    for (key, code, reason), n in sorted(throttles.items()):
+        print(f"  {n:5d}  {key:7s} {code}  {reason}")
+    if not throttles:
+        print("  none")
+    print("partitions:")
+    print(f"  {'#':>2} {'items':>5} {'allocated WCU':>13} {'WCU/s (60 s)':>14}  throttles")
+    for p in view["partitions"]:
+        print(f"  {p['index']:>2} {p['item_count']:>5} {p['allocated_write']:>13.1f} "
+              f"{p['consumed_write_per_second']:>14.1f}  {p['throttles'] or ''}")
+    hot = view["hot_keys"]["by_throttles"]
+    print("most throttled keys:", ", ".join(f"{k['key']} ({k['throttles']})" for k in hot) or "none")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--endpoint", help="a running dynemu started with --clock virtual")
+    parser.add_argument("--seconds", type=int, default=30, help="virtual seconds of traffic")
+    args = parser.parse_args()
+    if args.endpoint:
+        run(args.endpoint, "hot-partition-demo", args.seconds)
+        return
+    from dynemu.testing import DynemuServer
+
+    for model in ("uniform", "gac"):
+        with DynemuServer(clock="virtual", capacity_model=model) as url:
+            run(url, f"hot-partition-{model}", args.seconds)
+
+
+if __name__ == "__main__":
+    main()
