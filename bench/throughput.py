@@ -49,6 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--keys", type=int, help="distinct keys (default 10000; 1000 when --seconds < 1)")
     p.add_argument("--ops", default=",".join(OPERATIONS), help="comma-separated (default GetItem,PutItem)")
     p.add_argument("--dynemu-args", default="", help='extra dynemu flags, e.g. "--throttling off"')
+    p.add_argument("--reference-args", default=None,
+                   help='make the reference (100 %%) a dynemu with these flags instead of the bare server, '
+                        'e.g. "--throttling off" to measure what capacity accounting costs')
     p.add_argument("--leveldb", action="store_true", help="LevelDB in a temporary --data-dir, not --in-memory")
     p.add_argument("--provisioned", metavar="RCU:WCU", help="provisioned table (default on-demand)")
     p.add_argument("--no-pin", action="store_true", help="do not pin server and client to cores")
@@ -72,9 +75,17 @@ def _measure(args: argparse.Namespace, ops: list[str], rounds: int, max_rounds: 
         data_dir = f"{tmp}/data" if args.leveldb else None
         servers: list[Server] = []
         try:
-            base = Server("baseline", baseline_argv(port := free_port()), port, server_core, tmp)
+            if args.reference_args is None:
+                base = Server("baseline", baseline_argv(port := free_port()), port, server_core, tmp)
+            else:  # the reference is dynemu itself with other flags (still called "baseline" below)
+                ref_dir = f"{tmp}/ref-data" if args.leveldb else None
+                base = Server("baseline", dynemu_argv(port := free_port(), ref_dir, args.reference_args), port,
+                              server_core, tmp)
             servers.append(base)
             base.wait_ready()
+            if args.reference_args is not None:
+                create_table(base.port, DEFAULT_TABLE, provisioned)  # type: ignore[arg-type]
+                preload(base.port, args.keys, client_core)
             dyn = Server("dynemu", dynemu_argv(port := free_port(), data_dir, args.dynemu_args), port,
                          server_core, tmp)
             servers.append(dyn)
@@ -201,7 +212,8 @@ def main() -> None:
         args.keys = 1000 if smoke else 10_000
     warmup = args.warmup if args.warmup is not None else min(1.0, args.seconds / 5)
     store = "LevelDB" if args.leveldb else "in-memory"
-    print(f"dynemu vs bare aiohttp+orjson: {rounds} round(s) x {args.seconds:g} s (+{warmup:g} s warm-up), "
+    reference = "bare aiohttp+orjson" if args.reference_args is None else f"dynemu {args.reference_args}"
+    print(f"dynemu vs {reference}: {rounds} round(s) x {args.seconds:g} s (+{warmup:g} s warm-up), "
           f"{args.connections} connections, {args.keys} keys, {store}, "
           f"dynemu args: {args.dynemu_args or '(none)'}", flush=True)
     default_max = rounds if smoke else 2 * rounds
