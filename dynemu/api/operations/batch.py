@@ -11,9 +11,11 @@ the schema, two operations on one item, more than 25 requests, an item over 400 
 3. the reads, or the writes: every write goes through ``Table.plan`` and all of them are
    committed by one ``Database.commit``.
 
-Throttled requests would go to UnprocessedItems / UnprocessedKeys; there is no admission
-control on this path yet, so only BatchGetItem's 16 MB response limit leaves keys
-unprocessed.
+Each key or write request is admitted by its table's capacity model on its own (as the
+service processes a batch item by item): a throttled one goes to UnprocessedKeys /
+UnprocessedItems, and the request fails with the throttling error only when nothing at
+all could be read or written (API reference, BatchGetItem and BatchWriteItem). Keys past
+BatchGetItem's 16 MB response limit are left unprocessed too.
 """
 
 from __future__ import annotations
@@ -92,6 +94,16 @@ def _key_identity(key: Item) -> tuple[Any, ...]:
     return tuple(parts)
 
 
+THROTTLE_ERRORS = frozenset(("ProvisionedThroughputExceededException", "ThrottlingException"))
+
+
+def _throttle(e: errors.DynamoError) -> errors.DynamoError:
+    """``e`` if it is a throttling refusal, else re-raise it."""
+    if e.type_name not in THROTTLE_ERRORS:
+        raise e
+    return e
+
+
 def _ledger(body: dict[str, Any]) -> tuple[str | None, CapacityLedger | None]:
     mode = body.get("ReturnConsumedCapacity")
     if mode == "TOTAL" or mode == "INDEXES":
@@ -128,30 +140,46 @@ def batch_get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         table = ctx.db.get(name)
         compiled = bind_to(compiled, table)
         resolved.append((name, spec, compiled, table, [(k, table.key_for_request(k)) for k in keys]))
-    # 3. reads, in request order, until the response would pass 16 MB
+    # 3. reads, in request order: each key admitted by its partition (a throttled key is
+    # left unprocessed), until the response would pass 16 MB (the rest left unprocessed)
     mode, ledger = _ledger(body)
     responses: dict[str, list[Item]] = {}
     unprocessed: dict[str, Any] = {}
     budget = MAX_BATCH_GET_BYTES
     full = False
+    throttle: errors.DynamoError | None = None
+    now = ctx.db.now()
     for name, spec, compiled, table, keys in resolved:
         consistent = bool(spec.get("ConsistentRead"))
         projection = compiled.projection
         left: list[Item] = []
-        for i, (_attrs, key) in enumerate(keys):
-            item, size = (None, 0) if full else table.read(key)
-            if full or (item is not None and size > budget):
+        for i, (attrs, key) in enumerate(keys):
+            if full:
+                left.extend(k for k, _ in keys[i:])
+                break
+            try:
+                p = table.capacity.check(key, now)
+            except errors.DynamoError as e:
+                throttle = _throttle(e)
+                left.append(attrs)
+                continue
+            item, size = table.read(key)
+            if item is not None and size > budget:
                 full = True
-                left = [k for k, _ in keys[i:]]
+                left.extend(k for k, _ in keys[i:])
                 break
             found = responses.setdefault(name, [])
             if item is not None:
                 budget -= size
                 found.append(projection.apply(item) if projection is not None else item)
+            read_h = capacity.read_units_h(size, consistent)
+            table.capacity.debit(p, key, now, read=read_h / 2)
             if ledger is not None:
-                ledger.for_table(name).add_read(capacity.read_units_h(size, consistent))
-        if left:  # the rest of this table's keys, in the request's per-table shape
+                ledger.for_table(name).add_read(read_h)
+        if left:  # in the request's per-table shape
             unprocessed[name] = {**{k: v for k, v in spec.items() if k != "Keys"}, "Keys": left}
+    if throttle is not None and not responses:
+        raise throttle  # throttled only when no key at all could be read
     out: dict[str, Any] = {"Responses": responses, "UnprocessedKeys": unprocessed}
     if ledger is not None:
         out["ConsumedCapacity"] = ledger.render(mode)  # type: ignore[arg-type]
@@ -201,19 +229,35 @@ def batch_write_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
                 raise errors.validation(MSG_DUPLICATES)
             seen.add(key)
             planned.append((name, table, key, attrs, size))
-    # 3. plan every write, commit them together
-    mutations: list[Mutation] = []
-    for _name, table, key, attrs, size in planned:
-        if size is None:
-            mutations.append(table.plan(key, _delete))
-        else:
-            mutations.append(table.plan(key, lambda old, item=attrs: item, new_size=size))
-    ctx.db.commit(mutations)
-    out: dict[str, Any] = {"UnprocessedItems": {}}
+    # 3. each write admitted by its partition (a throttled one is left unprocessed), planned
+    # and charged; all of them committed together
     mode, ledger = _ledger(body)
+    mutations: list[Mutation] = []
+    unprocessed: dict[str, list[dict[str, Any]]] = {}
+    throttle: errors.DynamoError | None = None
+    now = ctx.db.now()
+    for name, table, key, attrs, size in planned:
+        try:
+            p = table.capacity.check(key, now, write=True)
+        except errors.DynamoError as e:
+            throttle = _throttle(e)
+            request = {"DeleteRequest": {"Key": attrs}} if size is None else {"PutRequest": {"Item": attrs}}
+            unprocessed.setdefault(name, []).append(request)
+            continue
+        if size is None:
+            m = table.plan(key, _delete)
+        else:
+            m = table.plan(key, lambda old, item=attrs: item, new_size=size)
+        write_h = capacity.write_units_h(m.old_size, m.new_size)
+        table.capacity.debit(p, key, now, write=write_h / 2)
+        if ledger is not None:
+            ledger.for_table(name).add_write(write_h)
+        mutations.append(m)
+    if throttle is not None and not mutations:
+        raise throttle  # throttled only when nothing at all could be written
+    ctx.db.commit(mutations)
+    out: dict[str, Any] = {"UnprocessedItems": unprocessed}
     if ledger is not None:
-        for (name, *_), m in zip(planned, mutations, strict=True):
-            ledger.for_table(name).add_write(capacity.write_units_h(m.old_size, m.new_size))
         out["ConsumedCapacity"] = ledger.render(mode)  # type: ignore[arg-type]
     return out
 

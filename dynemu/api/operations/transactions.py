@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations.batch import resolve_key
+from dynemu.api.operations.batch import THROTTLE_ERRORS, resolve_key
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context, Handler
 from dynemu.engine import capacity, values
@@ -90,7 +90,7 @@ def _cancel_one(count: int, index: int, message: str) -> TransactionCanceled:
 
 @dataclass(slots=True)
 class _Action:
-    kind: str  # ConditionCheck | Put | Delete | Update
+    kind: str  # ConditionCheck | Put | Delete | Update (| Get, in TransactGetItems)
     params: dict[str, Any]
     attrs: Item  # the item to put, else the Key
     size: int  # the Put item's size; the Key's size otherwise
@@ -195,6 +195,31 @@ def _plan(a: _Action) -> tuple[Mutation | None, int]:
     return m, m.old_size
 
 
+def _admit(actions: list[_Action], now: float, *, write: bool) -> list[int]:
+    """Admission of every action by its item's partition: the partitions, or a cancellation
+    whose throttled actions carry ProvisionedThroughputExceeded (ThrottlingError on an
+    on-demand table) with the table's throttling message (transaction-apis.md; the codes of
+    API_CancellationReason)."""
+    parts: list[int] = []
+    reasons: list[dict[str, Any]] = []
+    throttled = False
+    for a in actions:
+        assert a.table is not None
+        try:
+            parts.append(a.table.capacity.check(a.key, now, write=write))
+            reasons.append({"Code": "None"})
+        except errors.DynamoError as e:
+            if e.type_name not in THROTTLE_ERRORS:
+                raise
+            code = "ThrottlingError" if e.type_name == "ThrottlingException" else "ProvisionedThroughputExceeded"
+            reasons.append({"Code": code, "Message": e.message})
+            parts.append(-1)
+            throttled = True
+    if throttled:
+        raise TransactionCanceled(reasons)
+    return parts
+
+
 def _reason(e: errors.DynamoError) -> dict[str, Any]:
     if e.type_name == "ConditionalCheckFailedException":
         reason: dict[str, Any] = {"Code": "ConditionalCheckFailed", "Message": e.message}
@@ -245,11 +270,21 @@ def transact_write_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         _resolve(ctx, actions)
         if sum(_request_size(a) for a in actions) > MAX_TRANSACTION_BYTES:
             raise errors.validation(MSG_TOO_LARGE)
+        now = ctx.db.now()
+        parts = _admit(actions, now, write=True)
         mutations, sizes = _run(actions)
     except TransactionCanceled:
         if cache is not None:  # a cancelled request keeps its token for its own parameters
             cache.remember(token, digest, ctx.db.now(), completed=False)  # type: ignore[arg-type]
         raise
+    # Twice the units of a plain write, per item (transaction-apis.md); a ConditionCheck is
+    # charged as a write of the item it read (dynemu.engine.capacity).
+    charges = [
+        capacity.write_units_h(old, new if a.kind != "ConditionCheck" else None, transactional=True)
+        for a, (old, new) in zip(actions, sizes, strict=True)
+    ]
+    for a, p, write_h in zip(actions, parts, charges, strict=True):
+        a.table.capacity.debit(p, a.key, now, write=write_h / 2)  # type: ignore[union-attr]
     ctx.db.commit(mutations)  # the one storage write batch of the whole transaction
     if cache is not None:
         replay = [(a.table_name, max(old, new)) for a, (old, new) in zip(actions, sizes, strict=True)]
@@ -257,13 +292,9 @@ def transact_write_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     mode = _mode(body)
     if mode is not None:
-        # Twice the units of a plain write, per item (transaction-apis.md); a ConditionCheck
-        # is charged as a write of the item it read (dynemu.engine.capacity).
         ledger = CapacityLedger(split=True)
-        for a, (old, new) in zip(actions, sizes, strict=True):
-            ledger.for_table(a.table_name).add_write(
-                capacity.write_units_h(old, new if a.kind != "ConditionCheck" else None, transactional=True)
-            )
+        for a, write_h in zip(actions, charges, strict=True):
+            ledger.for_table(a.table_name).add_write(write_h)
         out["ConsumedCapacity"] = ledger.render(mode)
     return out
 
@@ -285,32 +316,37 @@ def _replay(body: dict[str, Any], entry: TokenEntry) -> dict[str, Any]:
 
 
 def transact_get_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    staged = []
+    gets: list[_Action] = []
     for entry in body["TransactItems"]:
         get = entry["Get"]
-        staged.append((get, values.validate_item(get["Key"]), compile_expressions("Get", get)))
-    reads: list[tuple[str, Table, bytes, Compiled]] = []
+        gets.append(_Action("Get", get, values.validate_item(get["Key"]), 0, compile_expressions("Get", get)))
     seen: set[bytes] = set()
-    for get, key_attrs, compiled in staged:
-        table = ctx.db.get(get["TableName"])
-        key = table.key_for_request(key_attrs)
-        if key in seen:
+    for g in gets:
+        table = g.table = ctx.db.get(g.table_name)
+        g.key = table.key_for_request(g.attrs)
+        if g.key in seen:
             raise errors.validation(MSG_MULTIPLE_OPERATIONS)
-        seen.add(key)
-        reads.append((get["TableName"], table, key, bind_to(compiled, table)))
+        seen.add(g.key)
+        g.compiled = bind_to(g.compiled, table)
+    now = ctx.db.now()
+    parts = _admit(gets, now, write=False)
     mode = _mode(body)
     ledger = CapacityLedger(split=True) if mode is not None else None
     responses: list[dict[str, Any]] = []
     # All reads happen in this one synchronous call: a consistent snapshot of every item.
-    for table_name, table, key, compiled in reads:
-        item, size = table.read(key)
+    for g, p in zip(gets, parts, strict=True):
+        table = g.table
+        assert table is not None
+        item, size = table.read(g.key)
         if item is None:
             responses.append({})
         else:
-            projection = compiled.projection
+            projection = g.compiled.projection
             responses.append({"Item": projection.apply(item) if projection is not None else item})
+        read_h = capacity.read_units_h(size, True, transactional=True)  # 2 units per 4 KB
+        table.capacity.debit(p, g.key, now, read=read_h / 2)
         if ledger is not None:
-            ledger.for_table(table_name).add_read(capacity.read_units_h(size, True, transactional=True))
+            ledger.for_table(g.table_name).add_read(read_h)
     out: dict[str, Any] = {"Responses": responses}
     if ledger is not None:
         out["ConsumedCapacity"] = ledger.render(mode)  # type: ignore[arg-type]
