@@ -32,6 +32,10 @@ class Settings:
     throttling: bool = True
     partition_size: int = 10 * 1024**3
     ttl_interval: float = 60.0
+    eventual_lag_ms: float = 0.0  # replication-lag model for eventually consistent reads; 0: off
+    stale_read_probability: float = 0.5
+    item_collection_limit: int = 10 * 1024**3  # per partition key value, tables with an LSI
+    seed: int = 0  # for the stale-read model's random choices
     extra: dict[str, str] = field(default_factory=dict)
 
     def namespace_mode(self) -> str:
@@ -79,6 +83,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--throttling", choices=("on", "off"), help="off: account capacity but admit everything")
     p.add_argument("--partition-size", type=_size, help="bytes at which a partition splits (default 10GB)")
     p.add_argument("--ttl-interval", type=float, help="seconds between TTL sweeps")
+    p.add_argument(
+        "--eventual-lag-ms", type=float, help="eventually consistent reads may miss writes this recent (0: off)"
+    )
+    p.add_argument(
+        "--stale-read-probability", type=float, help="chance that such a read is stale (default 0.5)"
+    )
+    p.add_argument(
+        "--item-collection-limit", type=_size, help="item collection size limit with an LSI (default 10GB)"
+    )
+    p.add_argument("--seed", type=int, help="seed of the stale-read model (default 0)")
     return p
 
 
@@ -94,6 +108,10 @@ def load_settings(argv: Sequence[str] | None = None, environ: dict[str, str] | N
         "time_scale": float,
         "partition_size": _size,
         "ttl_interval": float,
+        "eventual_lag_ms": float,
+        "stale_read_probability": float,
+        "item_collection_limit": _size,
+        "seed": int,
         "throttling": lambda v: v,
     }
     for name in vars(args):
@@ -112,4 +130,10 @@ def load_settings(argv: Sequence[str] | None = None, environ: dict[str, str] | N
         raise SystemExit(f"dynemu: --clock must be one of {', '.join(CLOCK_MODES)}")
     if s.time_scale <= 0:
         raise SystemExit("dynemu: --time-scale must be positive")
+    if s.eventual_lag_ms < 0:
+        raise SystemExit("dynemu: --eventual-lag-ms must be >= 0")
+    if not 0 <= s.stale_read_probability <= 1:
+        raise SystemExit("dynemu: --stale-read-probability must be between 0 and 1")
+    if s.partition_size <= 0 or s.item_collection_limit <= 0:
+        raise SystemExit("dynemu: sizes must be positive")
     return s
