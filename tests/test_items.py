@@ -222,3 +222,58 @@ def test_consumed_capacity(table: str, ddb: Any) -> None:
 def test_missing_table_is_checked_after_request_validation(ddb: Any) -> None:
     assert_error("ResourceNotFoundException", "Requested resource not found",
                  ddb.get_item, TableName="absent", Key={"pk": {"S": "a"}})
+
+
+# --- attribute value rules, through the server ----------------------------------------------------
+
+NESTED_33: dict[str, Any] = {"S": "x"}
+for _ in range(32):
+    NESTED_33 = {"M": {"m": NESTED_33}}
+NESTED_32: dict[str, Any] = {"S": "x"}
+for _ in range(31):
+    NESTED_32 = {"M": {"m": NESTED_32}}
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"N": "1" * 39}, "Attempting to store more than 38 significant digits in a Number"),
+        ({"N": "1E+126"}, "Number overflow. Attempting to store a number with magnitude larger than supported range"),
+        ({"N": "1E-131"}, "Number underflow. Attempting to store a number with magnitude smaller than supported range"),
+        ({"N": "abc"}, "The parameter cannot be converted to a numeric value: abc"),
+        ({"SS": []}, "One or more parameter values were invalid: An string set  may not be empty"),
+        ({"NS": []}, "One or more parameter values were invalid: An number set  may not be empty"),
+        ({"SS": ["a", "a"]}, "One or more parameter values were invalid: Input collection [a, a] contains duplicates."),
+        ({"NULL": False}, "One or more parameter values were invalid: Null attribute value types must have the value of true"),
+        (NESTED_33, "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond "
+                    "supported limit"),
+    ],
+)
+def test_attribute_value_rules(table: str, ddb: Any, value: dict[str, Any], message: str) -> None:
+    assert_validation(message, ddb.put_item, TableName=table, Item={"pk": {"S": "v"}, "a": value})
+    assert "Item" not in ddb.get_item(TableName=table, Key={"pk": {"S": "v"}})  # nothing written
+
+
+def test_attribute_value_limits_that_pass(table: str, ddb: Any) -> None:
+    item = {"pk": {"S": "ok"}, "big": {"N": "9.9999999999999999999999999999999999999E+125"},
+            "small": {"N": "1E-130"}, "digits": {"N": "1" * 38}, "deep": NESTED_32}
+    ddb.put_item(TableName=table, Item=item)
+    got = ddb.get_item(TableName=table, Key={"pk": {"S": "ok"}})["Item"]
+    assert got["digits"] == {"N": "1" * 38} and got["deep"] == NESTED_32
+    assert got["big"]["N"] == "99999999999999999999999999999999999999" + "0" * 88
+
+
+def test_empty_attribute_value_through_raw_http(server_url: str, table: str) -> None:
+    from tests.test_protocol import raw
+
+    for value, message in [
+        ("{}", "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"),
+        ('{"S": "a", "N": "1"}',
+         "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"),
+    ]:
+        body = '{"TableName": "' + table + '", "Item": {"pk": {"S": "e"}, "a": ' + value + "}}"
+        status, _, data = raw(server_url, body, target="DynamoDB_20120810.PutItem")
+        assert status == 400
+        import json
+
+        assert json.loads(data)["message"] == message
