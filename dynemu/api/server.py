@@ -6,9 +6,11 @@ from aiohttp import web
 
 from dynemu.api.admin import Admin, RequestMetrics
 from dynemu.api.operations import registry
+from dynemu.api.operations import ttl as ttl_operations
 from dynemu.api.protocol import MAX_BODY_BYTES, Protocol
 from dynemu.config import Settings
 from dynemu.engine.clock import make_clock
+from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.namespaces import Namespaces
 from dynemu.engine.throughput import CapacityConfig
 
@@ -27,6 +29,7 @@ def create_app(settings: Settings) -> web.Application:
             throttling=settings.throttling,
             partition_size=settings.partition_size,
         ),
+        consistency=ConsistencyConfig.from_settings(settings),
         shared_db=settings.shared_db,
         isolate_access_keys=settings.isolate_access_keys,
     )
@@ -44,4 +47,7 @@ def create_app(settings: Settings) -> web.Application:
         app[NAMESPACES].close()
 
     app.on_cleanup.append(close_namespaces)
+    # TTL sweeps and stream retention: on every advance of a virtual clock, else every
+    # --ttl-interval seconds of clock time.
+    app.cleanup_ctx.append(ttl_operations.background(namespaces, settings.ttl_interval))
     return app

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import orjson
 
@@ -42,6 +42,9 @@ class Database:
         self.now = clock.now
         self.capacity_config = capacity or CapacityConfig()
         self.tables: dict[str, Table] = {}
+        # Called with every table created after start-up (loaded ones are attached by the
+        # namespace when it opens the database): streams, TTL, the stale-read model.
+        self.table_hooks: list[Callable[[Table], None]] = []
         self._load()
         # On a virtual clock, time moves only when advanced: run what is then due.
         clock.on_advance(self._on_advance)
@@ -106,6 +109,8 @@ class Database:
         self.store.write(batch)
         table = self._attach(Table(spec, self.store))
         self.tables[spec.name] = table
+        for hook in self.table_hooks:
+            hook(table)
         return table
 
     def save_spec(self, table: Table) -> None:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 import re
 
+from dynemu.engine import consistency, streams, ttl
 from dynemu.engine.clock import Clock
+from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.database import Database
 from dynemu.engine.throughput import CapacityConfig
 from dynemu.storage.base import Store
@@ -39,11 +41,13 @@ class Namespaces:
         shared_db: bool = False,
         isolate_access_keys: bool = False,
         capacity: CapacityConfig | None = None,
+        consistency: ConsistencyConfig | None = None,
     ) -> None:
         """``data_dir`` None means in memory."""
         self.data_dir = data_dir
         self.clock = clock
         self.capacity = capacity
+        self.consistency = consistency or ConsistencyConfig()
         self.shared_db = shared_db
         self.isolate_access_keys = isolate_access_keys
         self.databases: dict[str, Database] = {}
@@ -67,6 +71,12 @@ class Namespaces:
         db = self.databases.get(name)
         if db is None:
             db = Database(self._open_store(name), self.clock, self.capacity)
+            # What lives beside the items: streams and TTL state saved in the store, and the
+            # stale-read model; tables created later get them through the table hooks.
+            streams.attach_all(db)
+            ttl.attach_all(db)
+            consistency.attach_all(db, self.consistency)
+            db.table_hooks.append(lambda table: consistency.attach(table, self.consistency))
             self.databases[name] = db
         return db
 

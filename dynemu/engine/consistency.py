@@ -1,0 +1,151 @@
+"""An optional replication-lag model for eventually consistent reads (off by default).
+
+DynamoDB answers an eventually consistent read from any replica, which "might not reflect
+the results of a recently completed write" (developer guide, "Read consistency"); replicas
+converge "usually within one second"; global secondary indexes are updated asynchronously
+(RULES.md 3.18). With ``--eventual-lag-ms N`` an eventually consistent read (GetItem,
+Query, Scan, BatchGetItem) of an item written within the last N ms of clock time returns,
+with probability ``--stale-read-probability`` (0.5 by default), the item as it was before
+that write (absent if the write created it). Strongly consistent reads never see stale
+data. GSIs show a change only once the lag has passed (``index_image``).
+
+A write observer remembers, per item key, the time of its latest write and the image
+before it, for ``lag`` seconds only. The random draws come from one seeded generator per
+table, so a test replays the same stale reads every run.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from dynemu.engine.schema import Item
+from dynemu.engine.table import Mutation, Table
+from dynemu.storage.base import WriteBatch
+
+DEFAULT_PROBABILITY = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class ConsistencyConfig:
+    lag_ms: float = 0.0
+    probability: float = DEFAULT_PROBABILITY
+    seed: int = 0
+
+    @property
+    def enabled(self) -> bool:
+        return self.lag_ms > 0
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> ConsistencyConfig:
+        """From ``--eventual-lag-ms``, ``--stale-read-probability`` (default 0.5 when a lag is
+        set) and ``--seed`` if the settings have them."""
+        lag = float(getattr(settings, "eventual_lag_ms", 0) or 0)
+        p = getattr(settings, "stale_read_probability", None)
+        seed = int(getattr(settings, "seed", 0) or 0)
+        return cls(lag, DEFAULT_PROBABILITY if p is None else float(p), seed)
+
+
+class RecentWrites:
+    """Write observer: ``key -> (time of the latest write, image before it)`` for the keys
+    written within the lag, oldest first."""
+
+    __slots__ = ("lag", "probability", "rng", "recent")
+
+    def __init__(self, cfg: ConsistencyConfig, table_id: int) -> None:
+        self.lag = cfg.lag_ms / 1000.0
+        self.probability = cfg.probability
+        self.rng = random.Random(cfg.seed * 1_000_003 + table_id)
+        self.recent: OrderedDict[bytes, tuple[float, Item | None]] = OrderedDict()
+
+    def forget_before(self, now: float) -> None:
+        recent = self.recent
+        horizon = now - self.lag
+        while recent:
+            key, (at, _) = next(iter(recent.items()))
+            if at > horizon:
+                return
+            del recent[key]
+
+    def on_plan(self, m: Mutation) -> None:
+        return None
+
+    def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None:
+        self.forget_before(now)
+        recent = self.recent
+        if m.key in recent:
+            del recent[m.key]
+        recent[m.key] = (now, m.old)
+
+    def lagging(self, key: bytes, now: float) -> tuple[bool, Item | None]:
+        entry = self.recent.get(key)
+        if entry is None or now - entry[0] >= self.lag:
+            return False, None
+        return True, entry[1]
+
+
+def _observer(table: Table) -> RecentWrites | None:
+    for o in table.observers:
+        if isinstance(o, RecentWrites):
+            return o
+    return None
+
+
+def attach(table: Table, cfg: ConsistencyConfig) -> None:
+    """Give ``table`` the lag model when ``cfg`` enables it (idempotent)."""
+    if cfg.enabled and _observer(table) is None:
+        table.observers.append(RecentWrites(cfg, table.spec.table_id))
+
+
+def attach_all(db: Any, cfg: ConsistencyConfig) -> None:
+    for table in db.tables.values():
+        attach(table, cfg)
+
+
+def stale_item(table: Table, key: bytes, item: Item | None, now: float) -> Item | None:
+    """What an eventually consistent read of storage key ``key`` returns, given the current
+    ``item``: the image before a write made within the lag, with the configured probability."""
+    obs = _observer(table)
+    if obs is None or not obs.recent:
+        return item
+    lagging, before = obs.lagging(key, now)
+    if not lagging or obs.rng.random() >= obs.probability:
+        return item
+    return before
+
+
+def stale_items(table: Table, items: Iterable[Item], now: float) -> list[Item]:
+    """``stale_item`` over the items of a Query or Scan page (an item created within the lag
+    may vanish; one deleted within it is not brought back)."""
+    obs = _observer(table)
+    if obs is None or not obs.recent:
+        return list(items)
+    out = []
+    for item in items:
+        seen = stale_item(table, table.key_for_item(item), item, now)
+        if seen is not None:
+            out.append(seen)
+    return out
+
+
+def index_image(table: Table, key: bytes, item: Item | None, now: float) -> Item | None:
+    """The base item a GSI shows for ``key``: the image before a write made within the lag
+    (GSIs are updated asynchronously; no probability), else the current one."""
+    obs = _observer(table)
+    if obs is None:
+        return item
+    lagging, before = obs.lagging(key, now)
+    return before if lagging else item
+
+
+def pending_writes(table: Table, now: float) -> dict[bytes, Item | None]:
+    """Keys written within the lag and their images before the write: what a GSI read must
+    still show (and the current images it must not show yet)."""
+    obs = _observer(table)
+    if obs is None:
+        return {}
+    obs.forget_before(now)
+    return {k: before for k, (_, before) in obs.recent.items()}
