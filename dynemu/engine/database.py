@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 import orjson
 
 from dynemu import errors
-from dynemu.engine import capacity
+from dynemu.engine import capacity, indexes
 from dynemu.engine.admission import TableCapacity
 from dynemu.engine.clock import Clock
 from dynemu.engine.schema import TableSpec
@@ -57,6 +57,7 @@ class Database:
         """Give a loaded or new table its capacity state and write observers."""
         table.capacity = TableCapacity(table.spec, self.capacity_config, self.store, self.now(), table.size_bytes)
         table.observers.append(table.capacity)
+        indexes.attach(table, self.save_spec)  # secondary indexes (engine.indexes)
         return table
 
     # --- catalog ------------------------------------------------------------------------------
@@ -131,6 +132,7 @@ class Database:
         table.capacity.drop(batch)
         self.store.write(batch)
         del self.tables[table.spec.name]
+        indexes.drop_table_data(table)
         prefix = keyspace.items_prefix(table.spec.table_id)
         end = keyspace.prefix_end(prefix)
         while True:

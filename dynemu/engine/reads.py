@@ -18,6 +18,7 @@ from dynemu.engine.table import Table, decode_stored
 from dynemu.storage import keyspace
 
 MAX_PAGE_BYTES = 1024 * 1024
+_READ_BLOCK = 4096
 _HASH_SPACE = 1 << 64
 
 
@@ -27,6 +28,8 @@ class Page:
     scanned: int = 0
     read_bytes: int = 0
     last_key: Item | None = None  # set when the page stopped before the end of its range
+    fetched: int = 0  # index reads: table items fetched for non-projected attributes (LSIs)
+    fetch_bytes: int = 0  # their sizes, each rounded up to 4 KB (LSI.md)
 
 
 def read_page(
@@ -38,9 +41,16 @@ def read_page(
     limit: int | None = None,
     after: bytes | None = None,
     keep: Callable[[Item], bool] | None = None,
+    key_of: Callable[[Item], Item] | None = None,
+    fetch: Callable[[Item], tuple[Item | None, int]] | None = None,
 ) -> Page:
     """Read ``[start, stop)`` (backwards when ``reverse``), strictly after the storage key
-    ``after`` in the direction of reading; ``keep`` is the filter."""
+    ``after`` in the direction of reading; ``keep`` is the filter.
+
+    Index reads pass ``key_of`` (the LastEvaluatedKey of an entry: index and table key)
+    and, on an LSI asked for attributes it does not project, ``fetch`` (the table item of
+    an entry and its size); the 1 MB then counts the entries plus every fetched item
+    rounded up to 4 KB (LSI.md, "Read capacity units")."""
     if after is not None:
         if reverse:
             stop = min(stop, after)
@@ -52,18 +62,26 @@ def read_page(
         item, size = decode_stored(raw)
         page.scanned += 1
         page.read_bytes += size
+        last = item
+        if fetch is not None:
+            full, full_size = fetch(item)
+            if full is not None:
+                item = full
+                page.fetched += 1
+                page.fetch_bytes += -(-full_size // _READ_BLOCK) * _READ_BLOCK
         if keep is None or keep(item):
             items.append(item)
-        if (limit is not None and page.scanned >= limit) or page.read_bytes >= MAX_PAGE_BYTES:
-            page.last_key = table.key_attributes(item)
+        if (limit is not None and page.scanned >= limit) or page.read_bytes + page.fetch_bytes >= MAX_PAGE_BYTES:
+            page.last_key = table.key_attributes(last) if key_of is None else key_of(last)
             break
     return page
 
 
-def segment_bounds(table_id: int, segment: int, total: int) -> tuple[bytes, bytes]:
+def segment_bounds(table_id: int, segment: int, total: int, prefix: bytes | None = None) -> tuple[bytes, bytes]:
     """The storage range of one parallel-scan segment: an equal share of the hash space, so
-    that the segments together cover every item exactly once."""
-    prefix = keyspace.items_prefix(table_id)
+    that the segments together cover every item exactly once (``prefix``: an index's)."""
+    if prefix is None:
+        prefix = keyspace.items_prefix(table_id)
     lo = segment * _HASH_SPACE // total
     start = prefix + lo.to_bytes(8, "big")
     if segment == total - 1:

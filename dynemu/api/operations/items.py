@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from dynemu import errors
+from dynemu.api.operations import index_specs
 from dynemu.api.operations.common import consumed_capacity, return_values
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context
-from dynemu.engine import capacity, values
+from dynemu.engine import capacity, indexes, values
+from dynemu.engine.capacity import ConsumedCapacity
 from dynemu.engine.table import MAX_ITEM_BYTES, Mutation
 
 RV_PUT_DELETE = ("NONE", "ALL_OLD")
@@ -23,9 +25,16 @@ def _write_response(body: dict[str, Any], m: Mutation, attributes: dict[str, Any
     out: dict[str, Any] = {}
     if attributes:
         out["Attributes"] = attributes
-    cc = consumed_capacity(body, m.table, write_h=capacity.write_units_h(m.old_size, m.new_size))
-    if cc is not None:
-        out["ConsumedCapacity"] = cc
+    mode = body.get("ReturnConsumedCapacity")
+    if mode == "TOTAL" or mode == "INDEXES":
+        # the table's units plus its indexes' (INDEXES: per index; engine.indexes.charge)
+        cc = ConsumedCapacity(body.get("TableName", m.table.name))
+        cc.add_write(capacity.write_units_h(m.old_size, m.new_size))
+        indexes.charge(cc, m)
+        out["ConsumedCapacity"] = cc.render(mode)
+    metrics = index_specs.item_collection_metrics(body, m.table, m)
+    if metrics is not None:
+        out["ItemCollectionMetrics"] = metrics
     return out
 
 

@@ -65,6 +65,8 @@ class KeyCondition:
         ranges = [e for e in key_schema if e[1] == "RANGE"]
         if len(hashes) > 1 or len(ranges) > 1:
             return self._bind_multi(hashes, ranges)
+        if len(conditions) > 2:  # more are only possible on multi-attribute keys
+            raise validation("Conditions can be of length 1 or 2 only")
         hash_name = key_schema[0][0]
         if len(key_schema) == 1 and len(conditions) > 1:
             raise validation("Query key condition not supported")

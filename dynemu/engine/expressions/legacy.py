@@ -157,9 +157,14 @@ def filter_condition(conditions: dict[str, Any], conditional_operator: str | Non
     return _combine(nodes, conditional_operator)
 
 
+# Multi-attribute GSI keys have up to 4 + 4 attributes; more than 2 conditions on any other
+# key schema are refused once the table is known (KeyCondition.bind).
+MAX_KEY_CONDITIONS = 8
+
+
 def key_conditions(conditions: dict[str, Any]) -> KeyCondition:
     checked = checked_conditions(conditions)
-    if len(checked) not in (1, 2):
+    if not 1 <= len(checked) <= MAX_KEY_CONDITIONS:
         raise validation("Conditions can be of length 1 or 2 only")
     return KeyCondition({name: (op, tuple(values)) for name, op, values in checked})
 
@@ -168,7 +173,7 @@ def check_key_condition_values(key: KeyCondition) -> None:
     """The Condition rules applied to the conditions a KeyConditionExpression produced."""
     checked_conditions({name: {"ComparisonOperator": op, "AttributeValueList": list(values)}
                         for name, (op, values) in key.conditions.items()})
-    if len(key.conditions) not in (1, 2):
+    if not 1 <= len(key.conditions) <= MAX_KEY_CONDITIONS:
         raise validation("Conditions can be of length 1 or 2 only")
 
 
