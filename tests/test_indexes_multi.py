@@ -165,17 +165,21 @@ def test_create_multi_attribute_gsi_by_update(call: Callable[..., Any]) -> None:
 
 def test_wire_accepts_multi_attribute_keys(ddb: Any) -> None:
     name = f"multi-wire-{next(_names)}"
-    try:
-        ddb.create_table(TableName=name, KeySchema=ks(("pk", "HASH")), BillingMode="PAY_PER_REQUEST",
-                         AttributeDefinitions=ad(pk="S", h1="S", h2="N", r1="S", r2="N"),
-                         GlobalSecondaryIndexes=[{"IndexName": "multi", "KeySchema": MULTI,
-                                                  "Projection": {"ProjectionType": "ALL"}}])
-    except ClientError as e:
-        if "Member must have length less than or equal to 2" in str(e):
-            pytest.skip("the request validator still caps GSI KeySchemas at 2 elements (dynemu/api/validation.py)")
-        raise
+    ddb.create_table(TableName=name, KeySchema=ks(("pk", "HASH")), BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=ad(pk="S", h1="S", h2="N", r1="S", r2="N"),
+                     GlobalSecondaryIndexes=[{"IndexName": "multi", "KeySchema": MULTI,
+                                              "Projection": {"ProjectionType": "ALL"}}])
     ddb.put_item(TableName=name, Item={"pk": S("p"), "h1": S("a"), "h2": N(1), "r1": S("x"), "r2": N(2)})
     page = ddb.query(TableName=name, IndexName="multi", KeyConditionExpression="h1 = :a AND h2 = :n AND r1 = :x",
                      ExpressionAttributeValues=qv(a=S("a"), n=N(1), x=S("x")))
     assert page["Count"] == 1
     ddb.delete_table(TableName=name)
+
+
+def test_table_key_schema_keeps_two_elements(ddb: Any) -> None:
+    with pytest.raises(ClientError) as info:
+        ddb.create_table(TableName=f"multi-wire-{next(_names)}", BillingMode="PAY_PER_REQUEST",
+                         KeySchema=ks(("a", "HASH"), ("b", "RANGE"), ("c", "RANGE")),
+                         AttributeDefinitions=ad(a="S", b="S", c="S"))
+    assert "at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2" in str(
+        info.value)

@@ -97,6 +97,13 @@ EXTRA_CONSTRAINTS: dict[str, dict[str, int]] = {
     "AttributeNameList": {"max": 255},
     "KMSMasterKeyId": {"min": 1},
 }
+# Where one member of one structure differs from its shape's rule: a GSI's KeySchema takes up
+# to 4 HASH and 4 RANGE attributes (multi-attribute keys, November 2025); tables and LSIs
+# keep the 2-element limit (ack-api-quirks live lab, DDB-TABLE-123).
+MEMBER_CONSTRAINTS: dict[tuple[str, str], dict[str, int]] = {
+    ("GlobalSecondaryIndex", "KeySchema"): {"max": 8},
+    ("CreateGlobalSecondaryIndexAction", "KeySchema"): {"max": 8},
+}
 
 # Table names. Since table ARNs are accepted the model types `TableName` members as TableArn
 # (1..1024, no pattern); the service still checks plain names: data-plane operations accept
@@ -577,7 +584,8 @@ class _Compiler:
         shows: list[tuple[str, str, Callable[[Any], str]]] = []
         for name in names:
             member = shape.members[name]
-            child = self.node(member)
+            override = MEMBER_CONSTRAINTS.get((shape.name, name))
+            child = self.node(member) if override is None else self._variant(member, override)
             types[name] = child.field
             label = _lower_first(name)
             check = self._member_constraint(name, member, child)
@@ -641,9 +649,22 @@ class _Compiler:
 
     # -- collections
 
+    def _variant(self, shape: botocore.model.Shape, constraints: dict[str, int]) -> _Node:
+        """A node for ``shape`` compiled with other length constraints (not cached)."""
+        cached = self.cache.pop(shape.name, None)
+        self._length_override = constraints
+        try:
+            return self.node(shape)
+        finally:
+            self._length_override = None
+            self.cache.pop(shape.name, None)
+            if cached is not None:
+                self.cache[shape.name] = cached
+
     def _length_checks(self, shape: botocore.model.Shape, node: _Node) -> None:
         meta = dict(shape.metadata)
-        meta.update(EXTRA_CONSTRAINTS.get(shape.name, {}))
+        override = getattr(self, "_length_override", None)
+        meta.update(override if override is not None else EXTRA_CONSTRAINTS.get(shape.name, {}))
         if meta.get("min"):
             node.own.append((lambda v, lo=meta["min"]: len(v) >= lo, MIN_LEN.format(meta["min"])))
         if "max" in meta:
