@@ -267,3 +267,60 @@ def test_admin_clock_and_metrics() -> None:
         with pytest.raises(urllib.error.HTTPError) as info:
             urllib.request.urlopen(req)
         assert info.value.code == 409
+
+
+INDEX_MESSAGE = (
+    "The level of configured provisioned throughput for one or more global secondary indexes of the table was "
+    "exceeded. Consider increasing your provisioning level for the under-provisioned global secondary indexes with "
+    "the UpdateTable API"
+)
+
+
+@pytest.mark.parametrize("virtual", ["gac"], indirect=True)
+def test_gsi_back_pressure_throttles_base_table_writes(virtual: Virtual) -> None:
+    t = virtual.create(
+        "gsi-pressure", rcu=100, wcu=100,
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{
+            "IndexName": "by-g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "ALL"},
+            "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
+        }],
+    )
+    item = {"g": {"S": "x"}, "v": {"S": "y" * 3000}}  # ~3 KB: 3 WCU on the table and on the GSI
+    virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "a"}, **item})  # the GSI's 1 unit, overdrawn
+    with pytest.raises(ClientError) as info:
+        virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "b"}, **item})
+    err = info.value.response
+    assert err["Error"]["Code"] == "ProvisionedThroughputExceededException"
+    assert err["Error"]["Message"] == INDEX_MESSAGE
+    assert err["ThrottlingReasons"][0]["resource"] == arn(virtual, t) + "/index/by-g"
+    assert err["ThrottlingReasons"][0]["reason"].startswith("IndexWrite")
+    # The table had capacity: nothing was written, neither to the table nor to the index.
+    assert "Item" not in virtual.ddb.get_item(TableName=t, Key={"pk": {"S": "b"}})
+    # Items without the GSI key do not touch the index and are admitted.
+    assert virtual.put(t, "no-index-key", 3) is None
+    virtual.advance(5)
+    virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "b"}, **item})
+
+
+@pytest.mark.parametrize("virtual", ["uniform"], indirect=True)
+def test_query_and_scan_are_admitted_and_charged(virtual: Virtual) -> None:
+    # ceil(4/3000 + 3999/1000) = 5 partitions; 4 RCU over 5 partitions: 0.8 RCU each
+    t = virtual.create("reads", rcu=4, wcu=3999)
+    virtual.ddb.update_table(TableName=t, ProvisionedThroughput={"ReadCapacityUnits": 4, "WriteCapacityUnits": 100})
+    virtual.advance(1)
+    for _ in range(3):
+        virtual.put(t, "hot", 8)  # 8 KB: a consistent Query of it costs 2 RCU
+        virtual.advance(1)
+    q = dict(TableName=t, KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": {"S": "hot"}},
+             ConsistentRead=True, ReturnConsumedCapacity="TOTAL")
+    assert virtual.ddb.query(**q)["ConsumedCapacity"]["CapacityUnits"] == 2.0  # overdraws the 0.8 bucket
+    with pytest.raises(ClientError) as info:
+        virtual.ddb.query(**q)
+    assert info.value.response["ThrottlingReasons"] == [
+        {"reason": "TableReadKeyRangeThroughputExceeded", "resource": arn(virtual, t)}
+    ]
+    virtual.advance(3)
+    assert virtual.ddb.query(**q)["Count"] == 1
+    assert virtual.partitions(t)["summary"]["consumed_total"][0] == 4.0

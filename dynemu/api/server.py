@@ -9,6 +9,7 @@ from dynemu.api.operations import registry
 from dynemu.api.operations import ttl as ttl_operations
 from dynemu.api.protocol import MAX_BODY_BYTES, Protocol
 from dynemu.config import Settings
+from dynemu.engine import indexes
 from dynemu.engine.clock import make_clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.namespaces import Namespaces
@@ -19,6 +20,7 @@ PROTOCOL = web.AppKey("protocol", Protocol)
 
 
 def create_app(settings: Settings) -> web.Application:
+    indexes.configure(settings.item_collection_limit)
     # A little above 16 MB so that the protocol itself answers 413 for larger bodies.
     app = web.Application(client_max_size=MAX_BODY_BYTES + 1)
     namespaces = Namespaces(

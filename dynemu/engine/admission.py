@@ -44,10 +44,14 @@ def _partitions_key(table_id: int) -> bytes:
 class TableCapacity:
     """The throughput state of one table and the glue to its read and write paths."""
 
-    __slots__ = ("spec", "state", "_skip", "_saved_version", "_meta_key")
+    __slots__ = ("spec", "cfg", "state", "index_states", "_skip", "_saved_version", "_meta_key")
 
     def __init__(self, spec: TableSpec, cfg: CapacityConfig, store: Store, now: float, size_bytes: int) -> None:
         self.spec = spec
+        self.cfg = cfg
+        # GSIs have their own throughput and partitions (GSI.md, "Provisioned throughput
+        # considerations"); made when first needed, reconfigured by UpdateTable.
+        self.index_states: dict[str, ThroughputState] = {}
         self._skip = len(keyspace.items_prefix(spec.table_id))
         self._meta_key = _partitions_key(spec.table_id)
         raw = store.get(self._meta_key)
@@ -94,6 +98,53 @@ class TableCapacity:
         state.debit(p, read, write, now, key[self._skip :])
         if now >= state._next_maint:
             state.maintain(now)
+
+    # --- global secondary indexes ---------------------------------------------------------------
+
+    def index_state(self, ix: Any, now: float) -> ThroughputState:
+        """The throughput state of GSI ``ix`` (an engine.indexes.Index)."""
+        state = self.index_states.get(ix.name)
+        if state is None:
+            state = self.index_states[ix.name] = self._new_index_state(ix, now)
+        return state
+
+    def _new_index_state(self, ix: Any, now: float) -> ThroughputState:
+        spec = ix.spec
+        on_demand = self.spec.billing_mode == "PAY_PER_REQUEST"
+        return ThroughputState(
+            self.cfg,
+            arn=f"{self.spec.arn}/index/{ix.name}",
+            now=now,
+            index_name=ix.name,
+            on_demand=on_demand,
+            rcu=0 if on_demand else spec.throughput.read,
+            wcu=0 if on_demand else spec.throughput.write,
+            max_read=spec.on_demand_max_read if spec.on_demand_max_read and spec.on_demand_max_read > 0 else None,
+            max_write=spec.on_demand_max_write if spec.on_demand_max_write and spec.on_demand_max_write > 0 else None,
+        )
+
+    def sync_indexes(self, indexes: list[Any], now: float) -> None:
+        """Follow the table's GSIs after UpdateTable: new ones, deleted ones, new throughput."""
+        live = {ix.name: ix for ix in indexes if ix.is_global}
+        for name in list(self.index_states):
+            if name not in live:
+                del self.index_states[name]
+        for name, ix in live.items():
+            state = self.index_states.get(name)
+            if state is None:
+                continue  # made on first use
+            if self.spec.billing_mode == "PAY_PER_REQUEST":
+                state.set_on_demand(now)
+            elif state.prov != [float(ix.spec.throughput.read), float(ix.spec.throughput.write)] or state.on_demand:
+                state.set_provisioned(ix.spec.throughput.read, ix.spec.throughput.write, now)
+
+    def check_index(self, state: ThroughputState, suffix: bytes, now: float, *, write: bool) -> int:
+        p = state.pmap.find(suffix)
+        d = state.check(p, 0.0 if write else PROBE_UNITS, PROBE_UNITS if write else 0.0, now)
+        if d is not None:
+            state.record_throttle(d, now, suffix)
+            raise throttled(d)
+        return p
 
     # --- control plane ------------------------------------------------------------------------
 

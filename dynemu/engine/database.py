@@ -118,6 +118,7 @@ class Database:
         """Persist a changed spec, and let the capacity model follow it."""
         table.capacity.spec = table.spec
         table.capacity.reconfigure(self.now())
+        table.capacity.sync_indexes(indexes.all_indexes(table), self.now())
         batch = WriteBatch()
         batch.put(keyspace.meta_table_key(table.spec.name), orjson.dumps(table.spec.to_record()))
         table.capacity.persist_if_changed(batch)
@@ -173,7 +174,20 @@ class Database:
                 old_size = table.store.get(key)
                 cap.debit(p, key, now, write=capacity.write_units(stored_size(old_size) if old_size else 0, 0))
             raise
-        cap.debit(p, key, now, write=capacity.write_units(m.old_size, m.new_size))
+        # A base-table write also needs capacity on every GSI it changes: an under-provisioned
+        # GSI throttles the table's writes (GSI.md, "Throttling considerations").
+        gsi = [w for w in indexes.writes_of(m) if w.is_global and w.write_h]
+        charged = []
+        for w in gsi:
+            state = cap.index_state(w.index, now)
+            ikey = w.new_key if w.new_key is not None else w.old_key
+            suffix = ikey[len(w.index.prefix):]
+            charged.append((state, cap.check_index(state, suffix, now, write=True), suffix, w.write_h / 2))
+        # LSI writes consume the table's own write capacity (LSI.md).
+        table_units = capacity.write_units(m.old_size, m.new_size) + indexes.lsi_write_units_h(m) / 2
+        cap.debit(p, key, now, write=table_units)
+        for state, gp, suffix, units in charged:
+            state.debit(gp, 0.0, units, now, suffix)
         self.commit((m,))
         return m
 

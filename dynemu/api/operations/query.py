@@ -126,7 +126,9 @@ def _index_start_key(table: Table, ix: Index, body: dict[str, Any], invalid: str
     return key
 
 
-def _query_index(body: dict[str, Any], table: Table, ix: Index, compiled: Compiled, select: str) -> dict[str, Any]:
+def _query_index(
+    body: dict[str, Any], table: Table, ix: Index, compiled: Compiled, select: str, now: float
+) -> dict[str, Any]:
     # key conditions and the filter are checked against the index's key (a multi-attribute
     # key's rules: KeyCondition._bind_multi)
     compiled = compiled.bind(ix.key_schema)
@@ -144,14 +146,16 @@ def _query_index(body: dict[str, Any], table: Table, ix: Index, compiled: Compil
         raise errors.validation("The provided starting key is outside query boundaries based on provided condition")
     fetch = _index_fetch(body, table, ix, compiled)
     keep = compiled.filter.evaluate if compiled.filter is not None else None
-    page = read_page(
-        table, start, stop, reverse=body.get("ScanIndexForward") is False, limit=body.get("Limit"),
+    page = _read(
+        table, ix, body, now, start, stop, reverse=body.get("ScanIndexForward") is False, limit=body.get("Limit"),
         after=after, keep=keep, key_of=ix.key_of, fetch=fetch,
     )
     return _respond(body, table, page, select, compiled, ix)
 
 
-def _scan_index(body: dict[str, Any], table: Table, ix: Index, compiled: Compiled, select: str) -> dict[str, Any]:
+def _scan_index(
+    body: dict[str, Any], table: Table, ix: Index, compiled: Compiled, select: str, now: float
+) -> dict[str, Any]:
     segment, total = body.get("Segment"), body.get("TotalSegments")
     if total is None:
         start, stop = ix.prefix, keyspace.prefix_end(ix.prefix)
@@ -163,8 +167,31 @@ def _scan_index(body: dict[str, Any], table: Table, ix: Index, compiled: Compile
     _check_segment_start(after, start, stop, segment, total)
     fetch = _index_fetch(body, table, ix, compiled)
     keep = compiled.filter.evaluate if compiled.filter is not None else None
-    page = read_page(table, start, stop, limit=body.get("Limit"), after=after, keep=keep, key_of=ix.key_of, fetch=fetch)
+    page = _read(table, ix, body, now, start, stop, limit=body.get("Limit"), after=after, keep=keep,
+                 key_of=ix.key_of, fetch=fetch)
     return _respond(body, table, page, select, compiled, ix)
+
+
+def _read(table: Table, ix: Index | None, body: dict[str, Any], now: float, start: bytes, stop: bytes,
+          **kwargs: Any) -> Page:
+    """Admit the read on the partition where it starts, read one page, charge what it read:
+    the table's capacity for the table and its LSIs (LSI.md), a GSI's own for the GSI."""
+    cap = table.capacity
+    if ix is None:
+        state, skip = cap.state, len(keyspace.items_prefix(table.spec.table_id))
+    else:
+        state, skip = (cap.index_state(ix, now) if ix.is_global else cap.state), len(ix.prefix)
+    suffix = start[skip:]
+    p = cap.check_index(state, suffix, now, write=False)
+    page = read_page(table, start, stop, **kwargs)
+    consistent = bool(body.get("ConsistentRead"))
+    units_h = capacity.query_read_units_h(page.read_bytes, consistent)
+    if page.fetched:
+        units_h += capacity.query_read_units_h(page.fetch_bytes, consistent)
+    state.debit(p, units_h / 2, 0.0, now, suffix)
+    if now >= state._next_maint:
+        state.maintain(now)
+    return page
 
 
 def _check_segment_start(after: bytes | None, start: bytes, stop: bytes, segment: int | None, total: int | None) -> None:
@@ -220,7 +247,7 @@ def query(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     table = ctx.db.get(body["TableName"])
     ix = _index(table, body)
     if ix is not None:
-        return _query_index(body, table, ix, compiled, select)
+        return _query_index(body, table, ix, compiled, select, ctx.db.now())
     compiled = bind_to(compiled, table)
     kc = compiled.key_condition
     if kc is None:
@@ -236,9 +263,9 @@ def query(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if after is not None and not after.startswith(keyspace.partition_prefix(tid, pk)):
         raise errors.validation("The provided starting key is outside query boundaries based on provided condition")
     keep = compiled.filter.evaluate if compiled.filter is not None else None
-    page = read_page(
-        table, start, stop, reverse=body.get("ScanIndexForward") is False, limit=body.get("Limit"),
-        after=after, keep=keep,
+    page = _read(
+        table, None, body, ctx.db.now(), start, stop, reverse=body.get("ScanIndexForward") is False,
+        limit=body.get("Limit"), after=after, keep=keep,
     )
     return _respond(body, table, page, select, compiled)
 
@@ -266,7 +293,7 @@ def scan(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     table = ctx.db.get(body["TableName"])
     ix = _index(table, body)
     if ix is not None:
-        return _scan_index(body, table, ix, compiled, select)
+        return _scan_index(body, table, ix, compiled, select, ctx.db.now())
     tid = table.spec.table_id
     if total is None:
         start = keyspace.items_prefix(tid)
@@ -278,7 +305,7 @@ def scan(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     )
     _check_segment_start(after, start, stop, segment, total)
     keep = compiled.filter.evaluate if compiled.filter is not None else None
-    page = read_page(table, start, stop, limit=body.get("Limit"), after=after, keep=keep)
+    page = _read(table, None, body, ctx.db.now(), start, stop, limit=body.get("Limit"), after=after, keep=keep)
     return _respond(body, table, page, select, compiled)
 
 
