@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from dynemu.engine import consistency
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.testing import DynemuServer
@@ -96,7 +94,6 @@ def test_memory_is_bounded_by_the_lag() -> None:
     assert len(obs.recent) <= 3
 
 
-@pytest.mark.xfail(reason="needs lead wiring", strict=False)
 def test_stale_reads_through_boto3() -> None:
     with DynemuServer(clock="virtual", throttling=False, eventual_lag_ms=60_000, stale_read_probability=1.0) as url:
         d = make_client(url)

@@ -320,7 +320,6 @@ def test_shard_ids_are_stable_and_sorted(harness: Harness) -> None:
     assert [s["ShardId"] for s in harness.shards(arn)] == first
 
 
-@pytest.mark.xfail(reason="needs lead wiring", strict=False)
 def test_create_table_with_stream_specification(harness: Harness) -> None:
     name = harness.create(StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"})
     table = harness.ddb.describe_table(TableName=name)["Table"]
@@ -331,7 +330,6 @@ def test_create_table_with_stream_specification(harness: Harness) -> None:
     assert [r["eventName"] for r in harness.read_all(arn)] == ["INSERT"]
 
 
-@pytest.mark.xfail(reason="needs lead wiring", strict=False)
 def test_create_table_stream_specification_messages(harness: Harness) -> None:
     assert_validation(
         "One or more parameter values were invalid: Table is being created with a stream enabled, "
@@ -345,7 +343,6 @@ def test_create_table_stream_specification_messages(harness: Harness) -> None:
     )
 
 
-@pytest.mark.xfail(reason="needs lead wiring", strict=False)
 def test_update_table_stream_specification(harness: Harness) -> None:
     name = harness.create()
     d = harness.ddb
@@ -371,7 +368,6 @@ def test_update_table_stream_specification(harness: Harness) -> None:
     assert d.describe_table(TableName=name)["Table"]["LatestStreamArn"] != arn1
 
 
-@pytest.mark.xfail(reason="needs lead wiring", strict=False)
 def test_delete_table_keeps_the_stream_readable(harness: Harness) -> None:
     name = harness.create(StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})
     arn = harness.ddb.describe_table(TableName=name)["Table"]["LatestStreamArn"]

@@ -25,7 +25,7 @@ from typing import Any
 from dynemu import errors
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context, Handler
-from dynemu.engine import capacity, values
+from dynemu.engine import capacity, consistency, indexes, values
 from dynemu.engine.capacity import CapacityLedger
 from dynemu.engine.table import MAX_ITEM_BYTES, Mutation, Table
 
@@ -164,6 +164,8 @@ def batch_get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
                 left.append(attrs)
                 continue
             item, size = table.read(key)
+            if not consistent:  # the replication-lag model, when --eventual-lag-ms is set
+                item = consistency.stale_item(table, key, item, now)
             if item is not None and size > budget:
                 full = True
                 left.extend(k for k, _ in keys[i:])
@@ -249,9 +251,11 @@ def batch_write_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         else:
             m = table.plan(key, lambda old, item=attrs: item, new_size=size)
         write_h = capacity.write_units_h(m.old_size, m.new_size)
-        table.capacity.debit(p, key, now, write=write_h / 2)
+        # LSI writes consume the table's capacity (LSI.md); index arms for INDEXES.
+        table.capacity.debit(p, key, now, write=(write_h + indexes.lsi_write_units_h(m)) / 2)
         if ledger is not None:
             ledger.for_table(name).add_write(write_h)
+            indexes.charge(ledger.for_table(name), m)
         mutations.append(m)
     if throttle is not None and not mutations:
         raise throttle  # throttled only when nothing at all could be written

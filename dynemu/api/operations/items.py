@@ -9,7 +9,7 @@ from dynemu.api.operations import index_specs
 from dynemu.api.operations.common import consumed_capacity, return_values
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context
-from dynemu.engine import capacity, indexes, values
+from dynemu.engine import capacity, consistency, indexes, values
 from dynemu.engine.capacity import ConsumedCapacity
 from dynemu.engine.table import MAX_ITEM_BYTES, Mutation
 
@@ -110,6 +110,8 @@ def get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     now = ctx.db.now()
     p = table.capacity.check(key, now)
     item, size = table.read(key)
+    if ctx.settings.eventual_lag_ms and not body.get("ConsistentRead"):
+        item = consistency.stale_item(table, key, item, now)  # the replication-lag model
     read_h = capacity.read_units_h(size, bool(body.get("ConsistentRead")))
     table.capacity.debit(p, key, now, read=read_h / 2)
     out: dict[str, Any] = {}

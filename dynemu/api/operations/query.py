@@ -8,7 +8,7 @@ from typing import Any
 from dynemu import errors
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context
-from dynemu.engine import capacity, indexes, values
+from dynemu.engine import capacity, consistency, indexes, values
 from dynemu.engine.capacity import ConsumedCapacity
 from dynemu.engine.expressions import Compiled
 from dynemu.engine.indexes import Index
@@ -185,6 +185,8 @@ def _read(table: Table, ix: Index | None, body: dict[str, Any], now: float, star
     p = cap.check_index(state, suffix, now, write=False)
     page = read_page(table, start, stop, **kwargs)
     consistent = bool(body.get("ConsistentRead"))
+    if not consistent and ix is None:  # the replication-lag model, when --eventual-lag-ms is set
+        page.items = consistency.stale_items(table, page.items, now)
     units_h = capacity.query_read_units_h(page.read_bytes, consistent)
     if page.fetched:
         units_h += capacity.query_read_units_h(page.fetch_bytes, consistent)

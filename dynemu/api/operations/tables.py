@@ -8,6 +8,7 @@ from typing import Any
 from dynemu import errors
 from dynemu.api.operations import index_specs
 from dynemu.api.protocol import Context
+from dynemu.engine import streams, ttl
 from dynemu.engine.schema import KeyAttr, TableSpec, Throughput
 from dynemu.engine.table import Table
 
@@ -65,6 +66,7 @@ def describe(table: Table, status: str = "ACTIVE") -> dict[str, Any]:
     reads, writes = table.capacity.state.warm_throughput()
     out["WarmThroughput"] = {"ReadUnitsPerSecond": reads, "WriteUnitsPerSecond": writes, "Status": "ACTIVE"}
     out.update(index_specs.describe_indexes(table, status))  # LocalSecondaryIndexes, GlobalSecondaryIndexes
+    out.update(streams.describe_fields(table))  # StreamSpecification, LatestStreamArn/Label
     return out
 
 
@@ -147,9 +149,6 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     for p in _UNSUPPORTED_CREATE:
         if body.get(p):
             raise errors.validation(f"dynemu does not support {p} yet")
-    stream = body.get("StreamSpecification")
-    if stream and stream.get("StreamEnabled"):
-        raise errors.validation("dynemu does not support StreamSpecification yet")
     # Order of checks as the service reports them: billing, then key schema and definitions.
     mode, read, write = _billing(body)
     hash_name, range_name = _key_schema(body)
@@ -157,6 +156,10 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     has_indexes = body.get("LocalSecondaryIndexes") is not None or body.get("GlobalSecondaryIndexes") is not None
     defs = _attribute_definitions(body, key_names, exact=not has_indexes)
     index_defs = index_specs.parse_create(body, defs, hash_name, range_name, mode, ctx.region)
+    stream_spec = body.get("StreamSpecification")
+    stream_on, stream_view = (
+        streams.validate_spec(stream_spec, creating=True) if stream_spec is not None else (False, None)
+    )
     _check_throughput_limit(read, write)
     name = body["TableName"]
     if ctx.db.lookup(name) is not None:
@@ -187,6 +190,8 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         indexes=index_defs,
     )
     table = ctx.db.add_table(spec)
+    if stream_on:
+        streams.enable(ctx.db, table, stream_view, now)  # type: ignore[arg-type]
     # CreateTable answers CREATING; the table is ACTIVE by the next DescribeTable.
     return {"TableDescription": describe(table, "CREATING")}
 
@@ -220,6 +225,9 @@ def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         )
     index_specs.check_deletable(table)
     description = describe(table, "DELETING")
+    # The table's stream stays readable for 24 hours after the table is deleted.
+    streams.on_table_deleted(ctx.db, table, ctx.db.now())
+    ttl.on_table_deleted(ctx.db, table)
     ctx.db.drop_table(table)
     return {"TableDescription": description}
 
@@ -245,8 +253,8 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         if body.get(p):
             raise errors.validation(f"dynemu does not support {p} yet")
     stream = body.get("StreamSpecification")
-    if stream and stream.get("StreamEnabled"):
-        raise errors.validation("dynemu does not support StreamSpecification yet")
+    if stream is not None:
+        streams.validate_spec(stream, creating=False)
     index_specs.check_updates(body)
     table = ctx.db.get(body["TableName"], control_plane=True)
     # Work on a copy so that a request refused half-way changes nothing.
@@ -318,6 +326,11 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         changed = True
     elif gsi_updates is not None and changed:
         raise errors.invalid_parameter("List of GlobalSecondaryIndexUpdates is empty")
+    if stream is not None:
+        # Enabling or disabling the stream is the last check that can refuse the request
+        # ("Table already has an enabled stream", "Table has no stream to disable").
+        streams.update(ctx.db, table, stream, now)
+        changed = True
     if not changed:
         raise errors.validation(
             "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates "
