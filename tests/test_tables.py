@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -231,4 +232,16 @@ def test_tags(table: str, ddb: Any) -> None:
     assert_error(
         "ResourceNotFoundException", f"Requested resource not found: ResourcArn: {missing} not found",
         ddb.list_tags_of_resource, ResourceArn=missing,
+    )
+
+
+def test_create_table_without_key_schema(ddb: Any, server_url: str) -> None:
+    from tests.test_protocol import raw
+
+    status, _, data = raw(server_url, '{"TableName": "no-keys", "BillingMode": "PAY_PER_REQUEST"}',
+                          target="DynamoDB_20120810.CreateTable")
+    assert status == 400
+    assert json.loads(data)["message"] == (
+        "2 validation errors detected: Value null at 'attributeDefinitions' failed to satisfy constraint: Member "
+        "must not be null; Value null at 'keySchema' failed to satisfy constraint: Member must not be null"
     )
