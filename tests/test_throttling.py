@@ -324,3 +324,43 @@ def test_query_and_scan_are_admitted_and_charged(virtual: Virtual) -> None:
     virtual.advance(3)
     assert virtual.ddb.query(**q)["Count"] == 1
     assert virtual.partitions(t)["summary"]["consumed_total"][0] == 4.0
+
+
+@pytest.mark.parametrize("virtual", ["gac"], indirect=True)
+def test_batch_write_items_refused_by_a_gsi_are_unprocessed(virtual: Virtual) -> None:
+    t = virtual.create(
+        "gsi-batch", rcu=100, wcu=100,
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{
+            "IndexName": "by-g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "ALL"},
+            "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
+        }],
+    )
+    puts = [{"PutRequest": {"Item": {"pk": {"S": f"k{i}"}, "g": {"S": "x"}, "v": {"S": "y" * 3000}}}} for i in range(4)]
+    puts.append({"PutRequest": {"Item": {"pk": {"S": "plain"}}}})  # not in the index
+    out = virtual.ddb.batch_write_item(RequestItems={t: puts})
+    left = out["UnprocessedItems"].get(t, [])
+    # The GSI admits the first write (overdrawing its 1 unit) and refuses the next three.
+    assert [r["PutRequest"]["Item"]["pk"]["S"] for r in left] == ["k1", "k2", "k3"]
+    assert "Item" in virtual.ddb.get_item(TableName=t, Key={"pk": {"S": "plain"}})
+    assert "Item" not in virtual.ddb.get_item(TableName=t, Key={"pk": {"S": "k1"}})
+
+
+def test_transaction_reports_index_units() -> None:
+    with DynemuServer(throttling=False) as url:
+        v = Virtual(url)
+        t = v.create(
+            "tx-indexes",
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
+            GlobalSecondaryIndexes=[{"IndexName": "by-g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                     "Projection": {"ProjectionType": "ALL"}}],
+        )
+        out = v.ddb.transact_write_items(
+            TransactItems=[{"Put": {"TableName": t, "Item": {"pk": {"S": "a"}, "g": {"S": "x"}}}}],
+            ReturnConsumedCapacity="INDEXES",
+        )
+        cc = out["ConsumedCapacity"][0]
+        assert cc["Table"]["CapacityUnits"] == 2.0  # transactional: twice a 1 KB write
+        assert cc["GlobalSecondaryIndexes"] == {"by-g": {"CapacityUnits": 1.0, "WriteCapacityUnits": 1.0}}
+        assert cc["CapacityUnits"] == 3.0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 import uuid
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import orjson
 
@@ -174,22 +175,33 @@ class Database:
                 old_size = table.store.get(key)
                 cap.debit(p, key, now, write=capacity.write_units(stored_size(old_size) if old_size else 0, 0))
             raise
-        # A base-table write also needs capacity on every GSI it changes: an under-provisioned
-        # GSI throttles the table's writes (GSI.md, "Throttling considerations").
-        gsi = [w for w in indexes.writes_of(m) if w.is_global and w.write_h]
-        charged = []
-        for w in gsi:
-            state = cap.index_state(w.index, now)
-            ikey = w.new_key if w.new_key is not None else w.old_key
-            suffix = ikey[len(w.index.prefix):]
-            charged.append((state, cap.check_index(state, suffix, now, write=True), suffix, w.write_h / 2))
+        charged = self.admit_index_writes(table, m, now)
         # LSI writes consume the table's own write capacity (LSI.md).
         table_units = capacity.write_units(m.old_size, m.new_size) + indexes.lsi_write_units_h(m) / 2
         cap.debit(p, key, now, write=table_units)
-        for state, gp, suffix, units in charged:
-            state.debit(gp, 0.0, units, now, suffix)
+        self.debit_index_writes(charged, now)
         self.commit((m,))
         return m
+
+    @staticmethod
+    def admit_index_writes(table: Table, m: Mutation, now: float) -> list[tuple[Any, int, bytes, float]]:
+        """A base-table write also needs capacity on every GSI it changes: an under-provisioned
+        GSI throttles the table's writes (GSI.md, "Throttling considerations"). Raises the
+        throttling error, or returns the charges for ``debit_index_writes``."""
+        cap = table.capacity
+        charged = []
+        for w in indexes.writes_of(m):
+            if w.is_global and w.write_h:
+                state = cap.index_state(w.index, now)
+                ikey = w.new_key if w.new_key is not None else w.old_key
+                suffix = ikey[len(w.index.prefix) :]
+                charged.append((state, cap.check_index(state, suffix, now, write=True), suffix, w.write_h / 2))
+        return charged
+
+    @staticmethod
+    def debit_index_writes(charged: list[tuple[Any, int, bytes, float]], now: float) -> None:
+        for state, gp, suffix, units in charged:
+            state.debit(gp, 0.0, units, now, suffix)
 
     # --- the single commit of item changes ---------------------------------------------------------
 

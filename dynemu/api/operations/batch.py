@@ -250,6 +250,14 @@ def batch_write_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
             m = table.plan(key, _delete)
         else:
             m = table.plan(key, lambda old, item=attrs: item, new_size=size)
+        try:  # the GSIs this write changes must admit it too (back-pressure)
+            gsi_charges = ctx.db.admit_index_writes(table, m, now)
+        except errors.DynamoError as e:
+            throttle = _throttle(e)
+            request = {"DeleteRequest": {"Key": attrs}} if size is None else {"PutRequest": {"Item": attrs}}
+            unprocessed.setdefault(name, []).append(request)
+            continue
+        ctx.db.debit_index_writes(gsi_charges, now)
         write_h = capacity.write_units_h(m.old_size, m.new_size)
         # LSI writes consume the table's capacity (LSI.md); index arms for INDEXES.
         table.capacity.debit(p, key, now, write=(write_h + indexes.lsi_write_units_h(m)) / 2)

@@ -33,7 +33,7 @@ from dynemu import errors
 from dynemu.api.operations.batch import THROTTLE_ERRORS, resolve_key
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context, Handler
-from dynemu.engine import capacity, values
+from dynemu.engine import capacity, indexes, values
 from dynemu.engine.capacity import CapacityLedger
 from dynemu.engine.expressions import Compiled
 from dynemu.engine.table import MAX_ITEM_BYTES, Mutation, Table
@@ -295,6 +295,9 @@ def transact_write_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         ledger = CapacityLedger(split=True)
         for a, write_h in zip(actions, charges, strict=True):
             ledger.for_table(a.table_name).add_write(write_h)
+        names = {id(a.table): a.table_name for a in actions}
+        for m in mutations:  # index arms at the plain rate: only the table's arm doubles
+            indexes.charge(ledger.for_table(names[id(m.table)]), m)
         out["ConsumedCapacity"] = ledger.render(mode)
     return out
 
