@@ -26,3 +26,26 @@ def assert_error(code: str, message: str | None, call: Callable[..., Any], *args
 
 def assert_validation(message: str, call: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
     assert_error("ValidationException", message, call, *args, **kwargs)
+
+
+# --- attribute values, briefly -----------------------------------------------------------------------
+
+
+def S(x: str) -> dict[str, Any]:
+    return {"S": x}
+
+
+def N(x: str | int) -> dict[str, Any]:
+    return {"N": str(x)}
+
+
+def B(x: bytes) -> dict[str, Any]:
+    return {"B": x}
+
+
+def L(*xs: dict[str, Any]) -> dict[str, Any]:
+    return {"L": list(xs)}
+
+
+def M(**xs: dict[str, Any]) -> dict[str, Any]:
+    return {"M": xs}

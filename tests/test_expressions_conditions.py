@@ -17,21 +17,12 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from tests.helpers import assert_error
+from tests.helpers import B, N, S, assert_error
 
 _ids = itertools.count()
 
 
-def S(x: str) -> dict[str, Any]:
-    return {"S": x}
 
-
-def N(x: str | int) -> dict[str, Any]:
-    return {"N": str(x)}
-
-
-def B(x: bytes) -> dict[str, Any]:
-    return {"B": x}
 
 
 ITEM: dict[str, Any] = {

@@ -15,17 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import assert_validation
+from tests.helpers import N, S, assert_validation
 from tests.test_protocol import raw
-
-
-def S(x: str) -> dict[str, Any]:
-    return {"S": x}
-
-
-def N(x: str | int) -> dict[str, Any]:
-    return {"N": str(x)}
-
 
 ITEM = {"pk": S("e"), "a": N(1), "s": S("x"), "l": {"L": [N(1)]}}
 CE = "Invalid ConditionExpression: "

@@ -14,24 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import assert_validation
-
-
-def S(x: str) -> dict[str, Any]:
-    return {"S": x}
-
-
-def N(x: str | int) -> dict[str, Any]:
-    return {"N": str(x)}
-
-
-def L(*xs: dict[str, Any]) -> dict[str, Any]:
-    return {"L": list(xs)}
-
-
-def M(**xs: dict[str, Any]) -> dict[str, Any]:
-    return {"M": xs}
-
+from tests.helpers import L, M, N, S, assert_validation
 
 KEY = {"pk": S("p")}
 ITEM: dict[str, Any] = {

@@ -11,7 +11,9 @@ from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context
 from dynemu.engine import capacity, consistency, indexes, values
 from dynemu.engine.capacity import ConsumedCapacity
-from dynemu.engine.table import MAX_ITEM_BYTES, Mutation
+from dynemu.engine.expressions import Compiled
+from dynemu.engine.schema import Item
+from dynemu.engine.table import MAX_ITEM_BYTES, Mutation, Table
 
 RV_PUT_DELETE = ("NONE", "ALL_OLD")
 RV_UPDATE = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
@@ -19,6 +21,16 @@ RV_UPDATE = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
 
 def _failure_item(body: dict[str, Any]) -> bool:
     return body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
+
+
+def _keyed(ctx: Context, body: dict[str, Any], operation: str) -> tuple[Item, Compiled, Table, bytes]:
+    """What GetItem, DeleteItem and UpdateItem start with, in the service's order: the Key's
+    values, the expressions (errors before the table lookup), the table, the storage key."""
+    key_attrs = values.validate_item(body["Key"])
+    compiled = compile_expressions(operation, body)
+    table = ctx.db.get(body["TableName"])
+    compiled = bind_to(compiled, table)
+    return key_attrs, compiled, table, table.key_for_request(key_attrs)
 
 
 def _write_response(body: dict[str, Any], m: Mutation, attributes: dict[str, Any] | None) -> dict[str, Any]:
@@ -55,11 +67,7 @@ def put_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 
 def delete_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     rv = return_values(body, RV_PUT_DELETE)
-    key_attrs = values.validate_item(body["Key"])
-    compiled = compile_expressions("DeleteItem", body)
-    table = ctx.db.get(body["TableName"])
-    compiled = bind_to(compiled, table)
-    key = table.key_for_request(key_attrs)
+    _, compiled, table, key = _keyed(ctx, body, "DeleteItem")
     condition = compiled.condition.evaluate if compiled.condition is not None else None
     m = ctx.db.write(table, key, lambda old: None, condition, return_item_on_failure=_failure_item(body))
     return _write_response(body, m, m.old if rv == "ALL_OLD" else None)
@@ -67,11 +75,7 @@ def delete_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 
 def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     rv = return_values(body, RV_UPDATE)
-    key_attrs = values.validate_item(body["Key"])
-    compiled = compile_expressions("UpdateItem", body)
-    table = ctx.db.get(body["TableName"])
-    compiled = bind_to(compiled, table)
-    key = table.key_for_request(key_attrs)
+    key_attrs, compiled, table, key = _keyed(ctx, body, "UpdateItem")
     condition = compiled.condition.evaluate if compiled.condition is not None else None
     update = compiled.update
 
@@ -102,11 +106,7 @@ def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    key_attrs = values.validate_item(body["Key"])
-    compiled = compile_expressions("GetItem", body)
-    table = ctx.db.get(body["TableName"])
-    compiled = bind_to(compiled, table)
-    key = table.key_for_request(key_attrs)
+    _, compiled, table, key = _keyed(ctx, body, "GetItem")
     now = ctx.db.now()
     p = table.capacity.check(key, now)
     item, size = table.read(key)
