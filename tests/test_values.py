@@ -448,3 +448,28 @@ def test_value_length(value: dict[str, Any], length: int | None) -> None:
 def test_value_type() -> None:
     assert [V.value_type({t: None}) for t in V.TYPES] == list(V.TYPES)
     assert V.value_type({"SS": ["a"]}) == "SS"
+
+
+SIZED_EXAMPLES: list[dict[str, Any]] = [
+    {},
+    {"shirt-color": {"S": "R"}, "shirt-size": {"S": "M"}},
+    {"pk": {"S": "é𝄞"}, "n": {"N": "0012.50"}, "neg": {"N": "-1E+3"}, "b": {"B": "AAE="}},
+    {"ñame": {"S": ""}, "l": {"L": [{"S": "x"}, {"N": "1"}, {"M": {"k": {"BOOL": True}}}]}, "z": {"NULL": True}},
+    {"ss": {"SS": ["a", "bé"]}, "ns": {"NS": ["1", "2.50"]}, "bs": {"BS": ["AQ==", "Ag=="]}},
+    {"m": {"M": {"deep": {"M": {"n": {"N": "100"}}}}}, "s": {"S": "plain"}},
+]
+
+
+@pytest.mark.parametrize("item", SIZED_EXAMPLES)
+def test_validate_item_sized_agrees_with_the_two_passes(item: dict[str, Any]) -> None:
+    checked = V.validate_item(item)
+    assert V.validate_item_sized(item) == (checked, V.item_size(checked))
+
+
+@pytest.mark.parametrize("bad", [{"a": {"S": 5}}, {"a": {}}, {"a": {"S": "x", "N": "1"}}, {"a": {"SS": []}}, []])
+def test_validate_item_sized_refuses_what_validate_item_refuses(bad: Any) -> None:
+    with pytest.raises(DynamoError) as one:
+        V.validate_item(bad)
+    with pytest.raises(DynamoError) as other:
+        V.validate_item_sized(bad)
+    assert (one.value.type_name, one.value.message) == (other.value.type_name, other.value.message)

@@ -338,6 +338,29 @@ def validate_item(item: Any) -> Item:
     return item if out is None else out
 
 
+def validate_item_sized(item: Any) -> tuple[Item, int]:
+    """``validate_item`` and ``item_size`` in one pass over the attributes (PutItem's hot
+    path); string attributes, the commonest, are checked and sized inline."""
+    if not isinstance(item, dict):
+        raise _shape_error(item, "Map")
+    out: Item | None = None
+    size = 0
+    for name, v in item.items():
+        size += len(name) if name.isascii() else _utf8_len(name)
+        if type(v) is dict and len(v) == 1:
+            x = v.get("S")
+            if type(x) is str:
+                size += len(x) if x.isascii() else len(x.encode("utf-8", "surrogatepass"))
+                continue
+        nv = _validate(v, 1)
+        size += value_size(nv)
+        if nv is not v:
+            if out is None:
+                out = dict(item)
+            out[name] = nv
+    return (item if out is None else out), size
+
+
 # --- types, sizes ----------------------------------------------------------------------------
 
 

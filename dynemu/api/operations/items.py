@@ -52,8 +52,7 @@ def _write_response(body: dict[str, Any], m: Mutation, attributes: dict[str, Any
 
 def put_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     rv = return_values(body, RV_PUT_DELETE)
-    item = values.validate_item(body["Item"])
-    size = values.item_size(item)
+    item, size = values.validate_item_sized(body["Item"])
     if size > MAX_ITEM_BYTES:  # checked before the table is looked up, as the service does
         raise errors.validation("Item size has exceeded the maximum allowed size")
     compiled = compile_expressions("PutItem", body)
