@@ -364,3 +364,26 @@ def test_transaction_reports_index_units() -> None:
         assert cc["Table"]["CapacityUnits"] == 2.0  # transactional: twice a 1 KB write
         assert cc["GlobalSecondaryIndexes"] == {"by-g": {"CapacityUnits": 1.0, "WriteCapacityUnits": 1.0}}
         assert cc["CapacityUnits"] == 3.0
+
+
+@pytest.mark.parametrize("virtual", ["gac"], indirect=True)
+def test_transaction_refused_by_a_gsi_is_cancelled_whole(virtual: Virtual) -> None:
+    t = virtual.create(
+        "gsi-tx", rcu=100, wcu=100,
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{
+            "IndexName": "by-g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "ALL"},
+            "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
+        }],
+    )
+    virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "first"}, "g": {"S": "x"}, "v": {"S": "y" * 3000}})
+    with pytest.raises(ClientError) as info:
+        virtual.ddb.transact_write_items(TransactItems=[
+            {"Put": {"TableName": t, "Item": {"pk": {"S": "plain"}}}},
+            {"Put": {"TableName": t, "Item": {"pk": {"S": "indexed"}, "g": {"S": "x"}}}},
+        ])
+    reasons = info.value.response["CancellationReasons"]
+    assert reasons[0] == {"Code": "None"}
+    assert reasons[1] == {"Code": "ProvisionedThroughputExceeded", "Message": INDEX_MESSAGE}
+    assert "Item" not in virtual.ddb.get_item(TableName=t, Key={"pk": {"S": "plain"}})  # all or nothing

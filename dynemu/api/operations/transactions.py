@@ -220,6 +220,27 @@ def _admit(actions: list[_Action], now: float, *, write: bool) -> list[int]:
     return parts
 
 
+def _admit_indexes(ctx: Context, actions: list[_Action], mutations: list[Mutation], now: float) -> list[Any]:
+    """Every GSI the transaction writes must admit it too (back-pressure, GSI.md); a refusal
+    cancels the whole transaction, the refused actions carrying the GSI's throttling reason."""
+    charges: list[Any] = []
+    reasons: list[dict[str, Any]] = [{"Code": "None"} for _ in actions]
+    where = {(id(a.table), a.key): i for i, a in enumerate(actions)}
+    throttled = False
+    for m in mutations:
+        try:
+            charges.extend(ctx.db.admit_index_writes(m.table, m, now))
+        except errors.DynamoError as e:
+            if e.type_name not in THROTTLE_ERRORS:
+                raise
+            code = "ThrottlingError" if e.type_name == "ThrottlingException" else "ProvisionedThroughputExceeded"
+            reasons[where[(id(m.table), m.key)]] = {"Code": code, "Message": e.message}
+            throttled = True
+    if throttled:
+        raise TransactionCanceled(reasons)
+    return charges
+
+
 def _reason(e: errors.DynamoError) -> dict[str, Any]:
     if e.type_name == "ConditionalCheckFailedException":
         reason: dict[str, Any] = {"Code": "ConditionalCheckFailed", "Message": e.message}
@@ -273,6 +294,7 @@ def transact_write_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         now = ctx.db.now()
         parts = _admit(actions, now, write=True)
         mutations, sizes = _run(actions)
+        gsi_charges = _admit_indexes(ctx, actions, mutations, now)
     except TransactionCanceled:
         if cache is not None:  # a cancelled request keeps its token for its own parameters
             cache.remember(token, digest, ctx.db.now(), completed=False)  # type: ignore[arg-type]
@@ -285,6 +307,7 @@ def transact_write_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     ]
     for a, p, write_h in zip(actions, parts, charges, strict=True):
         a.table.capacity.debit(p, a.key, now, write=write_h / 2)  # type: ignore[union-attr]
+    ctx.db.debit_index_writes(gsi_charges, now)
     ctx.db.commit(mutations)  # the one storage write batch of the whole transaction
     if cache is not None:
         replay = [(a.table_name, max(old, new)) for a, (old, new) in zip(actions, sizes, strict=True)]
