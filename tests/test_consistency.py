@@ -106,3 +106,40 @@ def test_stale_reads_through_boto3() -> None:
         assert "Item" not in d.get_item(TableName="lagged", Key={"pk": {"S": "a"}})
         assert d.scan(TableName="lagged")["Items"] == []
         assert d.scan(TableName="lagged", ConsistentRead=True)["Count"] == 1
+
+
+def test_gsi_shows_writes_only_after_the_lag() -> None:
+    with DynemuServer(clock="virtual", throttling=False, eventual_lag_ms=60_000, stale_read_probability=0.0) as url:
+        d = make_client(url)
+        d.create_table(
+            TableName="lagged-gsi", BillingMode="PAY_PER_REQUEST",
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
+            GlobalSecondaryIndexes=[{"IndexName": "by-g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                     "Projection": {"ProjectionType": "ALL"}}],
+        )
+
+        def in_index(g: str) -> list[str]:
+            out = d.query(TableName="lagged-gsi", IndexName="by-g", KeyConditionExpression="g = :g",
+                          ExpressionAttributeValues={":g": {"S": g}})
+            return [i["pk"]["S"] for i in out["Items"]]
+
+        def advance(seconds: float) -> None:
+            import json
+            import urllib.request
+
+            req = urllib.request.Request(url + "/_dynemu/clock", data=json.dumps({"advance": seconds}).encode(),
+                                         method="POST")
+            urllib.request.urlopen(req).read()
+
+        d.put_item(TableName="lagged-gsi", Item={"pk": {"S": "a"}, "g": {"S": "x"}})
+        # The table read (probability 0: never stale) sees it; the GSI does not yet.
+        assert d.get_item(TableName="lagged-gsi", Key={"pk": {"S": "a"}})["Item"]["g"] == {"S": "x"}
+        assert in_index("x") == []
+        advance(61)
+        assert in_index("x") == ["a"]
+        d.update_item(TableName="lagged-gsi", Key={"pk": {"S": "a"}}, UpdateExpression="SET g = :y",
+                      ExpressionAttributeValues={":y": {"S": "y"}})
+        assert in_index("x") == ["a"] and in_index("y") == []  # the old entry, until the lag passes
+        advance(61)
+        assert in_index("x") == [] and in_index("y") == ["a"]

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import random
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Mutation, Table
+from dynemu.storage import keyspace
 from dynemu.storage.base import WriteBatch
 
 DEFAULT_PROBABILITY = 0.5
@@ -149,3 +150,40 @@ def pending_writes(table: Table, now: float) -> dict[bytes, Item | None]:
         return {}
     obs.forget_before(now)
     return {k: before for k, (_, before) in obs.recent.items()}
+
+
+def lagging_index_page(
+    table: Table,
+    ix: Any,
+    entries: list[Item],
+    start: bytes,
+    stop: bytes,
+    *,
+    reverse: bool,
+    keep: Callable[[Item], bool] | None,
+    now: float,
+) -> list[Item]:
+    """A GSI page as the index shows it while writes within the lag have not reached it
+    (GSIs are updated asynchronously, GSI.md): entries of items written within the lag are
+    hidden, and the entry of each such item's image from before the write is shown instead
+    when it falls in ``[start, stop)`` and passes the filter. Approximate at page edges."""
+    pending = pending_writes(table, now)
+    if not pending:
+        return entries
+    skip = len(keyspace.items_prefix(table.spec.table_id)) + 8  # the table key after its hash
+    keyed: list[tuple[bytes, Item]] = []
+    for entry in entries:
+        table_key = table.key_for_item(entry)
+        if table_key in pending:
+            continue  # the index does not show this write yet
+        ek = ix.entry_key(entry, table_key[skip:])
+        keyed.append((ek if ek is not None else b"", entry))
+    for table_key, before in pending.items():
+        if before is None or not table_key.startswith(keyspace.items_prefix(table.spec.table_id)):
+            continue
+        ek = ix.entry_key(before, table_key[skip:])
+        if ek is None or not (start <= ek < stop) or (keep is not None and not keep(before)):
+            continue
+        keyed.append((ek, ix.project(before, 0)[0]))
+    keyed.sort(key=lambda pair: pair[0], reverse=reverse)
+    return [entry for _, entry in keyed]

@@ -187,6 +187,10 @@ def _read(table: Table, ix: Index | None, body: dict[str, Any], now: float, star
     consistent = bool(body.get("ConsistentRead"))
     if not consistent and ix is None:  # the replication-lag model, when --eventual-lag-ms is set
         page.items = consistency.stale_items(table, page.items, now)
+    elif ix is not None and ix.is_global:  # a GSI shows a write only once the lag has passed
+        page.items = consistency.lagging_index_page(
+            table, ix, page.items, start, stop, reverse=kwargs.get("reverse", False), keep=kwargs.get("keep"), now=now
+        )
     units_h = capacity.query_read_units_h(page.read_bytes, consistent)
     if page.fetched:
         units_h += capacity.query_read_units_h(page.fetch_bytes, consistent)
