@@ -35,6 +35,23 @@ import botocore.loaders
 import botocore.model
 import orjson
 
+from dynemu.api.validation_overrides import (
+    BARE_LENGTH_MESSAGES,
+    DATA_PLANE,
+    DEFAULT_STRING_CHECK_ORDER,
+    ENUM_ORDER,
+    EXTRA_CONSTRAINTS,
+    JAVA_PACKAGE,
+    JAVA_REGEX_FIXES,
+    MEMBER_CONSTRAINTS,
+    MEMBER_ORDER,
+    STRING_CHECK_ORDER,
+    TABLE_KEY_CHECKS,
+    TABLE_NAME_ALONE,
+    TABLE_NAME_CHECKS,
+    TABLE_PATTERN,
+    UNCHECKED_SHAPES,
+)
 from dynemu.errors import DynamoError, serialization, unknown_operation, validation
 
 Checker = Callable[[Any], Any]  # type pass: returns the (possibly coerced) value
@@ -45,112 +62,6 @@ MAX_ERRORS = 10  # Coral lists at most ten failures
 # (checked with its message in engine/values.py), this only bounds recursion well above it.
 MAX_AV_DEPTH = 100
 MSG_NESTING = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
-
-# --- where DynamoDB differs from botocore's model: the one table of overrides --------------
-
-# Enum values in the order DynamoDB prints them (its own order, not the model's); keyed by
-# shape name; ignored if the model's value set changes. dynalite validations/*.js, moto,
-# and a 2026 capture of the live service (see the research note).
-ENUM_ORDER: dict[str, tuple[str, ...]] = {
-    name: tuple(values.split())
-    for name, values in {
-        "ReturnConsumedCapacity": "INDEXES TOTAL NONE",
-        "ReturnItemCollectionMetrics": "SIZE NONE",
-        "ReturnValue": "ALL_NEW UPDATED_OLD ALL_OLD NONE UPDATED_NEW",
-        "ConditionalOperator": "OR AND",
-        "ComparisonOperator": "IN NULL BETWEEN LT NOT_CONTAINS EQ GT NOT_NULL NE LE BEGINS_WITH GE CONTAINS",
-        "Select": "SPECIFIC_ATTRIBUTES COUNT ALL_ATTRIBUTES ALL_PROJECTED_ATTRIBUTES",
-        "StreamViewType": "OLD_IMAGE KEYS_ONLY NEW_AND_OLD_IMAGES NEW_IMAGE",
-        "ScalarAttributeType": "B N S",
-        "BillingMode": "PROVISIONED PAY_PER_REQUEST",
-        "KeyType": "HASH RANGE",
-        "ProjectionType": "ALL INCLUDE KEYS_ONLY",
-        "ContributorInsightsAction": "ENABLE DISABLE",
-        "ContributorInsightsMode": "THROTTLED_KEYS ACCESSED_AND_THROTTLED_KEYS",
-    }.items()
-}
-
-# Members DynamoDB checks (and prints) first, per structure shape; the rest follow in model
-# order. GetItem/PutItem: dynoxide (measured in eu-west-2); ListTables: a live message quoted
-# in dynalite's index.js; the others: the 2026 capture.
-MEMBER_ORDER: dict[str, tuple[str, ...]] = {
-    name: tuple(members.split())
-    for name, members in {
-        "GetItemInput": "Key TableName ReturnConsumedCapacity AttributesToGet",
-        "PutItemInput": "TableName Item ReturnConsumedCapacity ReturnValues ReturnItemCollectionMetrics",
-        "ListTablesInput": "Limit ExclusiveStartTableName",
-        "AttributeDefinition": "AttributeType AttributeName",
-        "ProvisionedThroughput": "WriteCapacityUnits ReadCapacityUnits",
-        "TimeToLiveSpecification": "AttributeName Enabled",
-    }.items()
-}
-
-# Order of a string's own checks: pattern, then lengths (ListTables, CreateBackup), except
-# where the capture shows length first (index names).
-STRING_CHECK_ORDER: dict[str, tuple[str, ...]] = {"IndexName": ("min", "max", "pattern")}
-DEFAULT_STRING_CHECK_ORDER = ("pattern", "min", "max")
-
-# Constraints the service enforces but the current model omits (dynalite validations; the
-# capture for the KMS key id).
-EXTRA_CONSTRAINTS: dict[str, dict[str, int]] = {
-    "KeySchema": {"max": 2},
-    "AttributeNameList": {"max": 255},
-    "KMSMasterKeyId": {"min": 1},
-}
-# Where one member of one structure differs from its shape's rule: a GSI's KeySchema takes up
-# to 4 HASH and 4 RANGE attributes (multi-attribute keys, November 2025); tables and LSIs
-# keep the 2-element limit (ack-api-quirks live lab, DDB-TABLE-123).
-MEMBER_CONSTRAINTS: dict[tuple[str, str], dict[str, int]] = {
-    ("GlobalSecondaryIndex", "KeySchema"): {"max": 8},
-    ("CreateGlobalSecondaryIndexAction", "KeySchema"): {"max": 8},
-}
-
-# Table names. Since table ARNs are accepted the model types `TableName` members as TableArn
-# (1..1024, no pattern); the service still checks plain names: data-plane operations accept
-# any non-empty name matching the pattern (dynoxide, eu-west-2), control-plane ones keep the
-# 3..255 rule, DescribeTable listing length before pattern (2026 capture). Checks in order;
-# "pattern+" skips the empty string.
-_TABLE_PATTERN = "[a-zA-Z0-9_.-]+"
-DATA_PLANE = frozenset(
-    "GetItem PutItem UpdateItem DeleteItem Query Scan BatchGetItem BatchWriteItem TransactGetItems "
-    "TransactWriteItems".split()
-)
-TABLE_NAME_CHECKS: dict[str, tuple[str, ...]] = {
-    "data": ("min1", "pattern+", "max255"),
-    "control": ("pattern", "min3", "max255"),
-    "DescribeTable": ("min3", "pattern", "max255"),
-}
-# PutItem reports an invalid table name alone, before its other checks (dynoxide put_item.rs).
-TABLE_NAME_ALONE = frozenset({"PutItem"})
-# BatchGetItem/BatchWriteItem table-name map keys (dynalite batch*.js).
-TABLE_KEY_CHECKS = ("max255", "min3", "pattern")
-
-# Shapes whose model constraints the service replaces by hand-written checks: tags answer
-# "The Tag Key provided is invalid, Key: null" and the like (2026 capture), so the tagging
-# operations check them, not this module.
-UNCHECKED_SHAPES = frozenset({"Tag", "TagKeyString", "TagValueString"})
-
-# Hand-written messages some operations return instead of Coral's (2026 capture): checked
-# before everything else; the member's own length checks are then skipped.
-_NAME_LENGTH_MSG = "{} must be at least 3 characters long and at most 255 characters long"
-BARE_LENGTH_MESSAGES: dict[tuple[str, str], str] = {
-    ("DescribeGlobalTable", "GlobalTableName"): _NAME_LENGTH_MSG.format("TableName"),
-    ("DescribeGlobalTableSettings", "GlobalTableName"): _NAME_LENGTH_MSG.format("TableName"),
-    ("RestoreTableFromBackup", "TargetTableName"): _NAME_LENGTH_MSG.format("TableName"),
-    ("DescribeContributorInsights", "IndexName"): _NAME_LENGTH_MSG.format("IndexName"),
-    ("UpdateContributorInsights", "IndexName"): _NAME_LENGTH_MSG.format("IndexName"),
-}
-
-# Java regex syntax Python's `re` lacks, as it appears in the model's patterns.
-JAVA_REGEX_FIXES = (
-    ("\\p{Print}", "[\\x20-\\x7E]"),
-    ("\\uD800\\uDC00-\\uDBFF\\uDFFF", "\\U00010000-\\U0010FFFF"),  # surrogate pairs: all astral characters
-)
-
-JAVA_PACKAGE = {
-    "dynamodb": "com.amazonaws.dynamodb.v20120810",
-    "dynamodbstreams": "com.amazonaws.dynamodb.streams.v20120810",
-}
 
 # --- SerializationException messages (Coral's JSON deserialiser) ----------------------------
 
@@ -368,13 +279,13 @@ MAX_LEN = "Member must have length less than or equal to {}"
 PATTERN = "Member must satisfy regular expression pattern: {}"
 
 
-_TABLE_RX = re.compile(_TABLE_PATTERN)
+_TABLE_RX = re.compile(TABLE_PATTERN)
 _TABLE_TESTS: dict[str, tuple[Callable[[str], bool], str]] = {
     "min1": (lambda s: len(s) >= 1, MIN_LEN.format(1)),
     "min3": (lambda s: len(s) >= 3, MIN_LEN.format(3)),
     "max255": (lambda s: _utf16_len(s) <= 255, MAX_LEN.format(255)),
-    "pattern": (lambda s: _TABLE_RX.fullmatch(s) is not None, PATTERN.format(_TABLE_PATTERN)),
-    "pattern+": (lambda s: not s or _TABLE_RX.fullmatch(s) is not None, PATTERN.format(_TABLE_PATTERN)),
+    "pattern": (lambda s: _TABLE_RX.fullmatch(s) is not None, PATTERN.format(TABLE_PATTERN)),
+    "pattern+": (lambda s: not s or _TABLE_RX.fullmatch(s) is not None, PATTERN.format(TABLE_PATTERN)),
 }
 _TABLE_NAME_FAST = re.compile(r"[a-zA-Z0-9_.-]{3,255}")
 

@@ -1,0 +1,112 @@
+"""Where DynamoDB's request validation differs from botocore's service model: the one
+table of overrides that ``dynemu.api.validation`` compiles in, each with its source.
+
+Declarative only: enum and member order as the service prints them, constraints the model
+lacks or states differently, table-name rules, bare length messages, Java class names.
+"""
+
+from __future__ import annotations
+
+# Enum values in the order DynamoDB prints them (its own order, not the model's); keyed by
+# shape name; ignored if the model's value set changes. dynalite validations/*.js, moto,
+# and a 2026 capture of the live service (see the research note).
+ENUM_ORDER: dict[str, tuple[str, ...]] = {
+    name: tuple(values.split())
+    for name, values in {
+        "ReturnConsumedCapacity": "INDEXES TOTAL NONE",
+        "ReturnItemCollectionMetrics": "SIZE NONE",
+        "ReturnValue": "ALL_NEW UPDATED_OLD ALL_OLD NONE UPDATED_NEW",
+        "ConditionalOperator": "OR AND",
+        "ComparisonOperator": "IN NULL BETWEEN LT NOT_CONTAINS EQ GT NOT_NULL NE LE BEGINS_WITH GE CONTAINS",
+        "Select": "SPECIFIC_ATTRIBUTES COUNT ALL_ATTRIBUTES ALL_PROJECTED_ATTRIBUTES",
+        "StreamViewType": "OLD_IMAGE KEYS_ONLY NEW_AND_OLD_IMAGES NEW_IMAGE",
+        "ScalarAttributeType": "B N S",
+        "BillingMode": "PROVISIONED PAY_PER_REQUEST",
+        "KeyType": "HASH RANGE",
+        "ProjectionType": "ALL INCLUDE KEYS_ONLY",
+        "ContributorInsightsAction": "ENABLE DISABLE",
+        "ContributorInsightsMode": "THROTTLED_KEYS ACCESSED_AND_THROTTLED_KEYS",
+    }.items()
+}
+
+# Members DynamoDB checks (and prints) first, per structure shape; the rest follow in model
+# order. GetItem/PutItem: dynoxide (measured in eu-west-2); ListTables: a live message quoted
+# in dynalite's index.js; the others: the 2026 capture.
+MEMBER_ORDER: dict[str, tuple[str, ...]] = {
+    name: tuple(members.split())
+    for name, members in {
+        "GetItemInput": "Key TableName ReturnConsumedCapacity AttributesToGet",
+        "PutItemInput": "TableName Item ReturnConsumedCapacity ReturnValues ReturnItemCollectionMetrics",
+        "ListTablesInput": "Limit ExclusiveStartTableName",
+        "AttributeDefinition": "AttributeType AttributeName",
+        "ProvisionedThroughput": "WriteCapacityUnits ReadCapacityUnits",
+        "TimeToLiveSpecification": "AttributeName Enabled",
+    }.items()
+}
+
+# Order of a string's own checks: pattern, then lengths (ListTables, CreateBackup), except
+# where the capture shows length first (index names).
+STRING_CHECK_ORDER: dict[str, tuple[str, ...]] = {"IndexName": ("min", "max", "pattern")}
+DEFAULT_STRING_CHECK_ORDER = ("pattern", "min", "max")
+
+# Constraints the service enforces but the current model omits (dynalite validations; the
+# capture for the KMS key id).
+EXTRA_CONSTRAINTS: dict[str, dict[str, int]] = {
+    "KeySchema": {"max": 2},
+    "AttributeNameList": {"max": 255},
+    "KMSMasterKeyId": {"min": 1},
+}
+# Where one member of one structure differs from its shape's rule: a GSI's KeySchema takes up
+# to 4 HASH and 4 RANGE attributes (multi-attribute keys, November 2025); tables and LSIs
+# keep the 2-element limit (ack-api-quirks live lab, DDB-TABLE-123).
+MEMBER_CONSTRAINTS: dict[tuple[str, str], dict[str, int]] = {
+    ("GlobalSecondaryIndex", "KeySchema"): {"max": 8},
+    ("CreateGlobalSecondaryIndexAction", "KeySchema"): {"max": 8},
+}
+
+# Table names. Since table ARNs are accepted the model types `TableName` members as TableArn
+# (1..1024, no pattern); the service still checks plain names: data-plane operations accept
+# any non-empty name matching the pattern (dynoxide, eu-west-2), control-plane ones keep the
+# 3..255 rule, DescribeTable listing length before pattern (2026 capture). Checks in order;
+# "pattern+" skips the empty string.
+TABLE_PATTERN = "[a-zA-Z0-9_.-]+"
+DATA_PLANE = frozenset(
+    "GetItem PutItem UpdateItem DeleteItem Query Scan BatchGetItem BatchWriteItem TransactGetItems "
+    "TransactWriteItems".split()
+)
+TABLE_NAME_CHECKS: dict[str, tuple[str, ...]] = {
+    "data": ("min1", "pattern+", "max255"),
+    "control": ("pattern", "min3", "max255"),
+    "DescribeTable": ("min3", "pattern", "max255"),
+}
+# PutItem reports an invalid table name alone, before its other checks (dynoxide put_item.rs).
+TABLE_NAME_ALONE = frozenset({"PutItem"})
+# BatchGetItem/BatchWriteItem table-name map keys (dynalite batch*.js).
+TABLE_KEY_CHECKS = ("max255", "min3", "pattern")
+
+# Shapes whose model constraints the service replaces by hand-written checks: tags answer
+# "The Tag Key provided is invalid, Key: null" and the like (2026 capture), so the tagging
+# operations check them, not this module.
+UNCHECKED_SHAPES = frozenset({"Tag", "TagKeyString", "TagValueString"})
+
+# Hand-written messages some operations return instead of Coral's (2026 capture): checked
+# before everything else; the member's own length checks are then skipped.
+NAME_LENGTH_MSG = "{} must be at least 3 characters long and at most 255 characters long"
+BARE_LENGTH_MESSAGES: dict[tuple[str, str], str] = {
+    ("DescribeGlobalTable", "GlobalTableName"): NAME_LENGTH_MSG.format("TableName"),
+    ("DescribeGlobalTableSettings", "GlobalTableName"): NAME_LENGTH_MSG.format("TableName"),
+    ("RestoreTableFromBackup", "TargetTableName"): NAME_LENGTH_MSG.format("TableName"),
+    ("DescribeContributorInsights", "IndexName"): NAME_LENGTH_MSG.format("IndexName"),
+    ("UpdateContributorInsights", "IndexName"): NAME_LENGTH_MSG.format("IndexName"),
+}
+
+# Java regex syntax Python's `re` lacks, as it appears in the model's patterns.
+JAVA_REGEX_FIXES = (
+    ("\\p{Print}", "[\\x20-\\x7E]"),
+    ("\\uD800\\uDC00-\\uDBFF\\uDFFF", "\\U00010000-\\U0010FFFF"),  # surrogate pairs: all astral characters
+)
+
+JAVA_PACKAGE = {
+    "dynamodb": "com.amazonaws.dynamodb.v20120810",
+    "dynamodbstreams": "com.amazonaws.dynamodb.streams.v20120810",
+}
