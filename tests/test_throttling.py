@@ -123,6 +123,10 @@ def test_burst_absorbs_a_spike_until_300_seconds_of_savings_are_spent(virtual: V
 @pytest.mark.parametrize("virtual", ["adaptive"], indirect=True)
 def test_adaptive_capacity_ends_sustained_throttling(virtual: Virtual) -> None:
     t = virtual.create("adaptive", rcu=9000, wcu=40)  # 4 partitions of 10 WCU; table 40 WCU
+    # Before adaptive capacity steps in, the hot partition is throttled as a hot key range.
+    assert virtual.put(t, "hot", 10) is None
+    assert_throttled(virtual.put(t, "hot", 10), "TableWriteKeyRangeThroughputExceeded", arn(virtual, t))
+    virtual.advance(1)
     throttled_early = 0
     admitted_late = 0
     for second in range(400):
