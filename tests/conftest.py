@@ -10,6 +10,7 @@ import boto3
 import pytest
 from botocore.config import Config
 
+from dynemu.api.server import NAMESPACES
 from dynemu.testing import DynemuServer
 
 CONFIG = Config(retries={"total_max_attempts": 1}, connect_timeout=5, read_timeout=60)
@@ -39,6 +40,17 @@ def server_url() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def ddb(server_url: str) -> Any:
     return make_client(server_url)
+
+
+@pytest.fixture(scope="module")
+def virtual_uniform() -> Iterator[tuple[Any, Any]]:
+    """A private server on a virtual clock, throttling on, uniform model: (client, clock)."""
+    server = DynemuServer(clock="virtual", capacity_model="uniform", throttling=True)
+    url = server.start()
+    try:
+        yield make_client(url), server.app[NAMESPACES].clock
+    finally:
+        server.stop()
 
 
 @pytest.fixture

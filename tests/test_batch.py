@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 
-from dynemu.api.server import NAMESPACES
-from dynemu.testing import DynemuServer
-from tests.conftest import make_client
 from tests.helpers import assert_error, assert_validation, error_of
 from tests.test_protocol import raw
 
@@ -415,15 +412,6 @@ def test_write_invalid_return_consumed_capacity(table: str, server_url: str) -> 
 # --- throttling ----------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def virtual() -> Iterator[tuple[Any, Any]]:
-    """A private server on a virtual clock, throttling on, uniform model: (client, clock)."""
-    server = DynemuServer(clock="virtual", capacity_model="uniform", throttling=True)
-    url = server.start()
-    try:
-        yield make_client(url), server.app[NAMESPACES].clock
-    finally:
-        server.stop()
 
 
 def provisioned(c: Any, name: str) -> str:
@@ -433,8 +421,8 @@ def provisioned(c: Any, name: str) -> str:
     return name
 
 
-def test_throttled_writes_are_unprocessed(virtual: tuple[Any, Any]) -> None:
-    c, clock = virtual
+def test_throttled_writes_are_unprocessed(virtual_uniform: tuple[Any, Any]) -> None:
+    c, clock = virtual_uniform
     table = provisioned(c, "throttled-writes")
     # Buckets start with one second of tokens: the first write is admitted, the others wait.
     out = c.batch_write_item(RequestItems={table: [put(key("0")), delete(key("x")), put({"pk": S("2"), "v": S("v")})]})
@@ -459,8 +447,8 @@ def test_throttled_writes_are_unprocessed(virtual: tuple[Any, Any]) -> None:
     assert c.describe_table(TableName=table)["Table"]["ItemCount"] == 2
 
 
-def test_throttled_reads_are_unprocessed(virtual: tuple[Any, Any]) -> None:
-    c, clock = virtual
+def test_throttled_reads_are_unprocessed(virtual_uniform: tuple[Any, Any]) -> None:
+    c, clock = virtual_uniform
     table = provisioned(c, "throttled-reads")
     clock.advance(5)
     c.put_item(TableName=table, Item=key("0"))

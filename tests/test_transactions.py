@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 
-from dynemu.api.server import NAMESPACES
 from dynemu.engine.transactions import TOKEN_TTL_SECONDS, TokenCache, fingerprint
-from dynemu.testing import DynemuServer
 from tests.conftest import make_client
 from tests.helpers import assert_error, assert_validation, error_of
 from tests.test_protocol import raw
@@ -434,15 +432,6 @@ def test_token_of_a_refused_request_is_not_kept(table: str, ddb: Any) -> None:
     assert item_of(ddb, table, "counter") == {"pk": S("counter"), "n": N(1)}
 
 
-@pytest.fixture(scope="module")
-def virtual() -> Iterator[tuple[Any, Any]]:
-    """A private server on a virtual clock, throttling on, uniform model: (client, clock)."""
-    server = DynemuServer(clock="virtual", capacity_model="uniform", throttling=True)
-    url = server.start()
-    try:
-        yield make_client(url), server.app[NAMESPACES].clock
-    finally:
-        server.stop()
 
 
 def provisioned(c: Any, units: int = 1) -> str:
@@ -453,8 +442,8 @@ def provisioned(c: Any, units: int = 1) -> str:
     return name
 
 
-def test_token_expires_after_ten_minutes(virtual: tuple[Any, Any]) -> None:
-    c, clock = virtual
+def test_token_expires_after_ten_minutes(virtual_uniform: tuple[Any, Any]) -> None:
+    c, clock = virtual_uniform
     table = provisioned(c, 1000)
     token = str(uuid.uuid4())
     c.transact_write_items(TransactItems=[counter_update(table)], ClientRequestToken=token)
@@ -569,8 +558,8 @@ MSG_TABLE_THROTTLED = (
 )
 
 
-def test_throttled_transactions_are_cancelled(virtual: tuple[Any, Any]) -> None:
-    c, clock = virtual
+def test_throttled_transactions_are_cancelled(virtual_uniform: tuple[Any, Any]) -> None:
+    c, clock = virtual_uniform
     table = provisioned(c)
     # Buckets start with one second of tokens: the first transaction is admitted (and
     # charged 2 x 2 units), the next finds the partition in debt.

@@ -6,6 +6,7 @@ from typing import Any
 
 from dynemu import errors
 from dynemu.engine.capacity import ConsumedCapacity
+from dynemu.engine.schema import Throughput
 from dynemu.engine.table import Table
 
 
@@ -16,6 +17,20 @@ def return_values(body: dict[str, Any], allowed: tuple[str, ...]) -> str:
     if rv not in allowed:
         raise errors.validation("ReturnValues can only be ALL_OLD or NONE")
     return rv
+
+
+def describe_throughput(tp: Throughput) -> dict[str, Any]:
+    """ProvisionedThroughput as DescribeTable reports it, for a table or a GSI."""
+    out: dict[str, Any] = {
+        "NumberOfDecreasesToday": tp.decreases_today,
+        "ReadCapacityUnits": tp.read,
+        "WriteCapacityUnits": tp.write,
+    }
+    if tp.last_increase is not None:
+        out["LastIncreaseDateTime"] = tp.last_increase
+    if tp.last_decrease is not None:
+        out["LastDecreaseDateTime"] = tp.last_decrease
+    return out
 
 
 def consumed_capacity(

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dynemu import errors
+from dynemu.api.operations.common import describe_throughput
 from dynemu.api.protocol import Context
 from dynemu.engine import indexes
 from dynemu.engine.indexes import Index, IndexSpec
@@ -217,17 +218,6 @@ def _parse_lsis(
 # --- DescribeTable ------------------------------------------------------------------------
 
 
-def _throughput(tp: Throughput) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "NumberOfDecreasesToday": tp.decreases_today,
-        "ReadCapacityUnits": tp.read,
-        "WriteCapacityUnits": tp.write,
-    }
-    if tp.last_increase is not None:
-        out["LastIncreaseDateTime"] = tp.last_increase
-    if tp.last_decrease is not None:
-        out["LastDecreaseDateTime"] = tp.last_decrease
-    return out
 
 
 def describe_index(spec: TableSpec, ix: Index, table_status: str = "ACTIVE") -> dict[str, Any]:
@@ -246,7 +236,7 @@ def describe_index(spec: TableSpec, ix: Index, table_status: str = "ACTIVE") -> 
         out["IndexStatus"] = "DELETING" if table_status == "DELETING" else "CREATING" if creating else s.status
         if s.status == "CREATING" and table_status != "CREATING":
             out["Backfilling"] = True  # only for GSIs added by UpdateTable (DDB-TABLE-138)
-        out["ProvisionedThroughput"] = _throughput(s.throughput)
+        out["ProvisionedThroughput"] = describe_throughput(s.throughput)
     out["IndexSizeBytes"] = ix.size_bytes
     out["ItemCount"] = ix.item_count
     out["IndexArn"] = f"{spec.arn}/index/{s.name}"
@@ -398,7 +388,7 @@ def _update_gsi(s: IndexSpec, change: dict[str, Any], on_demand: bool, switched:
             f"The only Updates for index: {s.name} when TableThroughputMode is PAY_PER_REQUEST can be to "
             "OnDemandThroughput, WarmThroughput"
         )
-    plan.updated[s.name] = _throughput(s.throughput)
+    plan.updated[s.name] = describe_throughput(s.throughput)
     if pt is not None:
         tp = s.throughput
         read, write = pt["ReadCapacityUnits"], pt["WriteCapacityUnits"]

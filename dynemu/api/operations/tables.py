@@ -7,6 +7,7 @@ from typing import Any
 
 from dynemu import errors
 from dynemu.api.operations import index_specs
+from dynemu.api.operations.common import describe_throughput
 from dynemu.api.protocol import Context
 from dynemu.engine import streams, ttl
 from dynemu.engine.schema import KeyAttr, TableSpec, Throughput
@@ -23,16 +24,7 @@ def describe(table: Table, status: str = "ACTIVE") -> dict[str, Any]:
     key_schema = [{"AttributeName": spec.hash_key.name, "KeyType": "HASH"}]
     if spec.range_key is not None:
         key_schema.append({"AttributeName": spec.range_key.name, "KeyType": "RANGE"})
-    tp = spec.throughput
-    throughput: dict[str, Any] = {
-        "NumberOfDecreasesToday": tp.decreases_today,
-        "ReadCapacityUnits": tp.read,
-        "WriteCapacityUnits": tp.write,
-    }
-    if tp.last_increase is not None:
-        throughput["LastIncreaseDateTime"] = tp.last_increase
-    if tp.last_decrease is not None:
-        throughput["LastDecreaseDateTime"] = tp.last_decrease
+    throughput = describe_throughput(spec.throughput)
     billing: dict[str, Any] = {"BillingMode": spec.billing_mode}
     if spec.billing_mode_updated is not None:
         billing["LastUpdateToPayPerRequestDateTime"] = spec.billing_mode_updated
