@@ -28,9 +28,9 @@ from dynemu.api.operations.query import query  # noqa: E402
 from dynemu.api.operations.tables import create_table  # noqa: E402
 from dynemu.api.protocol import Context  # noqa: E402
 from dynemu.config import Settings  # noqa: E402
+from dynemu.engine.capacity.throughput import CapacityConfig  # noqa: E402
 from dynemu.engine.clock import RealClock  # noqa: E402
 from dynemu.engine.database import Database  # noqa: E402
-from dynemu.engine.throughput import CapacityConfig  # noqa: E402
 from dynemu.storage.leveldb import LevelDBStore  # noqa: E402
 
 ITEMS_PER_KEY = 10

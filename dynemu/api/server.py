@@ -10,10 +10,10 @@ from dynemu.api.operations import ttl as ttl_operations
 from dynemu.api.protocol import MAX_BODY_BYTES, Protocol
 from dynemu.config import Settings
 from dynemu.engine import indexes
+from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import make_clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.namespaces import Namespaces
-from dynemu.engine.throughput import CapacityConfig
 
 NAMESPACES = web.AppKey("namespaces", Namespaces)
 PROTOCOL = web.AppKey("protocol", Protocol)

@@ -17,11 +17,11 @@ import orjson
 
 from dynemu import errors
 from dynemu.engine import capacity, indexes
-from dynemu.engine.admission import TableCapacity
+from dynemu.engine.capacity.admission import TableCapacity
+from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.schema import TableSpec
 from dynemu.engine.table import Apply, Condition, Mutation, Table, encode_stored, stored_size
-from dynemu.engine.throughput import CapacityConfig
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch
 

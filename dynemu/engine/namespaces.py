@@ -12,10 +12,10 @@ import os
 import re
 
 from dynemu.engine import consistency, streams, ttl
+from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.database import Database
-from dynemu.engine.throughput import CapacityConfig
 from dynemu.storage.base import Store
 
 DEFAULT_REGION = "us-east-1"

@@ -86,7 +86,7 @@ class Table:
         self.item_count = item_count
         self.size_bytes = size_bytes
         self.observers: list[WriteObserver] = []
-        self.capacity: Any = None  # the table's TableCapacity (engine.admission), set by Database
+        self.capacity: Any = None  # the table's TableCapacity (engine.capacity.admission), set by Database
         self._id = spec.table_id
 
     @property

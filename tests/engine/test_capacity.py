@@ -1,4 +1,4 @@
-"""engine/capacity.py: DynamoDB's capacity-unit arithmetic and ConsumedCapacity shapes."""
+"""engine/capacity/units.py: DynamoDB's capacity-unit arithmetic and ConsumedCapacity shapes."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""engine/partitions.py: partition counts, lookup, splits."""
+"""engine/capacity/partitions.py: partition counts, lookup, splits."""
 
 from __future__ import annotations
 
 import pytest
 
-from dynemu.engine.partitions import (
+from dynemu.engine.capacity.partitions import (
     HASH_SPACE,
     PartitionMap,
     initial_partition_count,

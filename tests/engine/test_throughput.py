@@ -1,12 +1,11 @@
-"""engine/throughput.py: the capacity models, replaying the seeds' scenarios on a virtual clock."""
+"""engine/capacity/throughput.py: the capacity models, replaying the seeds' scenarios on a virtual clock."""
 
 from __future__ import annotations
 
 from itertools import zip_longest
 
-from dynemu.engine.clock import VirtualClock
-from dynemu.engine.partitions import HASH_SPACE
-from dynemu.engine.throughput import (
+from dynemu.engine.capacity.partitions import HASH_SPACE
+from dynemu.engine.capacity.throughput import (
     INDEX_MESSAGE,
     ON_DEMAND_MESSAGE,
     TABLE_MESSAGE,
@@ -17,6 +16,7 @@ from dynemu.engine.throughput import (
     admit,
     admit_all,
 )
+from dynemu.engine.clock import VirtualClock
 
 ARN = "arn:aws:dynamodb:us-east-1:000000000000:table/T"
 T0 = 1_700_000_000.0

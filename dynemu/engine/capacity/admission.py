@@ -14,10 +14,10 @@ from typing import Any
 
 import orjson
 
-from dynemu.engine.partitions import PartitionMap
+from dynemu.engine.capacity.partitions import PartitionMap
+from dynemu.engine.capacity.throughput import CapacityConfig, ThrottleDecision, ThroughputState
 from dynemu.engine.schema import TableSpec
 from dynemu.engine.table import Mutation
-from dynemu.engine.throughput import CapacityConfig, ThrottleDecision, ThroughputState
 from dynemu.errors import DynamoError
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch

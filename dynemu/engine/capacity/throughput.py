@@ -50,7 +50,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from dynemu.engine.partitions import (
+from dynemu.engine.capacity.partitions import (
     DEFAULT_PARTITION_SIZE,
     PARTITION_READ_MAX,
     PARTITION_WRITE_MAX,
