@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from dynemu.api import sigv4
+from dynemu.api import admin_guard, sigv4
 from dynemu.api.admin import Admin, RequestMetrics
 from dynemu.api.operations import registry
 from dynemu.api.operations import ttl as ttl_operations
-from dynemu.api.protocol import MAX_BODY_BYTES, Protocol
+from dynemu.api.protocol import MAX_BODY_BYTES, Protocol, cors_origins
 from dynemu.config import Settings
 from dynemu.engine import indexes
 from dynemu.engine.capacity.throughput import CapacityConfig
@@ -25,7 +25,11 @@ def create_app(settings: Settings) -> web.Application:
     # A little above 16 MB so that the protocol itself answers 413 for larger bodies.
     # Request bodies are decoded by the protocol (unknown codings refused, signatures over the
     # bytes sent), not by aiohttp.
-    app = web.Application(client_max_size=MAX_BODY_BYTES + 1, handler_args={"auto_decompress": False})
+    app = web.Application(
+        client_max_size=MAX_BODY_BYTES + 1,
+        handler_args={"auto_decompress": False},
+        middlewares=[admin_guard.guard(cors_origins(settings.cors), settings.admin_token)],
+    )
     namespaces = Namespaces(
         data_dir=None if settings.in_memory else settings.data_dir,
         clock=make_clock(settings.clock, settings.time_scale),
