@@ -14,6 +14,7 @@ from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import make_clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.namespaces import Namespaces
+from dynemu.storage import select as store_select
 
 NAMESPACES = web.AppKey("namespaces", Namespaces)
 PROTOCOL = web.AppKey("protocol", Protocol)
@@ -34,6 +35,7 @@ def create_app(settings: Settings) -> web.Application:
         consistency=ConsistencyConfig.from_settings(settings),
         shared_db=settings.shared_db,
         isolate_access_keys=settings.isolate_access_keys,
+        store=store_select.resolve(settings.store, settings.in_memory),
     )
     metrics = RequestMetrics()
     protocol = Protocol(settings, namespaces, registry.handlers(), metrics)

@@ -17,6 +17,7 @@ from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.database import Database
 from dynemu.storage.base import Store
+from dynemu.storage.select import open_store
 
 DEFAULT_REGION = "us-east-1"
 SHARED = "shared"
@@ -42,9 +43,11 @@ class Namespaces:
         isolate_access_keys: bool = False,
         capacity: CapacityConfig | None = None,
         consistency: ConsistencyConfig | None = None,
+        store: str = "leveldb",
     ) -> None:
-        """``data_dir`` None means in memory."""
+        """``data_dir`` None means in memory; ``store`` is the on-disk store's kind."""
         self.data_dir = data_dir
+        self.store_kind = "memory" if data_dir is None else store
         self.clock = clock
         self.capacity = capacity
         self.consistency = consistency or ConsistencyConfig()
@@ -59,13 +62,7 @@ class Namespaces:
                     self._open(entry)
 
     def _open_store(self, name: str) -> Store:
-        if self.data_dir is None:
-            from dynemu.storage.memory import MemoryStore
-
-            return MemoryStore()
-        from dynemu.storage.leveldb import LevelDBStore
-
-        return LevelDBStore(os.path.join(self.data_dir, name))
+        return open_store(self.store_kind, os.path.join(self.data_dir or "", name))
 
     def _open(self, name: str) -> Database:
         db = self.databases.get(name)
