@@ -36,14 +36,16 @@ class DataDirLock:
         except OSError as e:
             raise StartupError(_not_writable(data_dir, e)) from None
         if not _try_lock(fd):
-            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            os.lseek(fd, 0, os.SEEK_SET)
+            holder = os.read(fd, 32).decode("ascii", "replace").strip() or "unknown"
             os.close(fd)
             raise StartupError(
                 f"data directory {data_dir} is in use by another dynemu process (pid {holder}): "
                 "stop that process, or choose another directory with --data-dir (DYNEMU_DATA_DIR)"
             )
         os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, str(os.getpid()).encode())
         self._fd = fd
 
     def release(self) -> None:

@@ -9,12 +9,15 @@ import socket
 import subprocess
 import sys
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 from dynemu import __version__
 from dynemu.config import flag_actions
+from tests.conftest import make_client
 from tests.test_server_process import Process, free_port
 
 
@@ -117,8 +120,6 @@ def test_store_of_the_other_kind(tmp_path: Path) -> None:
     p = Process("--data-dir", data, "--store", "sqlite")
     try:
         assert "store sqlite in " + data in p.first_line
-        from tests.conftest import make_client
-
         make_client(p.url).list_tables()  # opens the us-east-1 namespace
     finally:
         p.stop()
@@ -166,3 +167,63 @@ def test_version_and_help() -> None:
     for name, action in flag_actions().items():
         assert action.option_strings[0] in text
         assert f"[env DYNEMU_{name.upper()}]" in text
+
+
+WITHOUT_PLYVEL = "import sys; sys.modules['plyvel'] = None; from dynemu.cli import main; main()"
+
+
+def test_without_plyvel_data_is_kept_in_sqlite(tmp_path: Path) -> None:
+    """Where plyvel cannot be imported (no wheel, no compiler), --store auto keeps the data on
+    disk in SQLite and the start-up line says so."""
+    data = str(tmp_path / "data")
+    for restart in range(2):
+        port = free_port()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WITHOUT_PLYVEL, "--data-dir", data, "--port", str(port)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            assert f"store sqlite (plyvel is not installed) in {data}" in line, line
+            c = make_client(f"http://127.0.0.1:{port}")
+            if restart == 0:
+                c.create_table(
+                    TableName="kept", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                    AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                    BillingMode="PAY_PER_REQUEST",
+                )
+                c.put_item(TableName="kept", Item={"pk": {"S": "a"}})
+            else:
+                assert c.get_item(TableName="kept", Key={"pk": {"S": "a"}})["Item"] == {"pk": {"S": "a"}}
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.communicate(timeout=30)
+        assert proc.returncode == 0
+
+
+def test_without_plyvel_leveldb_cannot_be_chosen(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", WITHOUT_PLYVEL, "--data-dir", str(tmp_path), "--store", "leveldb"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert_fails(result, "plyvel", "dynemu[leveldb]", "--store sqlite")
+
+
+def test_plyvel_is_required_only_where_it_has_wheels() -> None:
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    deps = [Requirement(d) for d in project["dependencies"]]
+    platforms = {
+        ("linux", "x86_64"): True,
+        ("linux", "aarch64"): False,
+        ("darwin", "arm64"): False,
+        ("darwin", "x86_64"): False,
+        ("win32", "AMD64"): False,
+    }
+    for (system, machine), wanted in platforms.items():
+        env = {"sys_platform": system, "platform_machine": machine}
+        required = {d.name for d in deps if d.marker is None or d.marker.evaluate(env)}
+        assert ("plyvel" in required) is wanted, (system, machine)
+        assert {"aiohttp", "orjson", "botocore", "boto3"} <= required
+    assert [Requirement(d).name for d in project["optional-dependencies"]["leveldb"]] == ["plyvel"]

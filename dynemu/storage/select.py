@@ -8,7 +8,6 @@ with a message naming the flag to use.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 from dynemu.storage.base import Store
@@ -21,7 +20,11 @@ class StoreOpenError(OSError):
 
 
 def plyvel_available() -> bool:
-    return importlib.util.find_spec("plyvel") is not None
+    try:
+        import plyvel  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def resolve(store: str, in_memory: bool) -> str:
