@@ -131,6 +131,81 @@ class _Binder:
         raise TypeError(f"unexpected node {n!r}")
 
 
+# --- what the engine evaluates -------------------------------------------------------------------
+
+# Functions a condition may call, and those an operand of a condition may be; SET values
+# may use list_append, set_add and set_delete ("Using PartiQL functions with DynamoDB").
+_CONDITION_FUNCTIONS = frozenset(("begins_with", "contains", "attribute_type", "attribute_exists",
+                                  "attribute_not_exists"))
+_SET_TYPES = ("SS", "NS", "BS")
+
+
+def unsupported(what: str) -> errors.DynamoError:
+    return errors.validation(f"Unsupported operation: {what}")
+
+
+def check_condition(node: ex.Node) -> None:
+    """Refuse what a WHERE clause cannot hold before the engine compiles it."""
+    if isinstance(node, (ex.And, ex.Or)):
+        for item in node.items:
+            check_condition(item)
+    elif isinstance(node, ex.Not):
+        check_condition(node.operand)
+    elif isinstance(node, ex.Compare):
+        _check_operand(node.left)
+        _check_operand(node.right)
+    elif isinstance(node, ex.Between):
+        for operand in (node.operand, node.low, node.high):
+            _check_operand(operand)
+    elif isinstance(node, ex.In):
+        for operand in (node.operand, *node.options):
+            _check_operand(operand)
+    elif isinstance(node, ex.Func) and node.name in _CONDITION_FUNCTIONS:
+        for operand in node.args:
+            _check_operand(operand)
+    elif isinstance(node, ex.Func):
+        raise unsupported(f"function {node.name} in a WHERE clause")
+    else:
+        raise unsupported("a WHERE clause must be a condition")
+
+
+def _check_operand(node: ex.Node) -> None:
+    if isinstance(node, ex.Func) and node.name == "size":
+        if not isinstance(node.args[0], ex.Path):
+            raise unsupported("size takes a document path")
+    elif isinstance(node, ex.Arith):
+        raise unsupported("arithmetic in a WHERE clause")
+    elif isinstance(node, ex.Func):
+        raise unsupported(f"function {node.name} as an operand")
+
+
+def check_actions(actions: tuple[ex.Action, ...]) -> None:
+    """SET values the update engine can compute; set_add / set_delete take a set."""
+    for a in actions:
+        if a.kind in ("ADD", "DELETE"):
+            value = a.value
+            if not (isinstance(value, ex.Literal) and next(iter(value.value)) in _SET_TYPES):
+                name = "set_add" if a.kind == "ADD" else "set_delete"
+                raise unsupported(f"{name} takes a document path and a set")
+        elif a.kind == "SET":
+            _check_set_value(a.value)  # type: ignore[arg-type]
+
+
+def _check_set_value(node: ex.Node) -> None:
+    if isinstance(node, (ex.Literal, ex.Path)):
+        return
+    if isinstance(node, ex.Arith):
+        _check_set_value(node.left)
+        _check_set_value(node.right)
+    elif isinstance(node, ex.Func) and node.name == "list_append":
+        for arg in node.args:
+            _check_set_value(arg)
+    elif isinstance(node, ex.Func):
+        raise unsupported(f"function {node.name} in a SET clause")
+    else:
+        raise unsupported("SET takes a value, a document path, arithmetic or list_append")
+
+
 # --- WHERE clauses --------------------------------------------------------------------------------
 
 
@@ -230,6 +305,8 @@ def _is_key(node: ex.Node, name: str) -> bool:
 
 def plan_select(s: ast.Select, key_schema: KeySchema) -> ReadPlan:
     """``key_schema``: the table's, or the index's when FROM names one."""
+    if s.where is not None:
+        check_condition(s.where)
     hashes = [e for e in key_schema if e[1] == "HASH"]
     ranges = [e for e in key_schema if e[1] == "RANGE"]
     partitions: list[Value] | None = None
@@ -271,6 +348,11 @@ def _key_names(key_schema: KeySchema) -> list[str]:
 def plan_write(s: ast.Statement, key_schema: KeySchema) -> KeyedPlan:
     """INSERT, UPDATE, DELETE and EXISTS: one item by its full key."""
     names = _key_names(key_schema)
+    where = s.select.where if isinstance(s, ast.Exists) else getattr(s, "where", None)
+    if where is not None:
+        check_condition(where)
+    if isinstance(s, ast.Update):
+        check_actions(s.actions)
     if isinstance(s, ast.Insert):
         if not isinstance(s.value, ex.Literal) or "M" not in s.value.value:
             raise errors.validation(MALFORMED_INSERT)
@@ -296,6 +378,8 @@ def plan_write(s: ast.Statement, key_schema: KeySchema) -> KeyedPlan:
 
 def plan_get(s: ast.Select, key_schema: KeySchema) -> KeyedPlan:
     """A SELECT of one item by its full key (BatchExecuteStatement, ExecuteTransaction)."""
+    if s.where is not None:
+        check_condition(s.where)
     key, rest = split_key(s.where, _key_names(key_schema))
     projection = Projection(tuple(p.elements for p in s.projection)) if s.projection else None
     return KeyedPlan("get", s.source.table, key, Condition(rest) if rest is not None else None, projection=projection)
