@@ -15,6 +15,11 @@ from dynemu.config import load_settings
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["replay"]:  # `dynemu replay SCENARIO --report DIR` (dynemu/replay/)
+        from dynemu.replay.cli import main as replay
+
+        sys.exit(replay(args[1:]))
     settings = load_settings(argv)
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
