@@ -122,8 +122,8 @@ def heat_strip(
     left, right, top = 110, 12, 22
     row_h = 14
     x0, x1 = x_range
-    cols = max(1, min(x1 - x0, (width - left - right) // 2))
-    slot = max(1, -(-(x1 - x0) // cols))
+    slot = max(1, -(-(x1 - x0) // ((width - left - right) // 2)))  # seconds per column
+    cols = max(1, -(-(x1 - x0) // slot))
     cw = (width - left - right) / cols
     height = top + row_h * max(1, len(rows)) + 22
     vmax = max((v for _, vals in rows for v in vals.values()), default=0.0)
