@@ -78,7 +78,7 @@ def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     condition = compiled.condition.evaluate if compiled.condition is not None else None
     update = compiled.update
 
-    def apply(old: dict[str, Any] | None) -> dict[str, Any]:
+    def apply(old: dict[str, Any] | None) -> dict[str, Any] | None:
         if update is None:
             # No update: DynamoDB still creates the item with just its key.
             return dict(old) if old is not None else dict(key_attrs)

@@ -188,7 +188,7 @@ def _plan(a: _Action) -> tuple[Mutation | None, int]:
         update, key_attrs = a.compiled.update, a.attrs
         assert update is not None
 
-        def apply(old: Item | None) -> Item:
+        def apply(old: Item | None) -> Item | None:
             return update.apply(old, key_attrs)[0]
 
         m = table.plan(a.key, apply, check, return_item_on_failure=a.return_old, size_error=MSG_UPDATE_SIZE)
