@@ -38,7 +38,6 @@ from dynemu.engine.schema import TYPE_NAMES, Item, KeyAttr, Throughput
 from dynemu.engine.table import Mutation, Table, decode_stored, encode_stored
 from dynemu.storage import keyspace
 from dynemu.storage.base import WriteBatch
-from dynemu.storage.encoding import encode_key_value, hash8
 
 MAX_LSI = 5
 MAX_GSI = 20
@@ -55,7 +54,6 @@ BACKFILL_STEP = 1000  # items indexed per backfill step
 
 _COUNTS = struct.Struct(">qq")
 _SIZE = struct.Struct(">q")
-_ITEM_KEY_SKIP = len(keyspace.ITEMS) + 4  # "t/" + table id: what precedes h(pk) in an item key
 
 
 def _counter(name: str) -> bytes:
@@ -149,33 +147,29 @@ class Index:
     def key_schema(self) -> list[tuple[str, str, str]]:
         return self.spec.key_schema
 
-    def partition_bytes(self, item: Item) -> bytes | None:
-        """The encoded index partition key of ``item``, None when it is not indexed."""
-        out = b""
-        for a in self._hash:
+    def _key_values(self, attrs: tuple[KeyAttr, ...], item: Item) -> list[Any] | None:
+        out = []
+        for a in attrs:
             v = item.get(a.name)
             if v is None or a.type not in v:
                 return None
-            out += encode_key_value(v)
+            out.append(v)
         return out
 
-    def entry_key(self, item: Item, table_suffix: bytes) -> bytes | None:
-        """Storage key of ``item``'s entry (``table_suffix`` = encoded table key), or None
-        when the item lacks an index key attribute or has one of another type."""
-        ipk = self.partition_bytes(item)
+    def entry_key(self, item: Item, table_key: bytes) -> bytes | None:
+        """Storage key of ``item``'s entry (``table_key``: its encoded table key,
+        ``keyspace.table_key_of``), or None when the item lacks an index key attribute or
+        has one of another type."""
+        ipk = self._key_values(self._hash, item)
         if ipk is None:
             return None
-        key = self.prefix + hash8(ipk) + ipk
-        for a in self._range:
-            v = item.get(a.name)
-            if v is None or a.type not in v:
-                return None
-            key += encode_key_value(v)
-        return key + table_suffix
+        isk = self._key_values(self._range, item)
+        if isk is None:
+            return None
+        return keyspace.index_entry_at(self.prefix, ipk, isk, table_key)
 
     def partition_prefix(self, values_: tuple[Any, ...]) -> bytes:
-        ipk = b"".join(encode_key_value(v) for v in values_)
-        return self.prefix + hash8(ipk) + ipk
+        return keyspace.index_partition_at(self.prefix, values_)
 
     def project(self, item: Item, size: int) -> tuple[Item, int]:
         """The entry of ``item`` (of DynamoDB size ``size``) and the entry's size."""
@@ -297,7 +291,7 @@ class IndexMaintainer:
             for ix in reversed(self.indexes):
                 if not ix.is_global:
                     ix.check_item(new, old)
-        suffix = m.key[_ITEM_KEY_SKIP + 8 :]
+        suffix = keyspace.table_key_of(m.key)
         writes: list[IndexWrite] = []
         lsi_delta = 0
         for ix in self.indexes:
@@ -342,9 +336,8 @@ class IndexMaintainer:
     def collection_key(self, m: Mutation) -> bytes:
         item = m.new if m.new is not None else m.old
         assert item is not None
-        pk = item[self.table.spec.hash_key.name]
-        hashed = keyspace.partition_prefix(self.table.spec.table_id, pk)[_ITEM_KEY_SKIP:]
-        return _counter(f"item-collections/{self.table.spec.table_id}/") + hashed
+        tid = self.table.spec.table_id
+        return keyspace.item_collection_key(tid, keyspace.partition_prefix(tid, item[self.table.spec.hash_key.name]))
 
     def collection_size(self, key: bytes) -> int:
         raw = self.table.store.get(key)
@@ -479,9 +472,9 @@ def drop_table_data(table: Table) -> None:
     """Remove the index entries, index counters and item collection sizes of a dropped table."""
     tid = table.spec.table_id
     for prefix in (
-        keyspace.index_prefix(tid, 0)[:-4],
+        keyspace.table_indexes_prefix(tid),
         _counter(f"index-counts/{tid}/"),
-        _counter(f"item-collections/{tid}/"),
+        keyspace.item_collections_prefix(tid),
         _counter(f"index-id/{tid}"),
     ):
         _drop_range(table, prefix, keyspace.prefix_end(prefix))
@@ -519,7 +512,7 @@ class Backfill:
         for key, raw in self.table.store.iterate(ix.cursor + b"\x00", self._end):
             item, size = decode_stored(raw)
             last = key
-            ek = ix.entry_key(item, key[_ITEM_KEY_SKIP + 8 :])
+            ek = ix.entry_key(item, keyspace.table_key_of(key))
             if ek is not None and _indexable(ix, item):
                 entry, esize = ix.project(item, size)
                 batch.put(ek, encode_stored(entry, esize))
@@ -596,8 +589,8 @@ def item_collection(table: Table, m: Mutation) -> tuple[Item, int] | None:
 
 
 def _collection_key_for(table: Table, pk: Any) -> bytes:
-    hashed = keyspace.partition_prefix(table.spec.table_id, pk)[_ITEM_KEY_SKIP:]
-    return _counter(f"item-collections/{table.spec.table_id}/") + hashed
+    tid = table.spec.table_id
+    return keyspace.item_collection_key(tid, keyspace.partition_prefix(tid, pk))
 
 
 def size_estimate_gb(size: int) -> list[float]:

@@ -127,7 +127,7 @@ class RangeRead:
     segment: int | None = None
     total_segments: int | None = None
     limit: int | None = None
-    reverse: bool = False  # ScanIndexForward false
+    reverse: bool = False  # read backwards (Query's ScanIndexForward false)
     consistent: bool = False
     filter: Any = None  # a compiled condition: ``evaluate(item)``, ``names``
     projection: Any = None  # a compiled projection: ``top_names``
@@ -164,13 +164,13 @@ def read_range(db: Database, r: RangeRead) -> RangeResult:
         )
     fetch = _index_fetch(r, table, ix) if ix is not None else None
     keep = r.filter.evaluate if r.filter is not None else None
-    reverse = r.reverse and query
+    reverse = r.reverse
     now = db.now()
     cap = table.capacity
     # Admission on the partition where the read starts: the table's capacity for the table
     # and its LSIs (LSI.md), a GSI's own for the GSI.
     state = cap.index_state(ix, now) if ix is not None and ix.is_global else cap.state
-    suffix = keyspace.hashed_part(start) if ix is None else start[len(ix.prefix) :]
+    suffix = keyspace.hashed_part(start) if ix is None else keyspace.index_hashed_part(start)
     p = cap.check_index(state, suffix, now, write=False)
     page = read_page(
         table, start, stop, reverse=reverse, limit=r.limit, after=after, keep=keep,

@@ -55,10 +55,7 @@ SEQUENCE_BASE = 10**20  # wire sequence numbers have 21 to 40 digits (SequenceNu
 # record carries userIdentity {Type: Service, PrincipalId: dynamodb.amazonaws.com}.
 SERVICE_CHANGE = "service"
 
-_META = keyspace.META_PREFIX + b"s/"
 _CHUNK = 10_000  # deletions per storage batch when trimming or purging
-_U32 = struct.Struct(">I")
-_U64 = struct.Struct(">Q")
 _TIME = struct.Struct(">d")
 
 # Messages of the service (ack-api-quirks DDB-TABLE-050/035, live captures; botocore model).
@@ -67,7 +64,7 @@ MSG_SHARD_NOT_FOUND = "Requested resource not found: Shard does not exist"
 
 
 def meta_key(table_id: int) -> bytes:
-    return _META + _U32.pack(table_id)
+    return keyspace.stream_meta_key(table_id)
 
 
 def stream_not_found(arn: str) -> errors.DynamoError:
@@ -463,11 +460,10 @@ def decode_record(seq: int, raw: bytes) -> Record:
 class StreamWriter:
     """Writes one record per changed item into the commit's storage batch."""
 
-    __slots__ = ("ts", "_skip")
+    __slots__ = ("ts",)
 
     def __init__(self, ts: TableStreams) -> None:
         self.ts = ts
-        self._skip = len(keyspace.items_prefix(ts.table_id))
 
     def on_plan(self, m: Mutation) -> None:
         return None
@@ -480,7 +476,7 @@ class StreamWriter:
         old, new = m.old, m.new
         if old is not None and new is not None and same_item(old, new):
             return  # "If a write does not change the item, no stream record is written"
-        shard = ts.shard_for(m.key[self._skip :], now, batch)
+        shard = ts.shard_for(keyspace.hashed_part(m.key), now, batch)
         ts.seq += 1
         shard.written = ts.seq
         keys = m.table.key_attributes(new if new is not None else old)  # type: ignore[arg-type]
@@ -506,8 +502,9 @@ class StreamCatalog:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.tables: dict[int, TableStreams] = {}
-        for key, raw in store.iterate(_META, keyspace.prefix_end(_META)):
-            tid = _U32.unpack_from(key, len(_META))[0]
+        start = keyspace.STREAM_META_PREFIX
+        for key, raw in store.iterate(start, keyspace.prefix_end(start)):
+            tid = keyspace.table_id_of_meta_key(key)
             self.tables[tid] = TableStreams.from_record(store, tid, raw)
 
     def for_table(self, table: Table) -> TableStreams:

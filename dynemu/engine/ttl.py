@@ -23,7 +23,6 @@ Rules implemented (developer guide "Time to Live (TTL)", API_UpdateTimeToLive; R
 from __future__ import annotations
 
 import math
-import struct
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,14 +50,10 @@ MSG_ALREADY_DISABLED = "TimeToLive is already disabled"
 MSG_OTHER_ATTRIBUTE = "TimeToLive is active on a different AttributeName: current AttributeName is {}"
 MSG_COOLDOWN = "Time to live has been modified multiple times within a fixed interval"
 
-_META = keyspace.META_PREFIX + b"x/"
-_U32 = struct.Struct(">I")
-_U64 = struct.Struct(">Q")
-_EXPIRY_AT = len(keyspace.TTL) + 4
 
 
 def _meta_key(table_id: int) -> bytes:
-    return _META + _U32.pack(table_id)
+    return keyspace.ttl_meta_key(table_id)
 
 
 @dataclass(slots=True)
@@ -254,7 +249,7 @@ def on_table_deleted(db: Any, table: Table) -> None:
 
 
 def _entry_expiry(key: bytes) -> int:
-    return _U64.unpack_from(key, _EXPIRY_AT)[0] - (1 << 63)
+    return keyspace.decode_ttl_expiry(key)
 
 
 def sweep(db: Any, now: float, limit: int = SWEEP_LIMIT) -> int:

@@ -10,6 +10,12 @@ is needed after them; ``enc`` is ``encoding.encode_key_value`` (self-delimiting)
     i/<tid:4><iid:4><h(ipk):8><enc ipk><enc isk><enc pk><enc sk>   index entries
     s/<tid:4><shard:8><seq:8>                       stream records
     x/<tid:4><expiry:8, sign-flipped><enc pk><enc sk>   TTL entries, by expiry time
+    m/s/<tid:4>, m/x/<tid:4>                        a table's stream and TTL settings
+    m/c/item-collections/<tid>/<h(pk)><enc pk>      item collection sizes (tables with an LSI)
+
+A multi-attribute index key (up to 4 HASH and 4 RANGE attributes) is the concatenation of
+its components' encodings, hashed together: ``h(enc ipk1 enc ipk2 ...)``. Nothing outside
+this module slices or assembles key bytes: it has an encoder and a decoder for each part.
 
 Items in hash order make Scan follow DynamoDB's hash order and a partition key a
 contiguous range; within one partition key, items follow sort-key order, so Query is
@@ -60,6 +66,34 @@ def meta_counter_key(name: str) -> bytes:
 
 def table_name_from_meta_key(key: bytes) -> str:
     return key[len(META_TABLES_PREFIX) :].decode("utf-8")
+
+
+# Per-table settings records: m/s/<tid:4> a table's streams, m/x/<tid:4> its TTL settings.
+STREAM_META_PREFIX = META_PREFIX + b"s/"
+TTL_META_PREFIX = META_PREFIX + b"x/"
+
+
+def stream_meta_key(table_id: int) -> bytes:
+    return STREAM_META_PREFIX + _U32.pack(table_id)
+
+
+def ttl_meta_key(table_id: int) -> bytes:
+    return TTL_META_PREFIX + _U32.pack(table_id)
+
+
+def table_id_of_meta_key(key: bytes) -> int:
+    """The table id of a ``stream_meta_key`` or ``ttl_meta_key``."""
+    return _U32.unpack_from(key, len(STREAM_META_PREFIX))[0]
+
+
+def item_collection_key(table_id: int, partition_prefix_: bytes) -> bytes:
+    """The size counter of the item collection whose items start with ``partition_prefix_``
+    (``partition_prefix``): tables with an LSI."""
+    return meta_counter_key(f"item-collections/{table_id}/") + hashed_part(partition_prefix_)
+
+
+def item_collections_prefix(table_id: int) -> bytes:
+    return meta_counter_key(f"item-collections/{table_id}/")
 
 
 # --- items ---------------------------------------------------------------------------------
@@ -197,6 +231,12 @@ def sort_key_range(table_id: int, pk: Value, op: str, values: Sequence[Value]) -
 
 def index_prefix(table_id: int, index_id: int) -> bytes:
     return INDEXES + _U32.pack(table_id) + _U32.pack(index_id)
+
+
+def index_hashed_part(entry_key: bytes) -> bytes:
+    """An index entry key without its index prefix: ``<h(ipk)><enc ipk>...`` (what a GSI's
+    partition map is keyed on). Also accepts a partition prefix or range bound."""
+    return entry_key[len(INDEXES) + 8 :]
 
 
 def table_indexes_prefix(table_id: int) -> bytes:

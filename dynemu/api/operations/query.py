@@ -60,7 +60,7 @@ def _run(ctx: Context, body: dict[str, Any], operation: str, **where: Any) -> di
         reads.RangeRead(
             table, body["TableName"], ix, compiled.key_condition if operation == "Query" else None,
             start_key=body.get("ExclusiveStartKey"), limit=body.get("Limit"),
-            reverse=body.get("ScanIndexForward") is False, consistent=consistent, filter=compiled.filter,
+            reverse=operation == "Query" and body.get("ScanIndexForward") is False, consistent=consistent, filter=compiled.filter,
             projection=compiled.projection, select=body.get("Select"), consumed=mode == "TOTAL" or mode == "INDEXES",
             **where,
         ),
