@@ -86,7 +86,6 @@ def test_restart_recovers_sequence_numbers_and_shards() -> None:
     before = records(db, table)
     shard_ids = [s.shard_id for s in streams.catalog(db).tables[table.spec.table_id].streams[0].shards]
     db2 = new_db(store, clock)  # a restart: only storage survives
-    streams.attach_all(db2)
     table2 = db2.get("things")
     put(db2, table2, {"pk": {"S": "k9"}})
     after = records(db2, table2)

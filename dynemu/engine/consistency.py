@@ -89,21 +89,14 @@ class RecentWrites:
 
 
 def _observer(table: Table) -> RecentWrites | None:
-    for o in table.observers:
-        if isinstance(o, RecentWrites):
-            return o
-    return None
+    obs: RecentWrites | None = table.recent
+    return obs
 
 
 def attach(table: Table, cfg: ConsistencyConfig) -> None:
     """Give ``table`` the lag model when ``cfg`` enables it (idempotent)."""
-    if cfg.enabled and _observer(table) is None:
-        table.observers.append(RecentWrites(cfg, table.spec.table_id))
-
-
-def attach_all(db: Any, cfg: ConsistencyConfig) -> None:
-    for table in db.tables.values():
-        attach(table, cfg)
+    if cfg.enabled and table.recent is None:
+        table.recent = RecentWrites(cfg, table.spec.table_id)
 
 
 def stale_item(table: Table, key: bytes, item: Item | None, now: float) -> Item | None:

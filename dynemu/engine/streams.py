@@ -25,7 +25,6 @@ retained old ones) under ``m/s/<table id>``.
 from __future__ import annotations
 
 import struct
-import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -536,26 +535,19 @@ class StreamCatalog:
                 del self.tables[tid]
 
 
-_CATALOGS: weakref.WeakKeyDictionary[Any, StreamCatalog] = weakref.WeakKeyDictionary()
-
-
 def catalog(db: Any) -> StreamCatalog:
-    """The stream catalog of a Database (loaded from storage on first use)."""
-    cat = _CATALOGS.get(db)
-    if cat is None:
-        cat = _CATALOGS[db] = StreamCatalog(db.store)
-        _bind(cat, db)
+    """The stream catalog of a Database (``Database.streams``, loaded when it opens)."""
+    cat: StreamCatalog = db.streams
     return cat
 
 
-def _bind(cat: StreamCatalog, db: Any) -> None:
-    """Give the live tables that have streams their writer (idempotent)."""
-    for table in db.tables.values():
-        ts = cat.tables.get(table.spec.table_id)
-        if ts is not None and not ts.deleted:
-            ts.table = table
-            if not any(isinstance(o, StreamWriter) for o in table.observers):
-                table.observers.append(StreamWriter(ts))
+def bind(cat: StreamCatalog, table: Table) -> None:
+    """Give a loaded table that has a live stream its writer (``Database._attach``)."""
+    ts = cat.tables.get(table.spec.table_id)
+    if ts is not None and not ts.deleted:
+        ts.table = table
+        if table.stream is None:
+            table.stream = StreamWriter(ts)
 
 
 # --- what the control plane calls ------------------------------------------------------------------
@@ -594,15 +586,9 @@ def attach(db: Any, table: Table, *, throughput: Any = None) -> TableStreams:
     if throughput is not None:
         ts.throughput = throughput
         ts._pmap, ts._version = None, -1
-    if not any(isinstance(o, StreamWriter) for o in table.observers):
-        table.observers.append(StreamWriter(ts))
+    if table.stream is None:
+        table.stream = StreamWriter(ts)
     return ts
-
-
-def attach_all(db: Any) -> None:
-    """Load the streams of ``db`` and give the loaded tables that have one their writer
-    (call once when a database is opened; tables enabled later are attached by ``enable``)."""
-    _bind(catalog(db), db)
 
 
 def enable(db: Any, table: Table, view_type: str, now: float) -> Stream:
@@ -646,8 +632,8 @@ def on_table_deleted(db: Any, table: Table, now: float) -> None:
 def describe_fields(table: Table) -> dict[str, Any]:
     """DescribeTable's StreamSpecification (only while enabled), LatestStreamArn and
     LatestStreamLabel (kept after a disable); empty for a table never streamed. Reads the
-    table's writer, which ``enable`` and ``attach_all`` give every streamed table."""
-    writer = next((o for o in table.observers if isinstance(o, StreamWriter)), None)
+    table's writer, which ``enable`` and ``bind`` give every streamed table."""
+    writer: StreamWriter | None = table.stream
     ts = writer.ts if writer is not None else None
     if ts is None or ts.latest is None:
         return {}

@@ -173,10 +173,8 @@ class TTLIndex:
 
 
 def _index_of(table: Table) -> TTLIndex | None:
-    for o in table.observers:
-        if isinstance(o, TTLIndex):
-            return o
-    return None
+    idx: TTLIndex | None = table.ttl
+    return idx
 
 
 def attach(db: Any, table: Table) -> TTLIndex:
@@ -185,17 +183,15 @@ def attach(db: Any, table: Table) -> TTLIndex:
     if idx is None:
         raw = db.store.get(_meta_key(table.spec.table_id))
         state = TTLState(**orjson.loads(raw)) if raw is not None else TTLState()
-        idx = TTLIndex(table, state)
-        table.observers.append(idx)
+        idx = table.ttl = TTLIndex(table, state)
     return idx
 
 
-def attach_all(db: Any) -> None:
-    """Attach the loaded tables of ``db`` that have TTL settings (call once when a database
-    is opened; other tables are attached by their first UpdateTimeToLive)."""
-    for table in db.tables.values():
-        if db.store.get(_meta_key(table.spec.table_id)) is not None:
-            attach(db, table)
+def load(db: Any, table: Table) -> None:
+    """Attach a loaded table that has TTL settings (``Database._attach``); other tables are
+    attached by their first UpdateTimeToLive."""
+    if db.store.get(_meta_key(table.spec.table_id)) is not None:
+        attach(db, table)
 
 
 def _state_record(state: TTLState) -> bytes:
