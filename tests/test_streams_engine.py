@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from dynemu.api.operations.tables import stream_fields
 from dynemu.engine import streams
 from dynemu.engine.clock import VirtualClock
 from dynemu.engine.database import Database
@@ -92,7 +93,7 @@ def test_restart_recovers_sequence_numbers_and_shards() -> None:
     assert [r.seq for r in after[:5]] == [r.seq for r in before]
     assert after[5].seq > before[-1].seq
     assert [s.shard_id for s in streams.catalog(db2).tables[table2.spec.table_id].streams[0].shards] == shard_ids
-    assert streams.describe_fields(table2)["StreamSpecification"] == {
+    assert stream_fields(table2)["StreamSpecification"] == {
         "StreamEnabled": True,
         "StreamViewType": "NEW_IMAGE",
     }
@@ -163,13 +164,13 @@ def test_validate_spec_messages() -> None:
 def test_describe_fields() -> None:
     db = new_db()
     table = new_table(db)
-    assert streams.describe_fields(table) == {}
+    assert stream_fields(table) == {}
     stream = streams.enable(db, table, "OLD_IMAGE", db.now())
-    assert streams.describe_fields(table) == {
+    assert stream_fields(table) == {
         "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "OLD_IMAGE"},
         "LatestStreamArn": stream.arn,
         "LatestStreamLabel": stream.label,
     }
     assert stream.arn == f"{table.spec.arn}/stream/{stream.label}"
     streams.disable(db, table, db.now())
-    assert streams.describe_fields(table) == {"LatestStreamArn": stream.arn, "LatestStreamLabel": stream.label}
+    assert stream_fields(table) == {"LatestStreamArn": stream.arn, "LatestStreamLabel": stream.label}

@@ -629,19 +629,11 @@ def on_table_deleted(db: Any, table: Table, now: float) -> None:
     ts.save()
 
 
-def describe_fields(table: Table) -> dict[str, Any]:
-    """DescribeTable's StreamSpecification (only while enabled), LatestStreamArn and
-    LatestStreamLabel (kept after a disable); empty for a table never streamed. Reads the
-    table's writer, which ``enable`` and ``bind`` give every streamed table."""
+def of_table(table: Table) -> TableStreams | None:
+    """The streams of ``table`` (through its writer, which ``enable`` and ``bind`` give
+    every streamed table); None for a table never streamed."""
     writer: StreamWriter | None = table.stream
-    ts = writer.ts if writer is not None else None
-    if ts is None or ts.latest is None:
-        return {}
-    out: dict[str, Any] = {}
-    if ts.active is not None:
-        out["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": ts.active.view_type}
-    out["LatestStreamArn"], out["LatestStreamLabel"] = ts.latest
-    return out
+    return writer.ts if writer is not None else None
 
 
 def maintain(db: Any, now: float) -> None:

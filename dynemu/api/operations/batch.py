@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from dynemu import errors
+from dynemu.api.operations.common import render_ledger
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context, Handler
 from dynemu.engine import reads, values
@@ -137,7 +138,7 @@ def batch_get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         left["Keys"].append(r.attrs)
     out: dict[str, Any] = {"Responses": responses, "UnprocessedKeys": unprocessed}
     if result.ledger is not None:
-        out["ConsumedCapacity"] = result.ledger.render(mode)  # type: ignore[arg-type]
+        out["ConsumedCapacity"] = render_ledger(result.ledger, mode)  # type: ignore[arg-type]
     return out
 
 
@@ -195,7 +196,7 @@ def batch_write_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         unprocessed.setdefault(w.table_name, []).append(request)
     out: dict[str, Any] = {"UnprocessedItems": unprocessed}
     if result.ledger is not None:
-        out["ConsumedCapacity"] = result.ledger.render(mode)  # type: ignore[arg-type]
+        out["ConsumedCapacity"] = render_ledger(result.ledger, mode)  # type: ignore[arg-type]
     return out
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from dynemu import errors
 from dynemu.api.operations import index_specs
-from dynemu.api.operations.common import return_values
+from dynemu.api.operations.common import render_consumed, return_values
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context
 from dynemu.engine import reads, values
@@ -42,7 +42,7 @@ def _write_response(body: dict[str, Any], result: WriteResult, attributes: dict[
     if result.ledger is not None and mode is not None:
         # the table's units plus its indexes' (INDEXES: per index; engine.indexes.charge)
         ((cc),) = result.ledger.tables.values()
-        out["ConsumedCapacity"] = cc.render(mode)
+        out["ConsumedCapacity"] = render_consumed(cc, mode)
     m = result.done[0].mutation
     assert m is not None
     metrics = index_specs.item_collection_metrics(body, m.table, m)
@@ -121,7 +121,7 @@ def get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if item is not None:
         out["Item"] = compiled.projection.apply(item) if compiled.projection is not None else item
     if cc is not None:
-        out["ConsumedCapacity"] = cc.render(mode)  # type: ignore[arg-type]
+        out["ConsumedCapacity"] = render_consumed(cc, mode)  # type: ignore[arg-type]
     return out
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from dynemu import errors
 from dynemu.api.operations import transactions as tx
+from dynemu.api.operations.common import render_ledger
 from dynemu.api.protocol import Context
 from dynemu.engine import capacity, indexes, reads
 from dynemu.engine.capacity import ConsumedCapacity
@@ -178,5 +179,5 @@ def transact_get(ctx: Context, plans: list[KeyedPlan], tables: list[Table], mode
             responses.append({})
     out: dict[str, Any] = {"Responses": responses}
     if ledger is not None:
-        out["ConsumedCapacity"] = ledger.render(mode)  # type: ignore[arg-type]
+        out["ConsumedCapacity"] = render_ledger(ledger, mode)  # type: ignore[arg-type]
     return out

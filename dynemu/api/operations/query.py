@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from dynemu import errors
+from dynemu.api.operations.common import render_consumed
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context
 from dynemu.engine import reads
@@ -79,7 +80,7 @@ def _respond(body: dict[str, Any], result: reads.RangeResult, select: str, compi
     if page.last_key is not None:
         out["LastEvaluatedKey"] = page.last_key
     if result.consumed is not None:
-        out["ConsumedCapacity"] = result.consumed.render(body["ReturnConsumedCapacity"])
+        out["ConsumedCapacity"] = render_consumed(result.consumed, body["ReturnConsumedCapacity"])
     return out
 
 

@@ -57,7 +57,20 @@ def describe(table: Table, status: str = "ACTIVE") -> dict[str, Any]:
     reads, writes = table.capacity.state.warm_throughput()
     out["WarmThroughput"] = {"ReadUnitsPerSecond": reads, "WriteUnitsPerSecond": writes, "Status": "ACTIVE"}
     out.update(index_specs.describe_indexes(table, status))  # LocalSecondaryIndexes, GlobalSecondaryIndexes
-    out.update(streams.describe_fields(table))  # StreamSpecification, LatestStreamArn/Label
+    out.update(stream_fields(table))  # StreamSpecification, LatestStreamArn/Label
+    return out
+
+
+def stream_fields(table: Table) -> dict[str, Any]:
+    """DescribeTable's StreamSpecification (only while enabled), LatestStreamArn and
+    LatestStreamLabel (kept after a disable); empty for a table never streamed."""
+    ts = streams.of_table(table)
+    if ts is None or ts.latest is None:
+        return {}
+    out: dict[str, Any] = {}
+    if ts.active is not None:
+        out["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": ts.active.view_type}
+    out["LatestStreamArn"], out["LatestStreamLabel"] = ts.latest
     return out
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from dynemu import errors
 from dynemu.api.operations.batch import resolve_key
+from dynemu.api.operations.common import render_ledger
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context, Handler
 from dynemu.engine import reads, values
@@ -153,7 +154,7 @@ def transact_write_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 def _render(result: WriteResult, mode: str | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if result.ledger is not None and mode is not None:
-        out["ConsumedCapacity"] = result.ledger.render(mode)
+        out["ConsumedCapacity"] = render_ledger(result.ledger, mode)
     return out
 
 
@@ -185,7 +186,7 @@ def transact_get_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
             responses.append({"Item": projection.apply(item) if projection is not None else item})
     out: dict[str, Any] = {"Responses": responses}
     if ledger is not None:
-        out["ConsumedCapacity"] = ledger.render(mode)  # type: ignore[arg-type]
+        out["ConsumedCapacity"] = render_ledger(ledger, mode)  # type: ignore[arg-type]
     return out
 
 
