@@ -16,6 +16,7 @@ import orjson
 
 from dynemu import errors
 from dynemu.api.operations import partiql_adapter as run
+from dynemu.api.operations.common import render_consumed, render_ledger
 from dynemu.api.protocol import Context, Handler
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
 from dynemu.engine.partiql import ast
@@ -71,7 +72,7 @@ def execute_statement(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if mode is not None:
         cc = ConsumedCapacity(plan.table)
         run.write_capacity(cc, m)
-        out["ConsumedCapacity"] = cc.render(mode)
+        out["ConsumedCapacity"] = render_consumed(cc, mode)
     return out
 
 
@@ -118,7 +119,7 @@ def _select(ctx: Context, body: dict[str, Any], s: ast.Select, table: Table, mod
     projection = plan.projection
     out["Items"] = [projection.apply(i) for i in items] if projection is not None else items
     if mode is not None:
-        out["ConsumedCapacity"] = cc.render(mode)
+        out["ConsumedCapacity"] = render_consumed(cc, mode)
     return out
 
 
@@ -170,7 +171,7 @@ def batch_execute_statement(ctx: Context, body: dict[str, Any]) -> dict[str, Any
     responses = [_batch_one(ctx, entry, ledger) for entry in entries]
     out: dict[str, Any] = {"Responses": responses}
     if mode is not None:
-        out["ConsumedCapacity"] = ledger.render(mode) or []
+        out["ConsumedCapacity"] = render_ledger(ledger, mode) or []
     return out
 
 
