@@ -19,6 +19,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from dynemu.api.dashboard import Dashboard
+from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
 from dynemu.engine.clock import VirtualClock
 from dynemu.engine.database import Database
@@ -59,6 +61,7 @@ class Admin:
         app.router.add_post("/_dynemu/clock", self.post_clock)
         app.router.add_get("/_dynemu/tables/{table}/partitions", self.partitions)
         app.router.add_get("/_dynemu/metrics", self.prometheus)
+        Dashboard(self).routes(app)  # read-only HTML pages (dashboard.py)
 
     def _database(self, request: web.Request) -> Database | web.Response:
         auth = request.headers.get("Authorization")
@@ -147,6 +150,7 @@ class Admin:
         add("# HELP dynemu_throttled_requests_total Requests refused by the capacity model, by reason.")
         add("# TYPE dynemu_throttled_requests_total counter")
         lines.extend(throttle_lines)
+        lines.extend(partition_gauges(self.namespaces))  # allocated capacity, bucket balances
         m = self.metrics
         add("# HELP dynemu_requests_total Requests handled, by operation.")
         add("# TYPE dynemu_requests_total counter")

@@ -25,6 +25,7 @@ from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.database import Database
 from dynemu.storage.base import Store
+from dynemu.storage.select import open_store
 
 DEFAULT_REGION = "us-east-1"
 SHARED = "shared"
@@ -83,10 +84,13 @@ class Namespaces:
         capacity: CapacityConfig | None = None,
         consistency: ConsistencyConfig | None = None,
         max_open: int = DEFAULT_MAX_OPEN,
+        store: str = "leveldb",
     ) -> None:
-        """``data_dir`` None means in memory (memory namespaces hold no file descriptors and
-        cannot be closed without losing them: only LevelDB ones are bounded)."""
+        """``data_dir`` None means in memory; ``store`` is the on-disk store's kind (memory
+        namespaces hold no file descriptors and cannot be closed without losing them: only
+        on-disk ones are bounded)."""
         self.data_dir = None if data_dir is None else os.path.realpath(data_dir)
+        self.store_kind = "memory" if data_dir is None else store
         self.clock = clock
         self.capacity = capacity
         self.consistency = consistency or ConsistencyConfig()
@@ -109,13 +113,7 @@ class Namespaces:
         return path
 
     def _open_store(self, name: str) -> Store:
-        if self.data_dir is None:
-            from dynemu.storage.memory import MemoryStore
-
-            return MemoryStore()
-        from dynemu.storage.leveldb import LevelDBStore
-
-        return LevelDBStore(self._path(name))
+        return open_store(self.store_kind, self._path(name) if self.data_dir is not None else "")
 
     def _open(self, name: str) -> Database:
         db = self.databases.get(name)
