@@ -284,3 +284,41 @@ def test_dates_too_old_or_too_far_ahead_are_refused(verifying: str) -> None:
 def test_signatures_are_not_checked_by_default(server_url: str) -> None:
     status, _, _ = raw(server_url, "{}")  # Signature=x
     assert status == 200
+
+
+# --- null inside containers, over HTTP (issue 17) ----------------------------------------------
+
+NOT_NULL = "failed to satisfy constraint: Member must not be null"
+
+
+@pytest.mark.parametrize(
+    ("target", "body", "path"),
+    [
+        ("BatchGetItem", {"RequestItems": {"tab": None}}, "requestItems.tab.member"),
+        ("BatchWriteItem", {"RequestItems": {"tab": None}}, "requestItems.tab.member"),
+        ("BatchWriteItem", {"RequestItems": {"tab": [None]}}, "requestItems.tab.member.1.member"),
+        ("TransactWriteItems", {"TransactItems": [None]}, "transactItems.1.member"),
+        ("GetItem", {"TableName": "tab", "Key": {"pk": {"S": "a"}}, "ProjectionExpression": "#a",
+                     "ExpressionAttributeNames": {"#a": None}}, "expressionAttributeNames.#a.member"),
+    ],
+)  # fmt: skip
+def test_null_in_a_container_is_a_validation_error(server_url: str, target: str, body: Any, path: str) -> None:
+    status, _, data = raw(server_url, json.dumps(body), target=f"DynamoDB_20120810.{target}")
+    assert (status, _body(data)) == (400, {
+        "__type": "com.amazon.coral.validate#ValidationException",
+        "message": f"1 validation error detected: Value null at '{path}' {NOT_NULL}",
+    })
+
+
+def test_a_number_whose_exponent_overflows_gets_dynamodbs_number_error(server_url: str, table: str) -> None:
+    body = {"TableName": table, "Item": {"pk": {"S": "n"}, "v": {"N": "1e+99999999999999999999"}}}
+    status, _, data = raw(server_url, json.dumps(body), target="DynamoDB_20120810.PutItem")
+    assert (status, _body(data)) == (400, {
+        "__type": "com.amazon.coral.validate#ValidationException",
+        "message": "The parameter cannot be converted to a numeric value: 1e+99999999999999999999",
+    })
+    body["Item"]["v"] = {"N": "1e999999"}
+    status, _, data = raw(server_url, json.dumps(body), target="DynamoDB_20120810.PutItem")
+    assert _body(data)["message"] == (
+        "Number overflow. Attempting to store a number with magnitude larger than supported range"
+    )
