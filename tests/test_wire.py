@@ -160,6 +160,24 @@ def test_invalid_regions_are_refused(server_url: str, region: str) -> None:
     }
 
 
+@pytest.mark.parametrize("key", ["", "a b", "é", "A" * 129])
+def test_access_keys_no_account_could_have_are_unrecognized(server_url: str, key: str) -> None:
+    status, _, data = raw(server_url, "{}", auth=_auth("us-east-1", key))
+    assert (status, _body(data)) == (400, {
+        "__type": "com.amazon.coral.service#UnrecognizedClientException",
+        "message": "The security token included in the request is invalid.",
+    })
+
+
+def test_odd_access_keys_get_digests_under_isolate_access_keys(tmp_path: Any) -> None:
+    with DynemuServer(data_dir=str(tmp_path), isolate_access_keys=True) as url:
+        for key in ("..", "AKID", ".", "A.B"):
+            assert raw(url, "{}", auth=_auth("local", key))[0] == 200
+    names = sorted(p.name for p in tmp_path.iterdir() if p.is_dir())
+    assert "AKID_local" in names and len(names) == 4
+    assert all(n == "AKID_local" or (n.startswith("x") and n.endswith("_local")) for n in names)
+
+
 def test_a_region_can_never_leave_the_data_directory(tmp_path: Any) -> None:
     data_dir = tmp_path / "data"
     with DynemuServer(data_dir=str(data_dir)) as url:

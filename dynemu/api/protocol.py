@@ -27,7 +27,7 @@ from dynemu.api import compression, sigv4
 from dynemu.api.validation import RequestValidator
 from dynemu.config import Settings
 from dynemu.engine.database import Database
-from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces, check_region
+from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces, check_access_key, check_region
 
 log = logging.getLogger("dynemu")
 
@@ -211,6 +211,8 @@ class Protocol:
                 credentials=self.credentials,
             )
         access_key, region = parse_credential(auth)
+        if "Credential=" in auth:
+            check_access_key(access_key)
         return access_key, check_region(region)
 
     def _body(self, request: web.Request, raw: bytes) -> Any:
