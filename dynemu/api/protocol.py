@@ -152,7 +152,10 @@ class Protocol:
         """The raw body, read within --request-timeout: a stalled client is dropped (408 and
         the connection closed) while other connections carry on."""
         try:
-            return await asyncio.wait_for(request.read(), self.timeout)
+            if request.content.is_eof():  # the whole body came with the headers: no timer
+                return await request.read()
+            async with asyncio.timeout(self.timeout):
+                return await request.read()
         except web.HTTPRequestEntityTooLarge:
             return web.Response(status=413)
         except TimeoutError:
