@@ -49,6 +49,22 @@ def invalid_region(region: str) -> errors.DynamoError:
     )
 
 
+# What the server takes as an access key id when a credential scope is given: visible ASCII,
+# 1 to 128 characters (odd ones are hashed into directory names, never used as paths).
+ANY_ACCESS_KEY = re.compile(r"[\x21-\x7e]{1,128}")
+
+
+def check_access_key(access_key: str) -> str:
+    """An access key id no account could have is answered as the service answers unknown keys."""
+    if ANY_ACCESS_KEY.fullmatch(access_key) is None:
+        raise errors.DynamoError(
+            "UnrecognizedClientException",
+            "The security token included in the request is invalid.",
+            namespace=errors.CORAL_NS,
+        )
+    return access_key
+
+
 def check_region(region: str) -> str:
     if REGION_PATTERN.fullmatch(region) is None:
         raise invalid_region(region)
