@@ -25,6 +25,11 @@ EXIT_STARTUP = 2
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["replay"]:  # `dynemu replay SCENARIO --report DIR` (dynemu/replay/)
+        from dynemu.replay.cli import main as replay
+
+        sys.exit(replay(args[1:]))
     try:
         settings = load_settings(argv)
         kind = store_select.resolve(settings.store, settings.in_memory)

@@ -38,7 +38,7 @@ class Settings:
     shared_db: bool = False
     isolate_access_keys: bool = False
     log_level: str = "info"
-    cors: str | None = None
+    cors: str | None = "*"  # as DynamoDB Local; None or "off": no CORS headers
     clock: str = "real"
     time_scale: float = 1.0
     capacity_model: str = "gac"
@@ -49,6 +49,11 @@ class Settings:
     stale_read_probability: float = 0.5
     item_collection_limit: int = 10 * 1024**3  # per partition key value, tables with an LSI
     seed: int = 0  # for the stale-read model's random choices
+    max_open_namespaces: int = 64  # LevelDB namespaces kept open; the least recently used idle one closes
+    request_timeout: float = 30.0  # seconds a client may take to send a request body
+    admin_token: str | None = None  # when set, the admin API's state changes need it (Bearer)
+    verify_signatures: bool = False  # check SigV4 signatures against known credentials
+    credentials_file: str | None = None  # access keys and secrets for --verify-signatures
     extra: dict[str, str] = field(default_factory=dict)
 
     def namespace_mode(self) -> str:
@@ -114,7 +119,10 @@ def _parser() -> argparse.ArgumentParser:
         "--isolate-access-keys", action="store_true", default=None, help="one namespace per region and access key id"
     )
     p.add_argument("--log-level", choices=LOG_LEVELS, help="logging threshold (default info)")
-    p.add_argument("--cors", nargs="?", const="*", help="send CORS headers; optional allowed origin (default *)")
+    p.add_argument(
+        "--cors", nargs="?", const="*",
+        help="allowed CORS origin (default *, as DynamoDB Local); --cors off sends no CORS headers",
+    )
     p.add_argument("--clock", choices=CLOCK_MODES, help="real (default) or virtual (advanced by the admin API)")
     p.add_argument("--time-scale", type=float, help="virtual seconds per real second on a real clock (default 1)")
     p.add_argument(
@@ -134,6 +142,20 @@ def _parser() -> argparse.ArgumentParser:
         "--item-collection-limit", type=_size, help="item collection size limit with an LSI (default 10GB)"
     )
     p.add_argument("--seed", type=int, help="seed of the stale-read model (default 0)")
+    p.add_argument(
+        "--max-open-namespaces", type=int, help="LevelDB namespaces kept open at once; idle ones close (default 64)"
+    )
+    p.add_argument(
+        "--request-timeout", type=float, help="seconds a client may take to send a request body (default 30)"
+    )
+    p.add_argument("--admin-token", help="require 'Authorization: Bearer TOKEN' for admin API state changes")
+    p.add_argument(
+        "--verify-signatures", action="store_true", default=None,
+        help="check SigV4 signatures; credentials from --credentials-file or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY",
+    )
+    p.add_argument(
+        "--credentials-file", help="credentials for --verify-signatures: an AWS credentials file or KEY:SECRET lines"
+    )
     for action in flag_actions(p).values():
         action.help = f"{action.help or ''} [env {env_name(action.dest)}]".strip()
     return p
