@@ -182,6 +182,7 @@ def _default_actions() -> dict[str, argparse.Action]:
 
 
 _DEFAULTS = Settings()
+_OPTIONAL = {f.name for f in fields(Settings) if "None" in str(f.type)}  # may be set to None
 _EXPECTED = {
     "int": "a whole number",
     "float": "a number",
@@ -215,9 +216,10 @@ def coerce(name: str, value: Any, source: str | None = None) -> Any:
         wants = _EXPECTED.get(kind, "a valid value")
         raise SettingsError(f"{where}: expected {wants}, got {value!r}") from None
     wanted = type(default) if default is not None else str
+    if value is None and name in _OPTIONAL:
+        return None
     if not isinstance(value, wanted) or (isinstance(value, bool) and wanted is not bool):
-        if not (default is None and value is None):
-            raise SettingsError(f"{where}: expected {wanted.__name__}, got {value!r}")
+        raise SettingsError(f"{where}: expected {wanted.__name__}, got {value!r}")
     if action.choices is not None and not isinstance(value, bool) and value not in action.choices:
         raise SettingsError(f"{where}: must be one of {', '.join(map(str, action.choices))}, got {value!r}")
     return value
@@ -239,6 +241,10 @@ def check(s: Settings) -> None:
         raise SettingsError(f"{_label('eventual_lag_ms')} must be >= 0, got {s.eventual_lag_ms}")
     if not 0 <= s.stale_read_probability <= 1:
         raise SettingsError(f"{_label('stale_read_probability')} must be between 0 and 1, got {s.stale_read_probability}")
+    if s.max_open_namespaces < 1:
+        raise SettingsError(f"{_label('max_open_namespaces')} must be at least 1, got {s.max_open_namespaces}")
+    if s.request_timeout <= 0:
+        raise SettingsError(f"{_label('request_timeout')} must be positive, got {s.request_timeout}")
     for name in ("partition_size", "item_collection_limit"):
         if getattr(s, name) <= 0:
             raise SettingsError(f"{_label(name)} must be positive, got {getattr(s, name)}")
