@@ -22,6 +22,8 @@ from aiohttp import web
 
 from dynemu.api import dashboard_html as html
 from dynemu.api.prometheus_gauges import partition_gauges
+from dynemu.api.protocol import parse_credential
+from dynemu.engine.namespaces import DEFAULT_REGION
 
 if TYPE_CHECKING:
     from dynemu.api.admin import Admin
@@ -128,7 +130,8 @@ class Dashboard:
                     "recent_throttles": _recent_throttles(table, now),
                 }
             )
-        region = request.query.get("region") or getattr(db, "region", "") or "namespace"
+        auth = request.headers.get("Authorization", "")
+        region = parse_credential(auth)[1] if "Credential=" in auth else request.query.get("region", DEFAULT_REGION)
         body = html.index_body(str(region), _clock_text(now), rows, self._clock())
         return self._html(f"dynemu · {region}", body)
 
