@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import http.client
 import math
+import socket
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -35,9 +36,12 @@ class ReplayError(RuntimeError):
 class Client:
     """A minimal keep-alive HTTP client for the data plane and the admin API."""
 
-    def __init__(self, endpoint: str, region: str) -> None:
+    def __init__(self, endpoint: str, region: str, admin_token: str | None = None) -> None:
         u = urlsplit(endpoint)
+        self.admin_headers = {"X-Dynemu-Admin-Token": admin_token} if admin_token else {}
         self.conn = http.client.HTTPConnection(u.hostname or "127.0.0.1", u.port or 80, timeout=120)
+        self.conn.connect()
+        self.conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.auth = (
             f"AWS4-HMAC-SHA256 Credential=dynemu-replay/20260101/{region}/dynamodb/aws4_request, "
             "SignedHeaders=host;x-amz-date, Signature=0"
@@ -65,9 +69,10 @@ class Client:
 
     def admin(self, path: str, body: dict[str, Any] | None = None) -> Any:
         if body is None:
-            status, out = self._send("GET", path, None, {})
+            status, out = self._send("GET", path, None, self.admin_headers)
         else:
-            status, out = self._send("POST", path, orjson.dumps(body), {"Content-Type": "application/json"})
+            headers = {"Content-Type": "application/json", **self.admin_headers}
+            status, out = self._send("POST", path, orjson.dumps(body), headers)
         if status != 200:
             raise ReplayError(f"{path}: {status} {out}")
         return out
@@ -214,9 +219,9 @@ def _pull(client: Client, out: Outcome, final: bool = False) -> None:
             r.final = client.admin(f"/_dynemu/tables/{quote(r.table)}/partitions{q}")
 
 
-def run(scenario: Scenario, endpoint: str, progress: Any = None) -> Outcome:
+def run(scenario: Scenario, endpoint: str, progress: Any = None, admin_token: str | None = None) -> Outcome:
     """Replay ``scenario`` against ``endpoint`` (a dynemu server on a virtual clock)."""
-    client = Client(endpoint, scenario.region)
+    client = Client(endpoint, scenario.region, admin_token)
     clock = client.admin("/_dynemu/clock")
     if clock["mode"] != "virtual":
         raise ReplayError(f"the server's clock is {clock['mode']}: start it with --clock virtual")
