@@ -81,6 +81,8 @@ def test_index_lists_the_namespace_tables(busy: tuple[str, Any]) -> None:
     # another region is another namespace: no tables there
     status, _, body = get(url + "/_dynemu/?region=eu-west-1")
     assert status == 200 and "no tables in this namespace" in body and "dash_orders" not in body
+    status, _, body = get(url + "/_dynemu/?region=..%2Fetc")  # never a path, never a 500
+    assert status == 400 and "error" in orjson.loads(body)
 
 
 def test_table_page_shows_partitions_charts_keys(busy: tuple[str, Any]) -> None:

@@ -114,6 +114,8 @@ class Dashboard:
 
     async def index(self, request: web.Request) -> web.Response:
         db = self.admin._database(request)
+        if isinstance(db, web.Response):  # a region that names no namespace
+            return db
         now = db.now()
         rows = []
         for name, table in sorted(db.tables.items()):
@@ -137,6 +139,8 @@ class Dashboard:
 
     async def table_page(self, request: web.Request) -> web.Response:
         db = self.admin._database(request)
+        if isinstance(db, web.Response):
+            return db
         name = request.match_info["table"]
         table = db.lookup(name)
         if table is None:
@@ -163,6 +167,8 @@ class Dashboard:
 
     async def history(self, request: web.Request) -> web.Response:
         db = self.admin._database(request)
+        if isinstance(db, web.Response):
+            return db
         table = db.lookup(request.match_info["table"])
         if table is None:
             return _json({"error": f"table not found: {request.match_info['table']}"}, 404)
