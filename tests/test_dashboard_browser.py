@@ -123,7 +123,8 @@ def test_dashboard_renders_in_chromium(site: tuple[str, Any], browser: Any) -> N
     assert path.stat().st_size > 10_000
 
     # the clock buttons move a virtual clock through the admin API; the page refreshes
-    before = clock.now()
+    before, shown = clock.now(), browser.find_element(By.CLASS_NAME, "clock-now").text
     browser.find_element(By.CSS_SELECTOR, "button[data-advance='60']").click()
     wait.until(lambda _: clock.now() >= before + 60)
+    wait.until(lambda d: d.find_element(By.CLASS_NAME, "clock-now").text != shown)  # refreshed in place
     assert browser.find_element(By.ID, "clock-status").text == ""
