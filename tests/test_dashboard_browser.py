@@ -96,9 +96,15 @@ def _shot(driver: Any, name: str) -> Path:
     return path
 
 
+def _hold(driver: Any) -> None:
+    """Untick "refresh" so the elements under test are not replaced while they are read."""
+    driver.execute_script("document.getElementById('live').checked = false")
+
+
 def test_dashboard_renders_in_chromium(site: tuple[str, Any], browser: Any) -> None:
     url, clock = site
     browser.get(url + "/_dynemu/")
+    _hold(browser)
     rows = browser.find_elements(By.CSS_SELECTOR, "tr.table-row")
     assert [r.find_element(By.TAG_NAME, "a").text for r in rows] == ["dash_orders"]
     assert "TableWriteKeyRangeThroughputExceeded" in rows[0].text
@@ -107,6 +113,7 @@ def test_dashboard_renders_in_chromium(site: tuple[str, Any], browser: Any) -> N
     rows[0].find_element(By.TAG_NAME, "a").click()
     wait = WebDriverWait(browser, 30)
     wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "section.resource svg.chart")))
+    _hold(browser)
     sections = browser.find_elements(By.CSS_SELECTOR, "section.resource")
     assert [s.find_element(By.TAG_NAME, "h2").text for s in sections] == ["dash_orders", "dash_orders / index byStatus"]
     table = sections[0]
