@@ -152,3 +152,26 @@ def test_history_records_splits_and_stays_bounded() -> None:
     assert state.history.records[-1]["t"] == 1101
     assert [(s["from"], s["to"]) for s in state.history.splits] == [(1, 4)]
     assert all(r["write"] == 1.0 for r in list(state.history.records)[:-2])
+
+
+def test_heat_strips_keep_the_busiest_partitions_of_many() -> None:
+    from dynemu.api import dashboard_html
+
+    parts = [
+        {"index": i, "start": f"{i:016x}" if i else "", "end": None, "item_count": 0, "size_bytes": 0,
+         "allocated_read": 1.0, "allocated_write": 1.0, "consumed_read_per_second": 0.0,
+         "consumed_write_per_second": 0.0, "bucket_read": 0.0, "bucket_write": 0.0, "burst_read": 0.0,
+         "burst_write": 0.0, "throttles": {}}
+        for i in range(100)
+    ]
+    hist = [
+        {"t": t, "read": 0.0, "write": 5.0, "alloc_read": 1.0, "alloc_write": 1.0, "burst_read": 0.0,
+         "burst_write": 0.0, "partitions": 100, "throttles": {"X": 1}, "parts": {f"{99:016x}": [0.0, 5.0, 1]}}
+        for t in range(10)
+    ]
+    view = {"label": "many", "anchor": "many", "summary": {}, "partitions": parts,
+            "hot_keys": {}, "history": hist, "splits": [], "x_range": (0, 10), "x_label": str}
+    html = dashboard_html.resource_section(view)
+    assert html.count("busiest 40 of 100 partitions") == 2
+    assert html.count('<tr class="partition">') == 100
+    assert "#99 00000000" in html
