@@ -172,6 +172,6 @@ def test_heat_strips_keep_the_busiest_partitions_of_many() -> None:
     view = {"label": "many", "anchor": "many", "summary": {}, "partitions": parts,
             "hot_keys": {}, "history": hist, "splits": [], "x_range": (0, 10), "x_label": str}
     html = dashboard_html.resource_section(view)
-    assert html.count("busiest 40 of 100 partitions") == 2
+    assert html.count("busiest 40 of 100 partitions") == 2 * 2  # two strips: title and aria-label
     assert html.count('<tr class="partition">') == 100
     assert "#99 00000000" in html
