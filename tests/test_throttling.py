@@ -123,8 +123,11 @@ def test_burst_absorbs_a_spike_until_300_seconds_of_savings_are_spent(virtual: V
 @pytest.mark.parametrize("virtual", ["adaptive"], indirect=True)
 def test_adaptive_capacity_ends_sustained_throttling(virtual: Virtual) -> None:
     t = virtual.create("adaptive", rcu=9000, wcu=40)  # 4 partitions of 10 WCU; table 40 WCU
-    # Before adaptive capacity steps in, the hot partition is throttled as a hot key range.
-    assert virtual.put(t, "hot", 10) is None
+    # The partition starts with 300 s of its 10 WCU saved; a spike spends them, and before
+    # adaptive capacity steps in the hot partition is throttled as a hot key range.
+    for _ in range(4):  # 100 KB puts, 800 WCU a second: the 3,000 saved units go in 4 s
+        virtual.puts_admitted(t, "hot", 8, kb=100)
+        virtual.advance(1)
     assert_throttled(virtual.put(t, "hot", 10), "TableWriteKeyRangeThroughputExceeded", arn(virtual, t))
     virtual.advance(1)
     throttled_early = 0
@@ -144,9 +147,10 @@ def test_adaptive_capacity_ends_sustained_throttling(virtual: Virtual) -> None:
 def test_gac_serves_a_hot_key_up_to_the_partition_ceiling_and_not_beyond(virtual: Virtual) -> None:
     t = virtual.create("gac-ceiling", rcu=1000, wcu=3000)  # 4 partitions; table 3000 WCU, 300 s burst
     virtual.advance(300)
-    # One key can use far more than 3000/4 = 750 WCU/s, but never more than 1000 WCU/s.
+    # One key can use far more than 3000/4 = 750 WCU/s, but not more than its 1000 WCU/s
+    # ceiling, of which a partition keeps 2 s for a spike.
     admitted = virtual.puts_admitted(t, "hot", 40, kb=100)
-    assert 10 <= admitted <= 11
+    assert admitted == 20
     assert_throttled(virtual.put(t, "hot", 100), "TableWriteKeyRangeThroughputExceeded", arn(virtual, t))
     # Keys in the other three partitions are not affected.
     assert sum(virtual.put(t, f"other-{i}", 1) is None for i in range(12)) >= 6
@@ -205,7 +209,8 @@ def test_on_demand_throttles_a_hot_key_and_doubles_behind_a_peak() -> None:
         desc = v.ddb.describe_table(TableName=t)["Table"]
         assert desc["WarmThroughput"] == {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"}
         # One key cannot pass its partition's 1,000 WCU, on-demand or not.
-        assert v.puts_admitted(t, "hot", 10, kb=300) == 4  # 300 x 4 overdraws the 1,000 unit bucket once
+        # 300 x 7 overdraws the 2,000 units (2 s of the ceiling) the partition holds, once
+        assert v.puts_admitted(t, "hot", 10, kb=300) == 7
         err = v.put(t, "hot", 300)
         assert err is not None
         assert err.response["Error"]["Code"] == "ThrottlingException"
@@ -213,13 +218,10 @@ def test_on_demand_throttles_a_hot_key_and_doubles_behind_a_peak() -> None:
         assert err.response["throttlingReasons"] == [
             {"reason": "TableWriteKeyRangeThroughputExceeded", "resource": arn(v, t)}
         ]
-        # A peak of ~1,200 WCU that stands for 30 minutes makes room for twice as much.
-        v.advance(1801)
-        assert len(v.partitions(t)["partitions"]) >= 4
-        v.advance(1)
-        for i in range(8):
-            v.put(t, f"spread-{i}", 300)
-        v.advance(1801)
+        # Once that peak of 2,100 WCU is the previous peak, the table has scaled to twice it.
+        v.advance(59)
+        assert len(v.partitions(t)["partitions"]) == 4
+        v.advance(2)
         assert len(v.partitions(t)["partitions"]) == 8
 
 
@@ -292,7 +294,8 @@ def test_gsi_back_pressure_throttles_base_table_writes(virtual: Virtual) -> None
         }],
     )
     item = {"g": {"S": "x"}, "v": {"S": "y" * 3000}}  # ~3 KB: 3 WCU on the table and on the GSI
-    virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "a"}, **item})  # the GSI's 1 unit, overdrawn
+    # ~303 KB: spends the 300 units the GSI saved for bursts (its 1 WCU for 300 s)
+    virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "a"}, "g": {"S": "x"}, "v": {"S": "y" * 310_000}})
     with pytest.raises(ClientError) as info:
         virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "b"}, **item})
     err = info.value.response
@@ -341,11 +344,13 @@ def test_batch_write_items_refused_by_a_gsi_are_unprocessed(virtual: Virtual) ->
             "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
         }],
     )
-    puts = [{"PutRequest": {"Item": {"pk": {"S": f"k{i}"}, "g": {"S": "x"}, "v": {"S": "y" * 3000}}}} for i in range(4)]
+    # k0 (~303 KB) spends the GSI's 300 saved units; k1-k3 are ~3 KB
+    puts = [{"PutRequest": {"Item": {"pk": {"S": f"k{i}"}, "g": {"S": "x"}, "v": {"S": "y" * (310_000 if i == 0 else 3000)}}}}
+            for i in range(4)]
     puts.append({"PutRequest": {"Item": {"pk": {"S": "plain"}}}})  # not in the index
     out = virtual.ddb.batch_write_item(RequestItems={t: puts})
     left = out["UnprocessedItems"].get(t, [])
-    # The GSI admits the first write (overdrawing its 1 unit) and refuses the next three.
+    # The GSI admits the first write (spending its savings) and refuses the next three.
     assert [r["PutRequest"]["Item"]["pk"]["S"] for r in left] == ["k1", "k2", "k3"]
     assert "Item" in virtual.ddb.get_item(TableName=t, Key={"pk": {"S": "plain"}})
     assert "Item" not in virtual.ddb.get_item(TableName=t, Key={"pk": {"S": "k1"}})
@@ -381,7 +386,7 @@ def test_transaction_refused_by_a_gsi_is_cancelled_whole(virtual: Virtual) -> No
             "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
         }],
     )
-    virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "first"}, "g": {"S": "x"}, "v": {"S": "y" * 3000}})
+    virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "first"}, "g": {"S": "x"}, "v": {"S": "y" * 310_000}})
     with pytest.raises(ClientError) as info:
         virtual.ddb.transact_write_items(TransactItems=[
             {"Put": {"TableName": t, "Item": {"pk": {"S": "plain"}}}},
