@@ -29,7 +29,7 @@ behaviour.
   an item) serves 3,000 RCU *or* 1,000 WCU per second, "or a linear combination of the
   two" (seeds/001, "Read and Write Capacity Units"; bp-partition-key-design.html), so a
   read costs a third of a write and ``RCU/3000 + WCU/1000 <= 1``. It holds
-  ``ceiling_seconds`` (2 s) of that rate: a partition briefly absorbs a spike above its
+  ``ceiling_seconds`` (3 s) of that rate: a partition briefly absorbs a spike above its
   per-second ceiling ("DynamoDB will sometimes allow you to achieve limited bursting
   above your provisioned throughput for a short period of time", the DynamoDB team on
   the AWS forums) while sustained traffic above it throttles within seconds;
@@ -105,7 +105,7 @@ class CapacityConfig:
     throttling: bool = True
     partition_size: int = DEFAULT_PARTITION_SIZE
     burst_seconds: float = 300.0  # savings a bucket keeps (burst-adaptive-capacity.html)
-    ceiling_seconds: float = 2.0  # seconds of the partition ceiling its bucket holds
+    ceiling_seconds: float = 3.0  # seconds of the partition ceiling its bucket holds
     on_demand_scale_after: float = 60.0  # a new on-demand peak counts as "previous" after this
     partition_read_max: float = PARTITION_READ_MAX
     partition_write_max: float = PARTITION_WRITE_MAX
