@@ -570,3 +570,26 @@ def test_split_bookkeeping_is_exact_after_writes_and_deletes() -> None:
         assert count == 36
         assert sum(p["item_count"] for p in parts) == count and sum(p["size_bytes"] for p in parts) == size
         assert all(p["item_count"] >= 0 and p["size_bytes"] >= 0 for p in parts)
+
+
+@pytest.mark.parametrize("virtual", ["gac"], indirect=True)
+def test_admin_partition_figures(virtual: Virtual) -> None:
+    t = virtual.create("figures", rcu=1, wcu=3999)  # 4 partitions
+    virtual.ddb.update_table(TableName=t, ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 400})
+    view = virtual.partitions(t)
+    # gac: the table's 400 WCU spread over 4 partitions, any one of which may take all 400
+    assert [p["allocated_write"] for p in view["partitions"]] == [100] * 4
+    assert [p["max_write"] for p in view["partitions"]] == [400] * 4
+    for _ in range(3):
+        assert virtual.put(t, "hot", 10) is None
+    virtual.advance(1)
+    view = virtual.partitions(t)
+    assert view["hot_keys"]["by_consumed_units"][0] == {"key": {"S": "hot"}, "units": 30.0}
+    # 30 WCU in the one second the table has existed: 30/s, not 30 spread over a minute
+    assert max(p["consumed_write_per_second"] for p in view["partitions"]) == 30.0
+    assert virtual.puts_admitted(t, "hot", 12, kb=300) == 10  # the 3,000 units the ceiling holds
+    refused = sum(virtual.put(t, "hot") is not None for _ in range(100))
+    assert refused == 100
+    view = virtual.partitions(t)
+    assert view["hot_keys"]["by_throttles"][0] == {"key": {"S": "hot"}, "throttles": 101}  # exact, no 64 cap
+    assert view["summary"]["throttles"] == {"TableWriteKeyRangeThroughputExceeded": 101}

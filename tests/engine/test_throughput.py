@@ -336,7 +336,7 @@ def test_admin_views() -> None:
     run(state, clock, 3, [(HOT, 1, 150), (COLD, 1, 10)])
     rows = state.describe_partitions(clock.now())
     assert [r["index"] for r in rows] == [0, 1, 2, 3]
-    assert rows[0]["allocated_write"] == 100 and rows[0]["ceiling_write"] == 1000
+    assert rows[0]["allocated_write"] == 100 and rows[0]["ceiling_write"] == 1000 and rows[0]["max_write"] == 100
     assert rows[0]["throttles"] == {"TableWriteKeyRangeThroughputExceeded": 150}
     assert rows[0]["consumed_write_per_second"] > 0
     hot = state.hot_keys(2)

@@ -103,10 +103,15 @@ class TableCapacity:
         return p
 
     def debit(self, p: int, key: bytes, now: float, *, read: float = 0.0, write: float = 0.0) -> None:
-        state = self.state
-        state.debit(p, read, write, now, key[self._skip :])
-        if now >= state._next_maint:
-            state.maintain(now)
+        self.state.debit(p, read, write, now, key[self._skip :])
+        self.maintain(now)
+
+    def maintain(self, now: float) -> None:
+        """Run what is due on the table and its GSIs (on-demand growth, the policy's own);
+        at most once per clock second each."""
+        for state in (self.state, *self.index_states.values()):
+            if now >= state._next_maint:
+                state.maintain(now)
 
     # --- global secondary indexes ---------------------------------------------------------------
 

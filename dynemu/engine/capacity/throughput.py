@@ -442,9 +442,17 @@ class ThroughputState:
     # admin ------------------------------------------------------------------------------
 
     def allocation(self, k: int) -> float:
-        """What one partition may consume per second of kind ``k``: its share (plus any
-        adaptive boost) where shares apply, else its ceiling or, under a table bucket
-        that gates every request (gac, on-demand), the table's rate when that is lower."""
+        """One partition's allocation of kind ``k`` per second: its share of the table
+        where shares apply; under a table-level bucket (gac, on-demand) the table's rate
+        spread evenly over the partitions, at most the ceiling (a 400 WCU table of 4
+        partitions: 100 each)."""
+        if self._uses_share:
+            return self.base_share(k)
+        return min(self.ceilings[k], self.table[k].rate / len(self.pmap))
+
+    def most(self, k: int) -> float:
+        """The most one partition may consume per second: its allocation where shares
+        cap it, else the table's rate, never beyond the partition ceiling."""
         if self._uses_share:
             return self.base_share(k)
         return min(self.ceilings[k], self.table[k].rate)
@@ -459,6 +467,7 @@ class ThroughputState:
             for k, name in ((READ, "read"), (WRITE, "write")):
                 share = load.share[k]
                 row[f"allocated_{name}"] = self.allocation(k) + load.boost[k]
+                row[f"max_{name}"] = self.most(k) + load.boost[k]
                 row[f"ceiling_{name}"] = self.ceilings[k]
                 row[f"bucket_{name}"] = share.level(now) if self._uses_share else ceiling_left * self.ceilings[k]
                 row[f"burst_{name}"] = share.burst(now) if self._uses_share else 0.0
