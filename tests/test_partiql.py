@@ -273,3 +273,15 @@ def test_statement_longer_than_8192_characters(table: str, server_url: str) -> N
 def test_bad_statements_are_client_errors(ddb: Any, statement: str) -> None:
     code, _ = error_of(run, ddb, statement) if statement else ("ParamValidationError", "")
     assert code in ("ValidationException", "ResourceNotFoundException", "ParamValidationError")
+
+
+def test_insert_over_400_kb_is_refused(table: str, ddb: Any) -> None:
+    assert_validation("Item size has exceeded the maximum allowed size",
+                      run, ddb, f"INSERT INTO \"{table}\" VALUE {{'pk': 'k', 'big': ?}}", {"S": "x" * (400 * 1024)})
+    assert ddb.get_item(TableName=table, Key={"pk": {"S": "k"}}).get("Item") is None
+
+
+def test_next_token_of_another_statement_is_refused(music: str, ddb: Any) -> None:
+    out = run(ddb, f"SELECT * FROM \"{music}\" WHERE pk = 'a'", Limit=1)
+    assert_validation("The provided NextToken is invalid",
+                      run, ddb, f"SELECT * FROM \"{music}\" WHERE pk = 'b'", Limit=1, NextToken=out["NextToken"])

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.helpers import assert_validation, error_of
+from tests.test_streams_helpers import Harness, by_sequence, serve
 
 MALFORMED = "Statement wasn't well formed, can't be processed: "
 INCOMPLETE_KEY = "Where clause does not contain a mandatory equality on all key attributes"
@@ -172,3 +174,28 @@ def test_client_request_token_is_idempotent(table: str, ddb: Any) -> None:
     assert code == "IdempotentParameterMismatchException"
     reasons = cancelled(ddb.execute_transaction, TransactStatements=statements, ClientRequestToken="tok-2")
     assert reasons == [{"Code": "DuplicateItem", "Message": "Duplicate primary key exists in table"}]
+
+
+# --- the one write path: streams see PartiQL writes as they see PutItem's ------------------------
+
+
+@pytest.fixture(scope="module")
+def harness() -> Iterator[Harness]:
+    yield from serve()
+
+
+def test_partiql_writes_are_stream_records(harness: Harness) -> None:
+    name, arn = harness.streamed("NEW_AND_OLD_IMAGES")
+    d, t = harness.ddb, f'"{name}"'
+    d.execute_statement(Statement=f"INSERT INTO {t} VALUE {{'pk': 'a', 'v': 1}}")
+    d.execute_statement(Statement=f"UPDATE {t} SET v = 2 WHERE pk = 'a'")
+    d.execute_statement(Statement=f"UPDATE {t} SET v = 2 WHERE pk = 'a'")  # unchanged: no record
+    d.execute_statement(Statement=f"DELETE FROM {t} WHERE pk = 'nothing'")  # nothing removed: no record
+    d.execute_transaction(TransactStatements=[st(f"INSERT INTO {t} VALUE {{'pk': 'b'}}"),
+                                              st(f"DELETE FROM {t} WHERE pk = 'a'")])
+    d.batch_execute_statement(Statements=[st(f"UPDATE {t} SET w = 1 WHERE pk = 'b'")])
+    records = by_sequence(harness.read_all(arn))
+    assert [(r["eventName"], r["dynamodb"]["Keys"]["pk"]["S"]) for r in records] == [
+        ("INSERT", "a"), ("MODIFY", "a"), ("INSERT", "b"), ("REMOVE", "a"), ("MODIFY", "b")]
+    assert records[1]["dynamodb"]["OldImage"]["v"] == {"N": "1"}
+    assert records[1]["dynamodb"]["NewImage"]["v"] == {"N": "2"}

@@ -17,6 +17,7 @@ import orjson
 from dynemu import errors
 from dynemu.api.operations import partiql_adapter as run
 from dynemu.api.protocol import Context, Handler
+from dynemu.engine import values
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
 from dynemu.engine.partiql import ast
 from dynemu.engine.partiql.parser import parse
@@ -142,8 +143,9 @@ def _decode_token(body: dict[str, Any]) -> tuple[int, Item | None]:
         data = orjson.loads(base64.urlsafe_b64decode(token.encode()))
         ok = data["s"] == _statement_id(body) and isinstance(data["p"], int) and data["p"] >= 0
         after = data["k"]
-        ok = ok and (after is None or isinstance(after, dict))
-    except (ValueError, TypeError, KeyError, orjson.JSONDecodeError):
+        if after is not None:
+            after = values.validate_item(after)
+    except (ValueError, TypeError, KeyError, orjson.JSONDecodeError, errors.DynamoError):
         ok = False
     if not ok:
         raise errors.validation(MSG_NEXT_TOKEN)
