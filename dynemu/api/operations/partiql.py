@@ -67,12 +67,11 @@ def execute_statement(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if isinstance(statement, ast.Exists):
         raise errors.validation(MSG_EXISTS)
     plan = plan_write(statement, table.spec.key_schema)
-    m = run.write_one(ctx, table, plan, return_old=body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD")
+    return_old = body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
+    m, ledger = run.write_one(ctx, table, plan, return_old=return_old, consumed=mode is not None)
     out: dict[str, Any] = {"Items": _returning(plan, m)}
-    if mode is not None:
-        cc = ConsumedCapacity(plan.table)
-        run.write_capacity(cc, m)
-        out["ConsumedCapacity"] = cc.render(mode)
+    if ledger is not None and mode is not None:
+        out["ConsumedCapacity"] = ledger.for_table(table.name).render(mode)
     return out
 
 
@@ -195,8 +194,9 @@ def _batch_one(ctx: Context, entry: dict[str, Any], ledger: CapacityLedger) -> d
             raise errors.validation(MSG_EXISTS)
         plan = plan_write(statement, table.spec.key_schema)
         return_old = entry.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
-        m = run.write_one(ctx, table, plan, return_old=return_old)
-        run.write_capacity(ledger.for_table(table.name), m)
+        _, consumed = run.write_one(ctx, table, plan, return_old=return_old, consumed=True)
+        assert consumed is not None
+        ledger.for_table(table.name).merge(consumed.for_table(table.name))
     except errors.DynamoError as e:
         code = _BATCH_CODES.get(e.type_name)
         if code is None:
