@@ -199,3 +199,25 @@ def test_partiql_writes_are_stream_records(harness: Harness) -> None:
         ("INSERT", "a"), ("MODIFY", "a"), ("INSERT", "b"), ("REMOVE", "a"), ("MODIFY", "b")]
     assert records[1]["dynamodb"]["OldImage"]["v"] == {"N": "1"}
     assert records[1]["dynamodb"]["NewImage"]["v"] == {"N": "2"}
+
+
+# --- throttling: the executor's policies ---------------------------------------------------------
+
+
+def test_throttled_statements(virtual_uniform: tuple[Any, Any]) -> None:
+    """A provisioned table of 1 WCU: the bucket starts with one second of tokens."""
+    c, clock = virtual_uniform
+    c.create_table(TableName="partiql-throttled", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                   AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                   ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})
+    t = '"partiql-throttled"'
+    out = c.batch_execute_statement(Statements=[st(f"INSERT INTO {t} VALUE {{'pk': '{i}'}}") for i in range(3)])
+    codes = [r.get("Error", {}).get("Code") for r in out["Responses"]]
+    assert codes == [None, "ProvisionedThroughputExceeded", "ProvisionedThroughputExceeded"]
+    code, _ = error_of(c.execute_statement, Statement=f"INSERT INTO {t} VALUE {{'pk': 'x'}}")
+    assert code == "ProvisionedThroughputExceededException"
+    reasons = cancelled(c.execute_transaction, TransactStatements=[st(f"INSERT INTO {t} VALUE {{'pk': 'y'}}")])
+    assert reasons[0]["Code"] == "ProvisionedThroughputExceeded"
+    clock.advance(10)
+    c.execute_statement(Statement=f"INSERT INTO {t} VALUE {{'pk': 'x'}}")
+    assert c.describe_table(TableName="partiql-throttled")["Table"]["ItemCount"] == 2
