@@ -285,3 +285,8 @@ def test_next_token_of_another_statement_is_refused(music: str, ddb: Any) -> Non
     out = run(ddb, f"SELECT * FROM \"{music}\" WHERE pk = 'a'", Limit=1)
     assert_validation("The provided NextToken is invalid",
                       run, ddb, f"SELECT * FROM \"{music}\" WHERE pk = 'b'", Limit=1, NextToken=out["NextToken"])
+
+
+def test_order_by_needs_the_partition_key_fixed(music: str, ddb: Any) -> None:
+    assert_validation("Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY "
+                      "clause.", run, ddb, f"SELECT * FROM \"{music}\" WHERE genre = 'rock' ORDER BY sk")
