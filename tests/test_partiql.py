@@ -290,3 +290,19 @@ def test_next_token_of_another_statement_is_refused(music: str, ddb: Any) -> Non
 def test_order_by_needs_the_partition_key_fixed(music: str, ddb: Any) -> None:
     assert_validation("Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY "
                       "clause.", run, ddb, f"SELECT * FROM \"{music}\" WHERE genre = 'rock' ORDER BY sk")
+
+
+def test_in_on_the_partition_key_pages_by_ten(table: str, ddb: Any) -> None:
+    for i in range(12):
+        run(ddb, f"INSERT INTO \"{table}\" VALUE {{'pk': ?}}", {"S": f"k{i}"})
+    keys = ", ".join(f"'k{i}'" for i in range(12))
+    first = run(ddb, f"SELECT pk FROM \"{table}\" WHERE pk IN [{keys}]")
+    assert len(first["Items"]) == 10 and "NextToken" in first
+    rest = run(ddb, f"SELECT pk FROM \"{table}\" WHERE pk IN [{keys}]", NextToken=first["NextToken"])
+    assert len(rest["Items"]) == 2 and "NextToken" not in rest
+    many = ", ".join(f"'k{i}'" for i in range(51))
+    assert_validation("The IN operator takes at most 50 values of the partition key; it was given 51",
+                      run, ddb, f"SELECT pk FROM \"{table}\" WHERE pk IN [{many}]")
+    many = ", ".join(str(i) for i in range(101))
+    assert_validation("The IN operator takes at most 100 values; it was given 101",
+                      run, ddb, f"SELECT pk FROM \"{table}\" WHERE v IN [{many}]")

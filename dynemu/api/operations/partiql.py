@@ -31,6 +31,7 @@ MSG_MIXED_TRANSACTION = ("Transaction statements must be either all reads (SELEC
 MSG_EXISTS = "EXISTS is supported only in ExecuteTransaction"
 MSG_INDEX = "This operation is not supported on an index"
 MSG_NEXT_TOKEN = "The provided NextToken is invalid"
+IN_PAGE_ITEMS = 10
 # error types -> BatchStatementError codes (API reference, BatchStatementError)
 _BATCH_CODES = {
     "ConditionalCheckFailedException": "ConditionalCheckFailed",
@@ -96,6 +97,10 @@ def _select(ctx: Context, body: dict[str, Any], s: ast.Select, table: Table, mod
     position, after = _decode_token(body)
     partitions: tuple[Item | None, ...] = plan.partitions if plan.partitions is not None else (None,)
     limit: int | None = body.get("Limit")
+    if len(partitions) > 1:
+        # several partitions (IN, OR): "Results are returned in pages of up to 10 items"
+        # ("PartiQL ... operators", IN); here: at most 10 items evaluated per page
+        limit = min(limit, IN_PAGE_ITEMS) if limit is not None else IN_PAGE_ITEMS
     cc = ConsumedCapacity(s.source.table)
     items: list[Item] = []
     out: dict[str, Any] = {}

@@ -214,7 +214,7 @@ class _Parser:
         first, second = self.peek(), self.peek(1)
         mode = _RETURNING.get((first.text.upper(), second.text.upper())) if first.kind == second.kind == IDENT else None
         if mode is None or (not update and mode != "ALL_OLD"):
-            raise self.error(first if mode is None else first)
+            raise self.error(first)
         self.i += 2
         self.expect("*")
         return mode
@@ -272,7 +272,6 @@ class _Parser:
             self.expect(")")
             self.depth -= 1
             return inner
-        start = self.peek()
         left = self.operand()
         t = self.peek()
         if t.kind == PUNCT and t.text in _COMPARATORS:
@@ -292,7 +291,7 @@ class _Parser:
         elif isinstance(left, ex.Func) and left.name in _PREDICATES:
             return left
         else:
-            raise self.error(t if t.kind != EOF or start is t else t)
+            raise self.error(t)
         return ex.Not(node) if negate else node
 
     def in_list(self) -> tuple[ex.Node, ...]:

@@ -38,6 +38,10 @@ MSG_INCOMPLETE_KEY = "Where clause does not contain a mandatory equality on all 
 MSG_ORDER_BY_WHERE = "Must have WHERE clause in the statement when using ORDER BY clause."
 MSG_ORDER_BY_HASH = ("Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY "
                      "clause.")
+# "IN ... at max 50 hash attribute values or at max 100 non-key attribute values"
+# ("PartiQL arithmetic, comparison, and logical operators for DynamoDB"); the messages are dynemu's.
+MAX_IN_KEYS = 50
+MAX_IN_VALUES = 100
 _SORT_OPS = {"=": "EQ", "<": "LT", "<=": "LE", ">": "GT", ">=": "GE"}
 _FLIP = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
@@ -165,6 +169,9 @@ def check_condition(node: ex.Node) -> None:
         for operand in (node.operand, node.low, node.high):
             _check_operand(operand)
     elif isinstance(node, ex.In):
+        if len(node.options) > MAX_IN_VALUES:
+            raise errors.validation(f"The IN operator takes at most {MAX_IN_VALUES} values; it was given "
+                                    f"{len(node.options)}")
         for operand in (node.operand, *node.options):
             _check_operand(operand)
     elif isinstance(node, ex.Func) and node.name in _CONDITION_FUNCTIONS:
@@ -256,6 +263,9 @@ def _partition_values(where: ex.Node | None, pk: str, pk_type: str) -> list[Valu
     for c in conjuncts(where):
         options = _equalities(c, pk)
         if options is not None:
+            if len(options) > MAX_IN_KEYS:
+                raise errors.validation(f"The IN operator takes at most {MAX_IN_KEYS} values of the partition key; "
+                                        f"it was given {len(options)}")
             unique: dict[bytes, Value] = {}
             for v in options:
                 if pk_type in v:  # a value of another type matches no item
