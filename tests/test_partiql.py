@@ -306,3 +306,20 @@ def test_in_on_the_partition_key_pages_by_ten(table: str, ddb: Any) -> None:
     many = ", ".join(str(i) for i in range(101))
     assert_validation("The IN operator takes at most 100 values; it was given 101",
                       run, ddb, f"SELECT pk FROM \"{table}\" WHERE v IN [{many}]")
+
+
+def test_attributes_an_index_does_not_project(ddb: Any) -> None:
+    name = f"keys_only_{next(_music_names)}"
+    ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{"IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "KEYS_ONLY"}}],
+    )
+    try:
+        run(ddb, f"INSERT INTO {name} VALUE {{'pk': 'a', 'g': 'x', 'other': 1}}")
+        assert run(ddb, f"SELECT * FROM {name}.by_g WHERE g = 'x'")["Items"] == [{"pk": {"S": "a"}, "g": {"S": "x"}}]
+        assert_validation("One or more parameter values were invalid: Global secondary index by_g does not project "
+                          "[other]", run, ddb, f"SELECT other FROM {name}.by_g WHERE g = 'x'")
+    finally:
+        ddb.delete_table(TableName=name)
