@@ -95,13 +95,16 @@ class Ctx:
         return self._streams
 
     def override(self, operation: str, **changes: Any) -> None:
-        """Change ``operation``'s parameters after boto3's client-side validation, so that the
-        server's own validation answers. Undone when the scenario ends (clients are shared)."""
+        """Change members of ``operation``'s JSON body after boto3 has validated and serialised
+        it, so that the server's own validation answers. Undone when the scenario ends (clients
+        are shared). Values are given in their wire form."""
 
         def swap(params: dict[str, Any], **_: Any) -> None:
-            params.update(changes)
+            body = json.loads(params["body"] or b"{}")
+            body.update(changes)
+            params["body"] = json.dumps(body).encode()
 
-        event = f"before-parameter-build.dynamodb.{operation}"
+        event = f"before-call.dynamodb.{operation}"
         uid = f"compat-{self.sid}-{len(self._handlers)}"
         self.ddb.meta.events.register_first(event, swap, unique_id=uid)
         self._handlers.append((event, uid))

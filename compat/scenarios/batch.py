@@ -129,9 +129,10 @@ def get_consistent_read(c: Ctx) -> Any:
 
 @scenario("batch")
 def write_empty_request(c: Ctx) -> Any:
-    """BatchWriteItem with an empty list of requests for a table."""
+    """BatchWriteItem with an empty list of requests for a table (sent raw)."""
     name = c.table()
-    return c.call("batch_write_item", RequestItems={name: []})
+    c.override("BatchWriteItem", RequestItems={name: []})
+    return c.call("batch_write_item", RequestItems={name: _puts(["a"])})
 
 
 def _count(c: Ctx, name: str) -> int:

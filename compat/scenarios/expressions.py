@@ -322,3 +322,60 @@ def delete_condition_all_old_on_missing(c: Ctx) -> Any:
     name = c.table()
     return c.call("delete_item", TableName=name, Key=KEY, ConditionExpression="attribute_exists(pk)",
                   ReturnValuesOnConditionCheckFailure="ALL_OLD")
+
+
+@scenario("expressions")
+def condition_type_mismatch_and_bounds(c: Ctx) -> Any:
+    """Comparisons across types are false; BETWEEN with bounds reversed is an error."""
+    return _conditions(c, [
+        ("n < :s", {":s": {"S": "9"}}),
+        ("contains(ns, :one)", {":one": {"N": "1"}}),
+        ("size(ss) = :two", {":two": {"N": "2"}}),
+        ("n BETWEEN :hi AND :lo", {":hi": {"N": "9"}, ":lo": {"N": "1"}}),
+    ])
+
+
+@scenario("expressions")
+def condition_in_too_many(c: Ctx) -> Any:
+    """An IN list of 101 operands (the limit is 100)."""
+    name = _seeded(c)
+    values = {f":v{i}": {"N": str(i)} for i in range(101)}
+    return c.call("put_item", TableName=name, Item=BASE, ConditionExpression=f"n IN ({', '.join(values)})",
+                  ExpressionAttributeValues=values)
+
+
+@scenario("expressions")
+def update_add_to_list(c: Ctx) -> Any:
+    """ADD a list value to a list attribute."""
+    return _update(c, "ADD l :l", values={":l": {"L": [{"N": "9"}]}})
+
+
+@scenario("expressions")
+def update_remove_beyond_end(c: Ctx) -> Any:
+    """REMOVE of a list index past the end, and DELETE of a set member that is absent."""
+    return _update(c, "REMOVE l[7] DELETE ss :z", values={":z": {"SS": ["zz"]}})
+
+
+@scenario("expressions")
+def update_updated_old_new_attribute(c: Ctx) -> Any:
+    """UPDATED_OLD when the updated attribute did not exist before."""
+    name = _seeded(c)
+    return c.call("update_item", TableName=name, Key=KEY, UpdateExpression="SET fresh = :v",
+                  ExpressionAttributeValues={":v": {"N": "1"}}, ReturnValues="UPDATED_OLD")
+
+
+@scenario("expressions")
+def empty_projection_expression(c: Ctx) -> Any:
+    """GetItem with an empty ProjectionExpression."""
+    name = _seeded(c)
+    return c.call("get_item", TableName=name, Key=KEY, ProjectionExpression="")
+
+
+@scenario("expressions")
+def nesting_too_deep(c: Ctx) -> Any:
+    """PutItem of a map nested 33 levels deep (the limit is 32)."""
+    name = c.table()
+    value: dict[str, Any] = {"S": "leaf"}
+    for _ in range(33):
+        value = {"M": {"a": value}}
+    return c.call("put_item", TableName=name, Item={**KEY, "deep": value})

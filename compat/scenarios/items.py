@@ -230,3 +230,34 @@ def invalid_number(c: Ctx) -> Any:
     """PutItem with N 'abc'."""
     name = c.table()
     return c.call("put_item", TableName=name, Item={"pk": {"S": "k"}, "n": {"N": "abc"}})
+
+
+@scenario("items")
+def delete_return_values_invalid(c: Ctx) -> Any:
+    """DeleteItem with ReturnValues ALL_NEW."""
+    name = c.table()
+    return c.call("delete_item", TableName=name, Key={"pk": {"S": "k"}}, ReturnValues="ALL_NEW")
+
+
+@scenario("items")
+def range_key_too_large(c: Ctx) -> Any:
+    """PutItem with a 1025-byte sort key."""
+    name = c.table(range=("sk", "S"))
+    return c.call("put_item", TableName=name, Item={"pk": {"S": "k"}, "sk": {"S": "s" * 1025}})
+
+
+@scenario("items")
+def number_range_limits(c: Ctx) -> Any:
+    """The largest and smallest magnitudes DynamoDB stores, and one past each."""
+    name = c.table()
+    out = {}
+    for v in ("9.9999999999999999999999999999999999999E+125", "1E-130", "1E+126", "1E-131"):
+        out[v] = c.call("put_item", TableName=name, Item={"pk": {"S": v}, "n": {"N": v}}).get("error", "ok")
+    return out
+
+
+@scenario("items")
+def transact_get_too_many(c: Ctx) -> Any:
+    """TransactGetItems of 101 items (the limit is 100)."""
+    name = c.table()
+    return c.call("transact_get_items", TransactItems=[{"Get": {"TableName": name, "Key": {"pk": {"S": str(i)}}}} for i in range(101)])

@@ -141,8 +141,10 @@ def query_hash_inequality(c: Ctx) -> Any:
 
 @scenario("paging")
 def query_limit_zero(c: Ctx) -> Any:
-    """Query with Limit 0."""
-    return _query(c, _seeded(c), Limit=0)
+    """Query with Limit 0 (sent raw, past boto3's checks)."""
+    name = _seeded(c)
+    c.override("Query", Limit=0)
+    return _query(c, name, Limit=1)
 
 
 @scenario("paging")
@@ -256,3 +258,49 @@ def scan_exclusive_start_key(c: Ctx) -> Any:
     rest = c.ddb.scan(TableName=name, ExclusiveStartKey=first["LastEvaluatedKey"])
     keys = [f'{i["pk"]["S"]}/{i["sk"]["N"]}' for i in first["Items"] + rest["Items"]]
     return {"total": len(keys), "unique": len(set(keys)), "rest_more": "LastEvaluatedKey" in rest}
+
+
+@scenario("paging")
+def query_begins_with_on_number(c: Ctx) -> Any:
+    """begins_with on a numeric sort key."""
+    return _query(c, _seeded(c), KeyConditionExpression="pk = :p AND begins_with(sk, :a)", values={":a": {"N": "1"}})
+
+
+@scenario("paging")
+def query_bad_start_key(c: Ctx) -> Any:
+    """Query with an ExclusiveStartKey missing the sort key."""
+    return _query(c, _seeded(c), ExclusiveStartKey={"pk": {"S": "p"}})
+
+
+@scenario("paging")
+def query_specific_without_projection(c: Ctx) -> Any:
+    """Select SPECIFIC_ATTRIBUTES with no ProjectionExpression."""
+    return _query(c, _seeded(c), Select="SPECIFIC_ATTRIBUTES")
+
+
+@scenario("paging")
+def scan_segment_without_total(c: Ctx) -> Any:
+    """Scan with Segment and no TotalSegments."""
+    name = _seeded(c, 1)
+    return c.call("scan", TableName=name, Segment=0)
+
+
+@scenario("paging")
+def scan_filter_count(c: Ctx) -> Any:
+    """Scan with a FilterExpression and Select COUNT."""
+    name = _seeded(c)
+    r = c.ddb.scan(TableName=name, Select="COUNT", FilterExpression="odd = :t", ExpressionAttributeValues={":t": {"BOOL": True}})
+    return pick(r, "Count", "ScannedCount", "Items")
+
+
+@scenario("paging")
+def lsi_query_limit_key(c: Ctx) -> Any:
+    """An LSI Query stopped by Limit: LastEvaluatedKey holds the table and index keys."""
+    name = c.table(range=("sk", "S"), attrs=(("l", "N"),), LocalSecondaryIndexes=[{
+        "IndexName": "by-l", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "l", "KeyType": "RANGE"}],
+        "Projection": {"ProjectionType": "ALL"}}])
+    for i, sk in enumerate("cab"):
+        c.ddb.put_item(TableName=name, Item={"pk": {"S": "p"}, "sk": {"S": sk}, "l": {"N": str(i)}})
+    r = c.ddb.query(TableName=name, IndexName="by-l", KeyConditionExpression="pk = :p", Limit=2,
+                    ExpressionAttributeValues={":p": {"S": "p"}}, ScanIndexForward=False)
+    return pick(r, "Items", "LastEvaluatedKey")

@@ -15,6 +15,12 @@ def _desc(c: Ctx, name: str) -> Any:
     return pick(c.call("describe_table", TableName=name).get("Table", {}), *DESC)
 
 
+def _create(c: Ctx, **kwargs: Any) -> Any:
+    """CreateTable: its error, or the new table's name and status."""
+    r = c.call("create_table", **kwargs)
+    return r if "error" in r else pick(r["TableDescription"], "TableName", "TableStatus")
+
+
 @scenario("tables")
 def create_table_answer(c: Ctx) -> Any:
     """CreateTable's TableDescription: status, keys, counts, ARN."""
@@ -109,8 +115,8 @@ def delete_missing_table(c: Ctx) -> Any:
 @scenario("tables")
 def create_key_not_defined(c: Ctx) -> Any:
     """CreateTable whose key attribute has no AttributeDefinition."""
-    return c.call(
-        "create_table", TableName=c.name(), BillingMode="PAY_PER_REQUEST",
+    return _create(
+        c, TableName=c.name(), BillingMode="PAY_PER_REQUEST",
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
         AttributeDefinitions=[{"AttributeName": "other", "AttributeType": "S"}],
     )
@@ -119,8 +125,8 @@ def create_key_not_defined(c: Ctx) -> Any:
 @scenario("tables")
 def create_unused_definition(c: Ctx) -> Any:
     """CreateTable with an AttributeDefinition no key or index uses."""
-    return c.call(
-        "create_table", TableName=c.name(), BillingMode="PAY_PER_REQUEST",
+    return _create(
+        c, TableName=c.name(), BillingMode="PAY_PER_REQUEST",
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "x", "AttributeType": "S"}],
     )
@@ -129,8 +135,8 @@ def create_unused_definition(c: Ctx) -> Any:
 @scenario("tables")
 def create_provisioned_without_throughput(c: Ctx) -> Any:
     """CreateTable with BillingMode PROVISIONED and no ProvisionedThroughput."""
-    return c.call(
-        "create_table", TableName=c.name(), BillingMode="PROVISIONED",
+    return _create(
+        c, TableName=c.name(), BillingMode="PROVISIONED",
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
     )
@@ -197,11 +203,31 @@ def update_table_add_gsi(c: Ctx) -> Any:
 @scenario("tables")
 def create_gsi_without_throughput(c: Ctx) -> Any:
     """A PROVISIONED CreateTable whose GSI has no ProvisionedThroughput."""
-    return c.call(
-        "create_table", TableName=c.name(), BillingMode="PROVISIONED",
+    return _create(
+        c, TableName=c.name(), BillingMode="PROVISIONED",
         ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
         GlobalSecondaryIndexes=[{"IndexName": "by-g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
                                  "Projection": {"ProjectionType": "ALL"}}],
     )
+
+
+@scenario("tables")
+def create_lsi_on_hash_only_table(c: Ctx) -> Any:
+    """CreateTable with an LSI on a table that has no sort key."""
+    return _create(
+        c, TableName=c.name(), BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "l", "AttributeType": "S"}],
+        LocalSecondaryIndexes=[{"IndexName": "by-l", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                                                   {"AttributeName": "l", "KeyType": "RANGE"}],
+                                "Projection": {"ProjectionType": "ALL"}}],
+    )
+
+
+@scenario("tables")
+def list_tables_limit_too_large(c: Ctx) -> Any:
+    """ListTables with Limit 101 (sent raw; the maximum is 100)."""
+    c.override("ListTables", Limit=101)
+    return c.call("list_tables", Limit=1)
