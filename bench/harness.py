@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import os
+import random
 import shlex
 import signal
 import socket
@@ -17,7 +18,18 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from workload import AUTHORIZATION, CONTENT_TYPE, TARGET_PREFIX, table_definition
+from workload import (
+    AUTHORIZATION,
+    BATCH_SIZE,
+    CONTENT_TYPE,
+    DEFAULT_TABLE,
+    QUERY_ITEMS_PER_KEY,
+    QUERY_PARTITIONS,
+    QUERY_TABLE,
+    TARGET_PREFIX,
+    query_item,
+    table_definition,
+)
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_DIR = BENCH_DIR.parent
@@ -118,8 +130,8 @@ def call(port: int, op: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]
         conn.close()
 
 
-def create_table(port: int, table: str, provisioned: tuple[int, int] | None) -> None:
-    status, answer = call(port, "CreateTable", table_definition(table, provisioned))
+def create_table(port: int, table: str, provisioned: tuple[int, int] | None, sort_key: bool = False) -> None:
+    status, answer = call(port, "CreateTable", table_definition(table, provisioned, sort_key))
     if status != 200:
         raise RuntimeError(f"CreateTable failed: {status} {answer}")
     deadline = time.monotonic() + 30
@@ -163,6 +175,37 @@ def preload(port: int, keys: int, core: int | None, table: str | None = None) ->
     if result["errors"] or result["requests"] != keys:
         raise RuntimeError(f"preload failed: {result}")
     return result
+
+
+def fill_query_table(port: int) -> None:
+    """Put QUERY_ITEMS_PER_KEY items under each of QUERY_PARTITIONS keys, 25 at a time,
+    resending what comes back unprocessed (the table's capacity may push back)."""
+    rng = random.Random(7)
+    items = [query_item(p, s, rng) for p in range(QUERY_PARTITIONS) for s in range(QUERY_ITEMS_PER_KEY)]
+    deadline = time.monotonic() + 300
+    for i in range(0, len(items), BATCH_SIZE):
+        pending = {QUERY_TABLE: [{"PutRequest": {"Item": it}} for it in items[i : i + BATCH_SIZE]]}
+        while pending:
+            if time.monotonic() > deadline:
+                raise RuntimeError("filling the Query table took over 300 s")
+            status, answer = call(port, "BatchWriteItem", {"RequestItems": pending})
+            if status != 200 and answer.get("__type", "").rpartition("#")[2] not in (
+                    "ProvisionedThroughputExceededException", "ThrottlingException"):
+                raise RuntimeError(f"BatchWriteItem failed: {status} {answer}")
+            pending = answer.get("UnprocessedItems") or {} if status == 200 else pending
+            if pending:
+                time.sleep(0.05)
+
+
+def prepare(port: int, ops: Sequence[str], keys: int, provisioned: tuple[int, int] | None,
+            core: int | None) -> dict[str, Any]:
+    """Create and fill the tables the operations need; returns the preload's figures."""
+    create_table(port, DEFAULT_TABLE, provisioned)
+    loaded = preload(port, keys, core)
+    if "Query" in ops:
+        create_table(port, QUERY_TABLE, provisioned, sort_key=True)
+        fill_query_table(port)
+    return loaded
 
 
 def temp_dir(prefix: str) -> tempfile.TemporaryDirectory[str]:

@@ -28,15 +28,14 @@ from pathlib import Path
 from harness import (
     REPO_DIR,
     Server,
-    create_table,
     free_port,
     pick_cores,
     pin_self,
-    preload,
+    prepare,
     run_load,
     temp_dir,
 )
-from workload import DEFAULT_TABLE, OPERATIONS
+from workload import OPERATIONS
 
 
 def serve(profile_dir: str, dynemu_argv: list[str]) -> None:
@@ -113,8 +112,7 @@ def profile(args: argparse.Namespace) -> None:
         server = Server("dynemu-profiled", argv, port, server_core, tmp)
         try:
             server.wait_ready()
-            create_table(port, DEFAULT_TABLE, None)
-            preload(port, args.keys, client_core)
+            prepare(port, args.ops.split(","), args.keys, None, client_core)
             for n, op in enumerate(args.ops.split(",")):
                 server.proc.send_signal(signal.SIGUSR1)
                 _wait_for(profile_dir / "on", True)

@@ -12,8 +12,14 @@ from typing import Any
 import orjson
 
 TARGET_PREFIX = "DynamoDB_20120810."
-OPERATIONS = ("GetItem", "PutItem")
+OPERATIONS = ("GetItem", "PutItem", "UpdateItem", "Query", "BatchWriteItem")
 DEFAULT_TABLE = "bench_items"
+# Query reads 10 of the 100 items under one partition key of this table (pk S, sk N).
+QUERY_TABLE = "bench_query"
+QUERY_PARTITIONS = 100
+QUERY_ITEMS_PER_KEY = 100
+QUERY_PAGE = 10
+BATCH_SIZE = 25
 # What boto3 sends, signed-looking: dynemu reads the access key and region from the scope.
 AUTHORIZATION = (
     "AWS4-HMAC-SHA256 Credential=AKID/20250101/us-east-1/dynamodb/aws4_request, "
@@ -51,11 +57,37 @@ def sample_item() -> Item:
     return make_item(0, random.Random(0))
 
 
-def body_for(op: str, table: str, i: int, rng: random.Random) -> Item:
+def query_item(p: int, s: int, rng: random.Random) -> Item:
+    """An item of the Query table: the benchmark's shape under (q#p, s)."""
+    item = make_item(p * QUERY_ITEMS_PER_KEY + s, rng)
+    item["pk"] = {"S": f"q#{p:04d}"}
+    item["sk"] = {"N": str(s)}
+    return item
+
+
+def sample_query_page() -> list[Item]:
+    """A page of the Query's shape (the baseline's Query answer)."""
+    rng = random.Random(0)
+    return [query_item(0, s, rng) for s in range(QUERY_PAGE)]
+
+
+def body_for(op: str, table: str, i: int, rng: random.Random, keys: int = 10_000) -> Item:
     if op == "GetItem":
         return {"TableName": table, "Key": {"pk": {"S": key_name(i)}}}
     if op == "PutItem":
         return {"TableName": table, "Item": make_item(i, rng)}
+    if op == "UpdateItem":  # an atomic counter: UpdateItem ADD
+        return {"TableName": table, "Key": {"pk": {"S": key_name(i)}}, "UpdateExpression": "ADD hits :one",
+                "ExpressionAttributeValues": {":one": {"N": "1"}}}
+    if op == "Query":  # 10 consecutive items of the 100 under one key
+        start = rng.randrange(QUERY_ITEMS_PER_KEY - QUERY_PAGE + 1)
+        return {"TableName": QUERY_TABLE, "KeyConditionExpression": "pk = :p AND sk BETWEEN :a AND :b",
+                "ExpressionAttributeValues": {":p": {"S": f"q#{i % QUERY_PARTITIONS:04d}"},
+                                              ":a": {"N": str(start)}, ":b": {"N": str(start + QUERY_PAGE - 1)}}}
+    if op == "BatchWriteItem":  # 25 puts of distinct existing keys
+        first = (i * BATCH_SIZE) % max(keys, BATCH_SIZE)
+        puts = [{"PutRequest": {"Item": make_item((first + j) % keys, rng)}} for j in range(BATCH_SIZE)]
+        return {"RequestItems": {table: puts}}
     raise ValueError(f"unknown operation {op}")
 
 
@@ -80,16 +112,19 @@ def build_requests(host: str, port: int, op: str, table: str, keys: int, seed: i
     """One request per key, in key order (the same items for every seed-equal call)."""
     rng = random.Random(seed)
     target = TARGET_PREFIX + op
-    return [http_request(host, port, target, orjson.dumps(body_for(op, table, i, rng))) for i in range(keys)]
+    return [http_request(host, port, target, orjson.dumps(body_for(op, table, i, rng, keys))) for i in range(keys)]
 
 
-def table_definition(table: str, provisioned: tuple[int, int] | None) -> Item:
-    """CreateTable body: a single string hash key ``pk``."""
+def table_definition(table: str, provisioned: tuple[int, int] | None, sort_key: bool = False) -> Item:
+    """CreateTable body: a string hash key ``pk`` (and a number sort key ``sk``)."""
     body: Item = {
         "TableName": table,
         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
     }
+    if sort_key:
+        body["KeySchema"].append({"AttributeName": "sk", "KeyType": "RANGE"})
+        body["AttributeDefinitions"].append({"AttributeName": "sk", "AttributeType": "N"})
     if provisioned is None:
         body["BillingMode"] = "PAY_PER_REQUEST"
     else:

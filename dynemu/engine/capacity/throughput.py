@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynemu.engine.capacity.buckets import Bucket, RateRing
+from dynemu.engine.capacity.history import CapacityHistory
 from dynemu.engine.capacity.partitions import (
     DEFAULT_PARTITION_SIZE,
     PARTITION_READ_MAX,
@@ -231,6 +232,7 @@ class ThroughputState:
         self._next_maint = now + 1.0
         self.version = 0  # bumped whenever the partition map changes (persist it then)
         self._configure(now, fill=True)
+        self.history = CapacityHistory(now)  # dashboard/replay: per-second, bounded, off the request path
 
     def _new_load(self, now: float) -> PartitionLoad:
         rate = self.ceilings[WRITE]
@@ -392,6 +394,7 @@ class ThroughputState:
             needed = 2 * (self.peak[READ] / self.ceilings[READ] + self.peak[WRITE] / self.ceilings[WRITE])
             self._ensure_count(int(-(-needed // 1)), now)
         self.policy.maintain(self, now)
+        self.history.sync(self, now)
 
     def _track_peaks(self, now: float) -> None:
         """A second's consumption becomes the previous peak once it is

@@ -163,6 +163,7 @@ def _check_parameters(request: dict[str, Any], present: list[str], expression_pa
 def _compile_legacy(operation: str, request: dict[str, Any]) -> Compiled:
     condition = update = projection = key_condition = filter_ = None
     filter_parameter = None
+    legacy.check_conditional_operator(request)
     if request.get("AttributeUpdates") is not None:
         update = legacy.attribute_updates(request["AttributeUpdates"])
     if request.get("Expected") is not None:

@@ -29,6 +29,7 @@ CONDITION_FUNCTIONS = {"attribute_exists": 1, "attribute_not_exists": 1, "attrib
                        "begins_with": 2, "contains": 2, "size": 1}
 UPDATE_FUNCTIONS = {"if_not_exists": 2, "list_append": 2}
 ATTRIBUTE_TYPES = ("S", "N", "B", "NULL", "SS", "BOOL", "L", "BS", "NS", "M")
+ORDERING = ("<", "<=", ">", ">=")
 MAX_OPERATORS = 300
 MAX_IN_OPERANDS = 100
 # The service stops counting at the first operator past the limit, so the count it reports
@@ -267,10 +268,30 @@ def _operand_types(leaf: _Leaf, ctx: ExprContext) -> str | None:
         if detail:
             return detail
     node = leaf.node
+    detail = _unorderable(node, ctx)
+    if detail:
+        return detail
     if isinstance(node, ast.Between):
         return _between_bounds(node, ctx)
     if isinstance(node, ast.In) and len(node.options) > MAX_IN_OPERANDS:
         return f"The IN operator is provided with too many operands; number of operands: {len(node.options)}"
+    return None
+
+
+def _unorderable(node: ast.Node, ctx: ExprContext) -> str | None:
+    """Ordering (<, <=, >, >=, BETWEEN) is defined only on S, N and B: an expression value of
+    another type is a ValidationException, while an item attribute of that type just compares
+    false (issue 12; ExtendDB/extenddb#216 as measured against the service)."""
+    if isinstance(node, ast.Compare) and node.op in ORDERING:
+        name, operands = node.op, (node.left, node.right)
+    elif isinstance(node, ast.Between):
+        name, operands = "BETWEEN", (node.operand, node.low, node.high)
+    else:
+        return None
+    for operand in operands:
+        t = static_type(operand, ctx, immediate=True)
+        if t is not None and t not in ("S", "N", "B"):
+            return _type_error(name, t)
     return None
 
 

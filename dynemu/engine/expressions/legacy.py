@@ -15,7 +15,7 @@ from .. import values as V
 from . import ast
 from .keycondition import KeyCondition
 from .project import Projection
-from .update import Writer, set_difference, set_union
+from .update import Writer, created_or_none, set_difference, set_union
 
 Value = dict[str, Any]
 Item = dict[str, Value]
@@ -25,9 +25,12 @@ ARGUMENT_COUNTS: dict[str, int | None] = {
     "EQ": 1, "NE": 1, "LE": 1, "LT": 1, "GE": 1, "GT": 1, "CONTAINS": 1, "NOT_CONTAINS": 1,
     "BEGINS_WITH": 1, "NULL": 0, "NOT_NULL": 0, "IN": None, "BETWEEN": 2,
 }
-# Value types each operator accepts in QueryFilter / ScanFilter / KeyConditions.
+# Value types each operator accepts in Expected, QueryFilter, ScanFilter and KeyConditions;
+# EQ and NE accept every type, BOOL, NULL, L and M included (architect/dynalite#156: the
+# service accepts a BOOL with EQ).
+ALL_TYPES = ("S", "N", "B", "SS", "NS", "BS", "BOOL", "NULL", "L", "M")
 VALUE_TYPES: dict[str, tuple[str, ...]] = {
-    "EQ": ("S", "N", "B", "SS", "NS", "BS"), "NE": ("S", "N", "B", "SS", "NS", "BS"),
+    "EQ": ALL_TYPES, "NE": ALL_TYPES,
     "LE": ("S", "N", "B"), "LT": ("S", "N", "B"), "GE": ("S", "N", "B"), "GT": ("S", "N", "B"),
     "CONTAINS": ("S", "N", "B"), "NOT_CONTAINS": ("S", "N", "B"), "BEGINS_WITH": ("S", "B"),
     "IN": ("S", "N", "B"), "BETWEEN": ("S", "N", "B"),
@@ -48,6 +51,25 @@ def _count_ok(op: str, count: int) -> bool:
 def _same_type(values: list[Value]) -> None:
     if values and any(V.value_type(v) != V.value_type(values[0]) for v in values):
         raise invalid_parameter("AttributeValues inside AttributeValueList must be of same type")
+
+
+def _value_types(op: str, values: list[Value]) -> None:
+    allowed = VALUE_TYPES.get(op, ())
+    for value in values:
+        if V.value_type(value) not in allowed:
+            raise invalid_parameter(f"ComparisonOperator {op} is not valid for {V.value_type(value)} AttributeValue type")
+
+
+def check_conditional_operator(request: dict[str, Any]) -> None:
+    """ConditionalOperator needs an Expected / QueryFilter / ScanFilter of two or more
+    conditions (messages as captured against the service: ExtendDB/extenddb#213)."""
+    if request.get("ConditionalOperator") is None:
+        return
+    conditions = [request[p] for p in ("Expected", "QueryFilter", "ScanFilter") if request.get(p) is not None]
+    if not conditions:
+        raise validation("ConditionalOperator cannot be used without Filter or Expected")
+    if len(conditions[0]) < 2:
+        raise validation("ConditionalOperator can only be used when Filter or Expected has two or more elements")
 
 
 def _between_order(op: str, values: list[Value]) -> None:
@@ -115,6 +137,7 @@ def _expected_comparison(name: str, op: str, cond: dict[str, Any]) -> ast.Node:
     if not _count_ok(op, len(values)):
         raise invalid_parameter(f"Invalid number of argument(s) for the {op} ComparisonOperator")
     _same_type(values)
+    _value_types(op, values)
     _between_order(op, values)
     return condition_node(name, op, values)
 
@@ -143,10 +166,7 @@ def checked_conditions(conditions: dict[str, Any]) -> list[tuple[str, str, list[
         if not _count_ok(op, len(values)):
             raise invalid_parameter(f"Invalid number of argument(s) for the {op} ComparisonOperator")
         _same_type(values)
-        allowed = VALUE_TYPES.get(op, ())
-        for value in values:
-            if V.value_type(value) not in allowed:
-                raise invalid_parameter(f"ComparisonOperator {op} is not valid for {V.value_type(value)} AttributeValue type")
+        _value_types(op, values)
         _between_order(op, values)
         result.append((name, op, values))
     return result
@@ -203,7 +223,7 @@ class LegacyUpdate:
         self.touched_new = self.touched  # top-level names: a removed one is simply absent
         self.top_names = frozenset(name for name, _, _ in updates)
 
-    def apply(self, item: Item | None, key: Item) -> tuple[Item, Projection]:
+    def apply(self, item: Item | None, key: Item) -> tuple[Item | None, Projection]:
         writer = Writer(dict(item) if item is not None else dict(key))
         new = writer.item
         for name, action, value in self.updates:
@@ -214,7 +234,7 @@ class LegacyUpdate:
                 new.pop(name, None)
             else:
                 _apply_legacy(new, name, action, value, current)
-        return writer.finish(), self.touched
+        return created_or_none(writer.finish(), item, key), self.touched
 
 
 def _apply_legacy(new: Item, name: str, action: str, value: Value, current: Value | None) -> None:

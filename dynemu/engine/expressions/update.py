@@ -144,7 +144,10 @@ class Update:
         self.touched_new = Projection(tuple(a.path.elements for a in actions if a.kind != "REMOVE"))
         self.top_names = frozenset(a.path.elements[0] for a in actions)
 
-    def apply(self, item: Item | None, key: Item) -> tuple[Item, Projection]:
+    def apply(self, item: Item | None, key: Item) -> tuple[Item | None, Projection]:
+        """The new item, or None when the item did not exist and the actions leave it with
+        no attribute but its key: such an update (a lone REMOVE, a DELETE) creates nothing
+        (scylladb/scylladb#5862, as measured against DynamoDB)."""
         old = item if item is not None else {}
         values = [evaluate_value(a.value, old) if a.kind == "SET" else None for a in self.actions]  # type: ignore[arg-type]
         writer = Writer(dict(item) if item is not None else dict(key))
@@ -156,7 +159,14 @@ class Update:
                 writer.delete(holder, last)
             else:
                 _add_or_delete(writer, holder, last, action)
-        return writer.finish(), self.touched
+        return created_or_none(writer.finish(), item, key), self.touched
+
+
+def created_or_none(new: Item, old: Item | None, key: Item) -> Item | None:
+    """An update of a missing item that leaves only the key creates no item."""
+    if old is None and len(new) <= len(key) and all(name in key for name in new):
+        return None
+    return new
 
 
 def _add_or_delete(writer: Writer, holder: Any, key: ast.PathElement, action: ast.Action) -> None:
