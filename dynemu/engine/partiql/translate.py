@@ -33,6 +33,7 @@ KeySchema = Sequence[tuple[str, ...]]  # (name, HASH|RANGE, type), as TableSpec.
 # key are quoted by users of the real service (e.g. infinstor's UPDATE notes) and by SDK test
 # suites; the two ORDER BY messages are those other DynamoDB implementations report. The
 # ORDER BY-on-a-non-key message and the "Unsupported operation" ones are dynemu's own.
+MALFORMED_INSERT = "Statement wasn't well formed, can't be processed: VALUE must be a map of attribute names to values"
 MSG_PARAMETERS = "Number of parameters in request and statement don't match."
 MSG_INCOMPLETE_KEY = "Where clause does not contain a mandatory equality on all key attributes"
 MSG_ORDER_BY_WHERE = "Must have WHERE clause in the statement when using ORDER BY clause."
@@ -403,5 +404,3 @@ def plan_get(s: ast.Select, key_schema: KeySchema) -> KeyedPlan:
     projection = Projection(tuple(p.elements for p in s.projection)) if s.projection else None
     return KeyedPlan("get", s.source.table, key, Condition(rest) if rest is not None else None, projection=projection)
 
-
-MALFORMED_INSERT = "Statement wasn't well formed, can't be processed: VALUE must be a map of attribute names to values"
