@@ -21,6 +21,7 @@ from dynemu import errors
 from dynemu.engine import values as V
 from dynemu.engine.expressions import Condition, Projection, SortCondition, Update
 from dynemu.engine.expressions import ast as ex
+from dynemu.engine.expressions.checks import ExprContext, check_paths
 from dynemu.engine.partiql import ast
 from dynemu.engine.partiql.parser import Parsed, build
 from dynemu.engine.table import MAX_ITEM_BYTES
@@ -195,7 +196,14 @@ def _check_operand(node: ex.Node) -> None:
 
 
 def check_actions(actions: tuple[ex.Action, ...]) -> None:
-    """SET values the update engine can compute; set_add / set_delete take a set."""
+    """SET values the update engine can compute; set_add / set_delete take a set; the paths
+    of one UPDATE neither overlap nor conflict (UpdateExpression's rule and message, without
+    its "Invalid UpdateExpression: " prefix)."""
+    ctx = ExprContext("UpdateExpression", {}, {})
+    try:
+        check_paths([a.path.elements for a in actions], ctx)
+    except errors.DynamoError as e:
+        raise errors.validation(e.message.removeprefix(ctx.error("").message)) from None
     for a in actions:
         if a.kind in ("ADD", "DELETE"):
             value = a.value
