@@ -106,9 +106,9 @@ def _select(ctx: Context, body: dict[str, Any], s: ast.Select, table: Table, mod
     items: list[Item] = []
     out: dict[str, Any] = {}
     while position < len(partitions):
-        page = run.read_range(ctx, table, ix, plan, partitions[position], consistent=consistent, limit=limit,
-                              after=after)
-        run.charge_read(cc, ix, page, consistent)
+        page, consumed = run.read_range(ctx, table, ix, plan, partitions[position], consistent=consistent,
+                                        limit=limit, after=after)
+        cc.merge(consumed)
         items.extend(page.items)
         after = page.last_key
         if after is not None:  # stopped at Limit or 1 MB: continue here
@@ -191,8 +191,8 @@ def _batch_one(ctx: Context, entry: dict[str, Any], ledger: CapacityLedger) -> d
                 raise errors.validation(MSG_INDEX)
             plan = plan_get(statement, table.spec.key_schema)
             consistent = bool(entry.get("ConsistentRead"))
-            item, read_h = run.get_one(ctx, table, plan.key, consistent)
-            ledger.for_table(table.name).add_read(read_h)
+            item, consumed = run.get_one(ctx, table, plan.key, consistent)
+            ledger.for_table(table.name).merge(consumed)
             if item is not None and (plan.condition is None or plan.condition.evaluate(item)):
                 response["Item"] = plan.projection.apply(item) if plan.projection is not None else item
             return response

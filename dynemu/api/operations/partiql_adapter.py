@@ -1,10 +1,10 @@
 """PartiQL's one door into the engine's read and write paths.
 
-Every PartiQL read and write reaches storage only through the functions here, and they only
-call the paths the other operations use: every write goes to the engine's write executor
-(``dynemu.engine.writes``: as PutItem, UpdateItem and DeleteItem one by one, as
-TransactWriteItems in a transaction); reads go to the engine's read executor
-(``dynemu.engine.reads``: ``read_range``, ``get_item``, ``transact_get``).
+Every PartiQL read and write reaches storage only through the engine's executors, the ones
+the other operations use: ``dynemu.engine.writes`` (``Database.execute``: as PutItem,
+UpdateItem and DeleteItem one by one, as TransactWriteItems in a transaction, tokens
+included) and ``dynemu.engine.reads`` (``read_range`` as Query and Scan, ``get_item`` as
+GetItem, ``transact_get`` as TransactGetItems).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from dynemu import errors
 from dynemu.api.operations.common import render_ledger
 from dynemu.api.protocol import Context
-from dynemu.engine import capacity, reads, values
+from dynemu.engine import reads, values
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
 from dynemu.engine.expressions import ast as ex
 from dynemu.engine.expressions.keycondition import KeyCondition
@@ -35,7 +35,7 @@ def duplicate_item() -> errors.DynamoError:
     return errors.DynamoError("DuplicateItemException", MSG_DUPLICATE)
 
 
-# --- reads --------------------------------------------------------------------------------------
+# --- reads: the engine's read executor ----------------------------------------------------------
 
 
 def index_of(table: Table, name: str | None, consistent: bool) -> Index | None:
@@ -46,34 +46,27 @@ def index_of(table: Table, name: str | None, consistent: bool) -> Index | None:
 
 
 def read_range(ctx: Context, table: Table, ix: Index | None, plan: ReadPlan, partition: Item | None, *,
-               consistent: bool, limit: int | None, after: Item | None) -> Page:
-    """One page of a partition (Query) or of the whole table or index (Scan), admitted and
-    charged by the read executor; ``plan.filter`` is applied to what is read."""
+               consistent: bool, limit: int | None, after: Item | None) -> tuple[Page, ConsumedCapacity]:
+    """One page of a partition (a Query: ``partition`` is its key value) or of the whole table
+    or index (a Scan), admitted and charged as Query and Scan are; ``plan.filter`` keeps items."""
     kc = None
     if partition is not None:
-        kc = KeyCondition({}, partition_value=partition, sort=plan.sort, partition_values=(partition,))
+        source = ix.key_schema if ix is not None else table.spec.key_schema
+        kc = KeyCondition({}, partition_name=source[0][0], partition_value=partition, sort=plan.sort,
+                          partition_values=(partition,))
     r = RangeRead(table, table.name, ix, kc, start_key=after, limit=limit, reverse=not plan.forward,
-                  consistent=consistent, filter=plan.filter, projection=plan.projection)
-    return reads.read_range(ctx.db, r).page
+                  consistent=consistent, filter=plan.filter, projection=plan.projection, consumed=True)
+    result = reads.read_range(ctx.db, r)
+    assert result.consumed is not None
+    return result.page, result.consumed
 
 
-def charge_read(cc: ConsumedCapacity, ix: Index | None, page: Page, consistent: bool) -> None:
-    """What a Query or Scan page reports (Query's rule: the sizes read, summed, rounded once)."""
-    units = capacity.query_read_units_h(page.read_bytes, consistent)
-    if ix is None:
-        cc.add_read(units)
-        return
-    cc.add_index(ix.name, is_global=ix.is_global, read_h=units)
-    if page.fetched:
-        cc.add_read(capacity.query_read_units_h(page.fetch_bytes, consistent))
-
-
-def get_one(ctx: Context, table: Table, key: Item, consistent: bool) -> tuple[Item | None, int]:
-    """GetItem's read of one item: admitted, read, charged; (item, read half-units)."""
-    read = KeyRead(table, table.key_for_request(key), key, table.name, consistent)
-    item, cc = reads.get_item(ctx.db, read, consumed=True)
+def get_one(ctx: Context, table: Table, key: Item, consistent: bool) -> tuple[Item | None, ConsumedCapacity]:
+    """GetItem's read of one item (BatchExecuteStatement's reads, as BatchGetItem's)."""
+    item, cc = reads.get_item(ctx.db, KeyRead(table, table.key_for_request(key), key, table.name, consistent),
+                              consumed=True)
     assert cc is not None
-    return item, cc.read_h
+    return item, cc
 
 
 # --- writes: the engine's write executor ------------------------------------------------------------
@@ -160,7 +153,8 @@ def _render(ledger: CapacityLedger | None, mode: str | None) -> dict[str, Any]:
 
 
 def transact_get(ctx: Context, plans: list[KeyedPlan], tables: list[Table], mode: str | None) -> dict[str, Any]:
-    """TransactGetItems' reads: one consistent snapshot, two units per 4 KB per item."""
+    """TransactGetItems' reads: one consistent snapshot, two units per 4 KB per item; the
+    rest of a WHERE clause beyond the key filters the item read."""
     keyed = [KeyRead(t, t.key_for_request(p.key), p.key, t.name, True) for p, t in zip(plans, tables, strict=True)]
     found, ledger = reads.transact_get(ctx.db, keyed, consumed=mode is not None)
     responses: list[dict[str, Any]] = []
@@ -170,6 +164,6 @@ def transact_get(ctx: Context, plans: list[KeyedPlan], tables: list[Table], mode
         else:
             responses.append({})
     out: dict[str, Any] = {"Responses": responses}
-    if ledger is not None:
-        out["ConsumedCapacity"] = render_ledger(ledger, mode)  # type: ignore[arg-type]
+    if ledger is not None and mode is not None:
+        out["ConsumedCapacity"] = render_ledger(ledger, mode)
     return out
