@@ -39,6 +39,7 @@ AREAS = {
     "streams": "Streams records",
     "capacity": "ReturnConsumedCapacity",
     "errors": "Common errors",
+    "partiql": "PartiQL (ExecuteStatement, BatchExecuteStatement)",
 }
 
 
