@@ -78,3 +78,22 @@ def batch_execute(c: Ctx) -> Any:
         {"Statement": f"INSERT INTO \"{name}\" VALUE {{'pk': 'b', 'sk': 1}}"},
     ])
     return pick(r, "Responses", "error", "message")
+
+
+@scenario("partiql")
+def execute_transaction(c: Ctx) -> Any:
+    """ExecuteTransaction of an UPDATE and an INSERT, then a Scan."""
+    name = _seeded(c)
+    r = c.call("execute_transaction", TransactStatements=[
+        {"Statement": f'UPDATE "{name}" SET v = ? WHERE pk = ? AND sk = ?', "Parameters": [{"S": "tx"}, {"S": "p"}, {"N": "1"}]},
+        {"Statement": f"INSERT INTO \"{name}\" VALUE {{'pk': 't', 'sk': 1}}"},
+    ])
+    return {"answer": pick(r, "Responses", "error", "message"), "items": sorted_items(c.ddb.scan(TableName=name)["Items"])}
+
+
+@scenario("partiql")
+def select_with_limit(c: Ctx) -> Any:
+    """ExecuteStatement SELECT with Limit 2: a NextToken follows."""
+    name = _seeded(c)
+    r = c.call("execute_statement", Statement=f'SELECT sk FROM "{name}" WHERE pk = ?', Parameters=[{"S": "p"}], Limit=2)
+    return {"items": r.get("Items"), "next": "NextToken" in r, "error": r.get("error")}
