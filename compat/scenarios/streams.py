@@ -113,7 +113,9 @@ def record_size_bytes(c: Ctx) -> Any:
     name = c.table(hash=("Id", "N"), StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
     arn = c.ddb.describe_table(TableName=name)["Table"]["LatestStreamArn"]
     c.ddb.put_item(TableName=name, Item={"Id": {"N": "101"}, "Message": {"S": "New item!"}})
-    return _records(c, arn)[0]["dynamodb"].get("SizeBytes")
+    size = _records(c, arn)[0]["dynamodb"].get("SizeBytes")
+    # moto's figure varies from run to run (it counts the record's text, timestamp included)
+    return {"SizeBytes is the guide's 26": size == 26}
 
 
 @scenario("streams")
