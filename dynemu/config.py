@@ -1,19 +1,30 @@
 """One Settings object, built from command-line flags and DYNEMU_* environment variables.
 
 Every flag ``--some-flag`` can also be set as ``DYNEMU_SOME_FLAG``; a flag given on the
-command line wins over the environment.
+command line wins over the environment. ``DynemuServer(some_flag=...)`` takes the same names
+and the same values (the command line's text, or the Python value). The argument parser is
+the one description of every setting: its types and choices convert and check all three.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, NoReturn
+
+from dynemu import __version__
 
 CAPACITY_MODELS = ("uniform", "burst", "adaptive", "gac")
 CLOCK_MODES = ("real", "virtual")
 LOG_LEVELS = ("debug", "info", "warning", "error")
+STORES = ("auto", "leveldb", "sqlite")
+
+
+class SettingsError(ValueError):
+    """A bad setting value; the message is one line saying what is accepted."""
 
 
 @dataclass
@@ -22,10 +33,11 @@ class Settings:
     port: int = 8000
     data_dir: str = "./dynemu-data"
     in_memory: bool = False
+    store: str = "auto"  # auto: LevelDB when plyvel can be imported, else sqlite
     shared_db: bool = False
     isolate_access_keys: bool = False
     log_level: str = "info"
-    cors: str | None = None
+    cors: str | None = "*"  # as DynamoDB Local; None or "off": no CORS headers
     clock: str = "real"
     time_scale: float = 1.0
     capacity_model: str = "gac"
@@ -36,6 +48,11 @@ class Settings:
     stale_read_probability: float = 0.5
     item_collection_limit: int = 10 * 1024**3  # per partition key value, tables with an LSI
     seed: int = 0  # for the stale-read model's random choices
+    max_open_namespaces: int = 64  # LevelDB namespaces kept open; the least recently used idle one closes
+    request_timeout: float = 30.0  # seconds a client may take to send a request body
+    admin_token: str | None = None  # when set, the admin API's state changes need it (Bearer)
+    verify_signatures: bool = False  # check SigV4 signatures against known credentials
+    credentials_file: str | None = None  # access keys and secrets for --verify-signatures
     extra: dict[str, str] = field(default_factory=dict)
 
     def namespace_mode(self) -> str:
@@ -48,8 +65,17 @@ class Settings:
         return "per-region (one namespace per region)"
 
 
-def _env_bool(value: str) -> bool:
-    return value.strip().lower() in ("1", "true", "yes", "on")
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+def _bool(text: str) -> bool:
+    t = text.strip().lower()
+    if t in _TRUE:
+        return True
+    if t in _FALSE:
+        return False
+    raise ValueError(f"expected one of {'/'.join(_TRUE + _FALSE)}")
 
 
 def _size(text: str) -> int:
@@ -62,29 +88,51 @@ def _size(text: str) -> int:
     return int(t)
 
 
+_size.__name__ = "size"  # argparse names the type in its error: "invalid size value"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One line and exit code 2, as every other start-up failure.
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="dynemu",
         description="A local Amazon DynamoDB server that models partitions, capacity and throttling.",
+        epilog="Every flag can also be set with the environment variable shown beside it; "
+        "a flag on the command line wins.",
     )
-    p.add_argument("--host", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, help="port to listen on (default 8000)")
-    p.add_argument("--data-dir", help="where LevelDB databases live (default ./dynemu-data)")
-    p.add_argument("--in-memory", action="store_true", default=None, help="keep everything in memory")
-    p.add_argument("--shared-db", action="store_true", default=None, help="one namespace for all regions")
+    p.add_argument("--version", action="version", version=f"dynemu {__version__}")
+    p.add_argument("--host", help="address to listen on; 0.0.0.0 exposes dynemu, its admin API included, to the network (default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port to listen on, 0 for any free port (default 8000)")
+    p.add_argument("--data-dir", help="directory of the stored data, one store per namespace (default ./dynemu-data)")
+    p.add_argument("--in-memory", action="store_true", default=None, help="keep everything in memory; nothing is written to disk")
     p.add_argument(
-        "--isolate-access-keys", action="store_true", default=None, help="separate namespaces per access key id"
+        "--store", choices=STORES,
+        help="on-disk store: leveldb, sqlite (standard library), or auto: leveldb when plyvel is installed, else sqlite (default auto)",
     )
-    p.add_argument("--log-level", choices=LOG_LEVELS)
-    p.add_argument("--cors", nargs="?", const="*", help="send CORS headers; optional allowed origin (default *)")
+    p.add_argument("--shared-db", action="store_true", default=None, help="one namespace for every region and access key")
+    p.add_argument(
+        "--isolate-access-keys", action="store_true", default=None, help="one namespace per region and access key id"
+    )
+    p.add_argument("--log-level", choices=LOG_LEVELS, help="logging threshold (default info)")
+    p.add_argument(
+        "--cors", nargs="?", const="*",
+        help="allowed CORS origin (default *, as DynamoDB Local); --cors off sends no CORS headers",
+    )
     p.add_argument("--clock", choices=CLOCK_MODES, help="real (default) or virtual (advanced by the admin API)")
-    p.add_argument("--time-scale", type=float, help="virtual seconds per real second (real clock)")
-    p.add_argument("--capacity-model", choices=CAPACITY_MODELS)
-    p.add_argument("--throttling", choices=("on", "off"), help="off: account capacity but admit everything")
-    p.add_argument("--partition-size", type=_size, help="bytes at which a partition splits (default 10GB)")
-    p.add_argument("--ttl-interval", type=float, help="seconds between TTL sweeps")
+    p.add_argument("--time-scale", type=float, help="virtual seconds per real second on a real clock (default 1)")
     p.add_argument(
-        "--eventual-lag-ms", type=float, help="eventually consistent reads may miss writes this recent (0: off)"
+        "--capacity-model", choices=CAPACITY_MODELS,
+        help="how partitions admit requests: uniform, burst, adaptive or gac (default gac)",
+    )
+    p.add_argument("--throttling", choices=("on", "off"), help="off: account capacity but admit everything (default on)")
+    p.add_argument("--partition-size", type=_size, help="bytes at which a partition splits (default 10GB)")
+    p.add_argument("--ttl-interval", type=float, help="seconds between TTL sweeps on a real clock (default 60)")
+    p.add_argument(
+        "--eventual-lag-ms", type=float, help="eventually consistent reads may miss writes this recent (default 0: off)"
     )
     p.add_argument(
         "--stale-read-probability", type=float, help="chance that such a read is stale (default 0.5)"
@@ -93,47 +141,151 @@ def _parser() -> argparse.ArgumentParser:
         "--item-collection-limit", type=_size, help="item collection size limit with an LSI (default 10GB)"
     )
     p.add_argument("--seed", type=int, help="seed of the stale-read model (default 0)")
+    p.add_argument(
+        "--max-open-namespaces", type=int, help="LevelDB namespaces kept open at once; idle ones close (default 64)"
+    )
+    p.add_argument(
+        "--request-timeout", type=float, help="seconds a client may take to send a request body (default 30)"
+    )
+    p.add_argument("--admin-token", help="require 'Authorization: Bearer TOKEN' for admin API state changes")
+    p.add_argument(
+        "--verify-signatures", action="store_true", default=None,
+        help="check SigV4 signatures; credentials from --credentials-file or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY",
+    )
+    p.add_argument(
+        "--credentials-file", help="credentials for --verify-signatures: an AWS credentials file or KEY:SECRET lines"
+    )
+    for action in flag_actions(p).values():
+        action.help = f"{action.help or ''} [env {env_name(action.dest)}]".strip()
     return p
 
 
-def load_settings(argv: Sequence[str] | None = None, environ: dict[str, str] | None = None) -> Settings:
+def env_name(dest: str) -> str:
+    return "DYNEMU_" + dest.upper()
+
+
+def flag_actions(parser: argparse.ArgumentParser | None = None) -> dict[str, argparse.Action]:
+    """The settings' flags by Settings field name (``--help`` and ``--version`` left out)."""
+    p = parser if parser is not None else _parser()
+    return {
+        a.dest: a
+        for a in p._actions
+        if a.option_strings and not isinstance(a, argparse._HelpAction | argparse._VersionAction)
+    }
+
+
+_DEFAULTS = Settings()
+_EXPECTED = {
+    "int": "a whole number",
+    "float": "a number",
+    "size": "a size in bytes such as 4096, 64KB or 10GB",
+    "bool": "one of " + ", ".join(_TRUE + _FALSE),
+}
+
+
+def coerce(name: str, value: Any, source: str | None = None) -> Any:
+    """``value`` for the setting ``name``, from its command-line text or a Python value of
+    the field's type; ``source`` names where it came from in the error."""
+    action = flag_actions().get(name)
+    if action is None:
+        raise KeyError(name)
+    where = source or name
+    default = getattr(_DEFAULTS, name)
+    try:
+        if isinstance(default, bool):
+            if isinstance(value, str):
+                return _bool(value)
+            if isinstance(value, bool):
+                return value
+        elif isinstance(value, str):
+            value = action.type(value) if action.type is not None else value
+        elif isinstance(value, os.PathLike) and isinstance(default, str):
+            value = os.fspath(value)
+        if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+    except (TypeError, ValueError):
+        kind = "bool" if isinstance(default, bool) else getattr(action.type, "__name__", "")
+        wants = _EXPECTED.get(kind, "a valid value")
+        raise SettingsError(f"{where}: expected {wants}, got {value!r}") from None
+    wanted = type(default) if default is not None else str
+    if not isinstance(value, wanted) or (isinstance(value, bool) and wanted is not bool):
+        if not (default is None and value is None):
+            raise SettingsError(f"{where}: expected {wanted.__name__}, got {value!r}")
+    if action.choices is not None and not isinstance(value, bool) and value not in action.choices:
+        raise SettingsError(f"{where}: must be one of {', '.join(map(str, action.choices))}, got {value!r}")
+    return value
+
+
+def check(s: Settings) -> None:
+    """Range checks across the fields, with the same words whatever set them."""
+    for name, action in flag_actions().items():
+        value = getattr(s, name)
+        if action.choices is not None and not isinstance(value, bool) and value not in action.choices:
+            raise SettingsError(f"{_label(name)} must be one of {', '.join(action.choices)}, got {value!r}")
+    if not 0 <= s.port <= 65535:
+        raise SettingsError(f"{_label('port')} must be between 0 and 65535, got {s.port}")
+    if s.time_scale <= 0:
+        raise SettingsError(f"{_label('time_scale')} must be positive, got {s.time_scale}")
+    if s.ttl_interval <= 0:
+        raise SettingsError(f"{_label('ttl_interval')} must be positive, got {s.ttl_interval}")
+    if s.eventual_lag_ms < 0:
+        raise SettingsError(f"{_label('eventual_lag_ms')} must be >= 0, got {s.eventual_lag_ms}")
+    if not 0 <= s.stale_read_probability <= 1:
+        raise SettingsError(f"{_label('stale_read_probability')} must be between 0 and 1, got {s.stale_read_probability}")
+    for name in ("partition_size", "item_collection_limit"):
+        if getattr(s, name) <= 0:
+            raise SettingsError(f"{_label(name)} must be positive, got {getattr(s, name)}")
+
+
+def _label(name: str) -> str:
+    return f"--{name.replace('_', '-')} ({env_name(name)})"
+
+
+def make_settings(values: Mapping[str, Any], base: Settings | None = None) -> Settings:
+    """Settings from keyword values (``DynemuServer``'s): unknown names and bad values fail
+    here, with the closest known name suggested."""
+    s = base if base is not None else Settings()
+    known = [f.name for f in fields(Settings) if f.name != "extra"]
+    for name, value in values.items():
+        if name not in known:
+            hint = difflib.get_close_matches(name, known, n=1)
+            more = f"; did you mean {hint[0]!r}?" if hint else f"; known: {', '.join(known)}"
+            raise TypeError(f"unknown dynemu setting {name!r}{more}")
+        setattr(s, name, coerce(name, value))
+    check(s)
+    return s
+
+
+def load_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Flags, then DYNEMU_* variables, then defaults. Raises SettingsError on a bad value;
+    a malformed command line exits with code 2 (argparse)."""
     env = os.environ if environ is None else environ
     args = _parser().parse_args(argv)
     s = Settings()
-    converters = {
-        "port": int,
-        "in_memory": _env_bool,
-        "shared_db": _env_bool,
-        "isolate_access_keys": _env_bool,
-        "time_scale": float,
-        "partition_size": _size,
-        "ttl_interval": float,
-        "eventual_lag_ms": float,
-        "stale_read_probability": float,
-        "item_collection_limit": _size,
-        "seed": int,
-        "throttling": lambda v: v,
-    }
-    for name in vars(args):
-        value = getattr(args, name)
+    for name, value in vars(args).items():
         if value is None:
-            raw = env.get("DYNEMU_" + name.upper())
+            raw = env.get(env_name(name))
             if raw is None or raw == "":
                 continue
-            value = converters.get(name, str)(raw)
+            value = coerce(name, raw, env_name(name))
+        else:
+            value = coerce(name, value, "--" + name.replace("_", "-"))
         setattr(s, name, value)
-    if isinstance(s.throttling, str):
-        s.throttling = s.throttling.strip().lower() not in ("off", "0", "false", "no")
-    if s.capacity_model not in CAPACITY_MODELS:
-        raise SystemExit(f"dynemu: --capacity-model must be one of {', '.join(CAPACITY_MODELS)}")
-    if s.clock not in CLOCK_MODES:
-        raise SystemExit(f"dynemu: --clock must be one of {', '.join(CLOCK_MODES)}")
-    if s.time_scale <= 0:
-        raise SystemExit("dynemu: --time-scale must be positive")
-    if s.eventual_lag_ms < 0:
-        raise SystemExit("dynemu: --eventual-lag-ms must be >= 0")
-    if not 0 <= s.stale_read_probability <= 1:
-        raise SystemExit("dynemu: --stale-read-probability must be between 0 and 1")
-    if s.partition_size <= 0 or s.item_collection_limit <= 0:
-        raise SystemExit("dynemu: sizes must be positive")
+    check(s)
     return s
+
+
+def markdown_flag_table() -> str:
+    """The README's flag table, generated from the parser (a test keeps them equal)."""
+    rows = ["| flag | environment variable | meaning |", "| --- | --- | --- |"]
+    for name, action in flag_actions().items():
+        flag = action.option_strings[0]
+        if action.choices is not None:
+            flag += " " + "\\|".join(action.choices)
+        elif action.nargs == "?":
+            flag += " [VALUE]"
+        elif action.nargs != 0:
+            flag += " " + name.upper()
+        text = (action.help or "").rsplit(" [env ", 1)[0]
+        rows.append(f"| `{flag}` | `{env_name(name)}` | {text} |")
+    return "\n".join(rows)

@@ -1,7 +1,11 @@
 """Run dynemu inside a test process: ``with DynemuServer() as url: ...``.
 
-The server runs on its own event loop in a background thread, on a free port, in memory
-unless a data directory is given. Applications can use it in their own pytest fixtures.
+``DynemuServer`` takes the command line's settings by their Settings names, with the command
+line's values or Python ones: ``DynemuServer(throttling="off", capacity_model="uniform",
+partition_size="64KB")`` is ``dynemu --throttling off --capacity-model uniform
+--partition-size 64KB``. Unknown names raise TypeError and bad values SettingsError, both at
+construction. The server runs on its own event loop in a background thread, on a free port
+(``port=0``), in memory unless ``data_dir`` is given; it can be stopped and started again.
 """
 
 from __future__ import annotations
@@ -12,43 +16,92 @@ from typing import Any
 
 from aiohttp import web
 
-from dynemu.api.server import create_app
-from dynemu.config import Settings
+from dynemu.config import Settings, make_settings
+from dynemu.startup import DataDirLock, StartupError, bind, lock_data_dir
+from dynemu.storage import select as store_select
+
+__all__ = ["DynemuServer", "StartupError"]
 
 
 class DynemuServer:
     def __init__(self, settings: Settings | None = None, **overrides: Any) -> None:
         if settings is None:
-            settings = Settings(in_memory="data_dir" not in overrides, port=0)
-        for k, v in overrides.items():
-            setattr(settings, k, v)
+            base = Settings(in_memory="data_dir" not in overrides, port=0)
+            settings = make_settings(overrides, base)
+        else:
+            settings = make_settings(overrides, settings)
         self.settings = settings
         self.url = ""
-        self._loop = asyncio.new_event_loop()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
-        self._thread = threading.Thread(target=self._loop.run_forever, name="dynemu", daemon=True)
+        self._lock: DataDirLock | None = None
 
-    async def _start(self) -> str:
-        self.app = create_app(self.settings)
-        self._runner = web.AppRunner(self.app, access_log=None)
+    async def _start(self, kind: str) -> str:
+        sock = bind(self.settings.host, self.settings.port)
+        try:
+            from dynemu.api.server import create_app
+
+            self.app = create_app(self.settings)
+        except BaseException:
+            sock.close()
+            raise
+        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.settings.host, self.settings.port)
-        await site.start()
-        host, port = self._runner.addresses[0][:2]
-        return f"http://{host}:{port}"
+        await web.SockSite(self._runner, sock).start()
+        host, port = sock.getsockname()[:2]
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
     def start(self) -> str:
+        """Start the server and return its URL; raises StartupError when it cannot start."""
+        if self._thread is not None:
+            raise RuntimeError("DynemuServer is already running; stop() it first")
+        kind = store_select.resolve(self.settings.store, self.settings.in_memory)
+        self._lock = lock_data_dir(self.settings)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="dynemu", daemon=True)
         self._thread.start()
-        self.url = asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(30)
+        try:
+            self.url = asyncio.run_coroutine_threadsafe(self._start(kind), self._loop).result(60)
+        except BaseException:
+            self.stop()
+            raise
         return self.url
 
     def stop(self) -> None:
-        if self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(30)
-            self._runner = None
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(30)
-        self._loop.close()
+        """Stop the server and close its stores; ``start()`` may be called again."""
+        loop, thread = self._loop, self._thread
+        if loop is not None and thread is not None:
+            if self._runner is not None:
+                asyncio.run_coroutine_threadsafe(self._runner.cleanup(), loop).result(60)
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(60)
+            loop.close()
+        self._runner = None
+        self._loop = self._thread = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def reset(self) -> None:
+        """Forget every table of every namespace (in-memory servers only): each test that
+        calls it starts from an empty server, as after a restart."""
+        if not self.settings.in_memory:
+            raise RuntimeError("reset() needs an in-memory server; delete the tables instead")
+        if self._loop is None:
+            raise RuntimeError("DynemuServer is not running")
+        from dynemu.api.server import NAMESPACES
+
+        namespaces = self.app[NAMESPACES]
+
+        async def clear() -> None:  # on the server's loop, between two requests
+            namespaces.close()
+
+        asyncio.run_coroutine_threadsafe(clear(), self._loop).result(60)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
 
     def __enter__(self) -> str:
         return self.start()

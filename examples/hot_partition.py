@@ -28,7 +28,9 @@ ITEM_KB = 10  # each write is a 10 KB item: 10 WCU
 
 def admin(endpoint: str, path: str, body: dict[str, Any] | None = None) -> Any:
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(endpoint + path, data=data, method="POST" if data else "GET")
+    req = urllib.request.Request(
+        endpoint + path, data=data, method="POST" if data else "GET", headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(req) as resp:
         return json.loads(resp.read())
 

@@ -129,7 +129,7 @@ def test_gsi_shows_writes_only_after_the_lag() -> None:
             import urllib.request
 
             req = urllib.request.Request(url + "/_dynemu/clock", data=json.dumps({"advance": seconds}).encode(),
-                                         method="POST")
+                                         method="POST", headers={"Content-Type": "application/json"})
             urllib.request.urlopen(req).read()
 
         d.put_item(TableName="lagged-gsi", Item={"pk": {"S": "a"}, "g": {"S": "x"}})

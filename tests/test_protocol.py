@@ -55,15 +55,29 @@ def test_success_headers(server_url: str) -> None:
     assert "TableNames" in json.loads(data)
 
 
-def test_health_check(server_url: str) -> None:
+def test_health_check_names_the_host_used(server_url: str) -> None:
     status, _, data = raw(server_url, None, method="GET", target=None)
-    assert status == 200 and data.startswith(b"healthy: dynamodb.")
+    host = urlparse(server_url).netloc
+    assert status == 200 and data == f"healthy: {host} ".encode()
+    status, _, data = raw(server_url, None, method="GET", target=None, extra={"Host": "dynamodb.eu-west-1.amazonaws.com"})
+    assert data == b"healthy: dynamodb.eu-west-1.amazonaws.com "
 
 
 def test_not_json(server_url: str) -> None:
     status, _, data = raw(server_url, "{not json")
     assert status == 400
-    assert error(data) == ("com.amazon.coral.service#SerializationException", None)
+    assert json.loads(data) == {"__type": "com.amazon.coral.service#SerializationException"}
+
+
+def test_serialization_exception_says_message_with_a_capital_m(server_url: str) -> None:
+    status, _, data = raw(server_url, '{"TableName": 5, "Key": {}}', target="DynamoDB_20120810.GetItem")
+    assert status == 400
+    assert json.loads(data) == {
+        "__type": "com.amazon.coral.service#SerializationException",
+        "Message": "NUMBER_VALUE cannot be converted to String",
+    }
+    status, _, data = raw(server_url, json.dumps({"Limit": 0}))
+    assert "message" in json.loads(data) and "Message" not in json.loads(data)
 
 
 def test_empty_body(server_url: str) -> None:
@@ -78,8 +92,10 @@ def test_unknown_operation(server_url: str) -> None:
         assert error(data)[0] == "com.amazon.coral.service#UnknownOperationException"
 
 
-def test_missing_authentication(server_url: str) -> None:
-    status, _, data = raw(server_url, "{}", auth=None)
+@pytest.mark.parametrize("body", ["{}", "{not json", "", "null", "[]", '{"TableName": 5}'])
+def test_missing_authentication_whatever_the_body(server_url: str, body: str) -> None:
+    # The Authorization header is checked before the body is parsed (issue 12).
+    status, _, data = raw(server_url, body, auth=None)
     assert status == 400
     assert error(data) == (
         "com.amazon.coral.service#MissingAuthenticationTokenException",
@@ -171,12 +187,27 @@ def test_deep_nesting_never_500(server_url: str, table: str) -> None:
     assert status == 400, data
 
 
-def test_cors_off_by_default(server_url: str) -> None:
+def test_cors_on_by_default_with_star(server_url: str) -> None:
     _, headers, _ = raw(server_url, "{}", extra={"Origin": "http://example.test"})
-    assert "access-control-allow-origin" not in headers
+    assert headers["access-control-allow-origin"] == "*"
 
 
-def test_cors_when_enabled() -> None:
+def test_cors_can_be_narrowed_and_switched_off() -> None:
+    from dynemu.testing import DynemuServer
+
+    with DynemuServer(cors="http://app.test") as url:
+        _, headers, _ = raw(url, "{}", extra={"Origin": "http://app.test"})
+        assert headers["access-control-allow-origin"] == "http://app.test"
+        _, headers, _ = raw(url, "{}", extra={"Origin": "http://evil.test"})
+        assert "access-control-allow-origin" not in headers
+    with DynemuServer(cors="off") as url:
+        _, headers, _ = raw(url, "{}", extra={"Origin": "http://example.test"})
+        assert "access-control-allow-origin" not in headers
+        status, _, _ = raw(url, None, method="OPTIONS", target=None, extra={"Origin": "http://x"})
+        assert status == 405
+
+
+def test_cors_preflight() -> None:
     from dynemu.testing import DynemuServer
 
     with DynemuServer(cors="*") as url:
@@ -191,10 +222,15 @@ def test_cors_when_enabled() -> None:
         assert headers["access-control-allow-headers"] == "x-amz-target,content-type"
 
 
-@pytest.mark.parametrize("target", ["ListTables", "DescribeLimits", "DescribeEndpoints"])
-def test_null_body_is_an_empty_request(server_url: str, target: str) -> None:
-    status, _, data = raw(server_url, "null", target=f"DynamoDB_20120810.{target}")
-    assert status == 200, data
+@pytest.mark.parametrize("body", ["null", "123", '"x"', "true"])
+@pytest.mark.parametrize("target", ["ListTables", "DescribeLimits", "GetItem"])
+def test_a_body_that_is_not_an_object_is_refused(server_url: str, target: str, body: str) -> None:
+    status, _, data = raw(server_url, body, target=f"DynamoDB_20120810.{target}")
+    assert status == 400, data
+    assert json.loads(data) == {
+        "__type": "com.amazon.coral.service#SerializationException",
+        "Message": "Unexpected field type",
+    }
 
 
 def test_nulls_inside_values_never_500(server_url: str, table: str) -> None:

@@ -1,22 +1,35 @@
-"""The storage contract (dynemu/storage/base.py), run against both backends."""
+"""The storage contract (dynemu/storage/base.py), run against every backend."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from dynemu.storage.base import Store, WriteBatch
-from dynemu.storage.leveldb import LevelDBStore
 from dynemu.storage.memory import MemoryStore
+from dynemu.storage.sqlite import SQLiteStore
 
 
-@pytest.fixture(params=["memory", "leveldb"])
+@pytest.fixture(params=["memory", "leveldb", "sqlite"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    s: Store = MemoryStore() if request.param == "memory" else LevelDBStore(tmp_path / "db")
+    s: Store
+    if request.param == "memory":
+        s = MemoryStore()
+    elif request.param == "sqlite":
+        s = SQLiteStore(tmp_path / "db")
+    else:
+        s = _leveldb(tmp_path / "db")
     yield s
     s.close()
+
+
+def _leveldb(path: Path) -> Store:
+    pytest.importorskip("plyvel")  # optional off Linux x86-64
+    from dynemu.storage.leveldb import LevelDBStore
+
+    return LevelDBStore(path)
 
 
 def put(store: Store, *pairs: tuple[bytes, bytes]) -> None:
@@ -190,14 +203,15 @@ def test_many_keys_random_order(store: Store) -> None:
     assert list(store.iterate(lo, hi, reverse=True)) == expect[::-1]
 
 
-def test_leveldb_persists_across_reopen(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", [_leveldb, SQLiteStore])
+def test_persists_across_reopen(tmp_path: Path, kind: Callable[[Path], Store]) -> None:
     path = tmp_path / "db"
-    s = LevelDBStore(path)
+    s: Store = kind(path)
     put(s, (b"a", b"1"), (b"b", b"2"))
     delete(s, b"b")
     s.close()
     s.close()  # idempotent
-    s = LevelDBStore(path)
+    s = kind(path)
     assert s.get(b"a") == b"1" and s.get(b"b") is None
     assert list(s.iterate(b"", b"\xff")) == [(b"a", b"1")]
     s.close()
@@ -211,3 +225,41 @@ def test_memory_store_closed_raises() -> None:
         s.get(b"a")
     with pytest.raises(RuntimeError):
         put(s, (b"b", b"1"))
+
+
+def test_sqlite_store_closed_raises(tmp_path: Path) -> None:
+    s = SQLiteStore(tmp_path / "db")
+    put(s, (b"a", b"1"))
+    it = s.iterate(b"", b"\xff")
+    s.close()
+    assert list(it) == [(b"a", b"1")]  # an open iterator keeps its snapshot
+    with pytest.raises(RuntimeError):
+        s.get(b"a")
+    with pytest.raises(RuntimeError):
+        put(s, (b"b", b"1"))
+
+
+def test_sqlite_many_open_readers(tmp_path: Path) -> None:
+    """More iterators and snapshots open at once than the pool keeps: each reads its moment."""
+    s = SQLiteStore(tmp_path / "db")
+    views = []
+    for i in range(10):
+        put(s, (b"k%d" % i, b"v"))
+        views.append((i, s.snapshot(), s.iterate(b"", b"\xff")))
+    for i, snap, it in views:
+        assert len(list(it)) == i + 1
+        assert len(list(snap.iterate(b"", b"\xff"))) == i + 1
+        snap.close()
+    s.close()
+
+
+def test_store_kinds_refuse_each_others_directories(tmp_path: Path) -> None:
+    from dynemu.storage.select import StoreOpenError, open_store
+
+    open_store("sqlite", str(tmp_path / "lite")).close()
+    with pytest.raises(StoreOpenError, match="--store sqlite"):
+        open_store("leveldb", str(tmp_path / "lite"))
+    pytest.importorskip("plyvel")
+    open_store("leveldb", str(tmp_path / "level")).close()
+    with pytest.raises(StoreOpenError, match="--store leveldb"):
+        open_store("sqlite", str(tmp_path / "level"))

@@ -33,7 +33,9 @@ class Virtual:
 
     def admin(self, path: str, body: dict[str, Any] | None = None) -> Any:
         data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.url + path, data=data, method="POST" if data else "GET")
+        req = urllib.request.Request(
+            self.url + path, data=data, method="POST" if data else "GET", headers={"Content-Type": "application/json"}
+        )
         with urllib.request.urlopen(req) as resp:
             return json.loads(resp.read())
 
@@ -267,7 +269,9 @@ def test_admin_clock_and_metrics() -> None:
         assert 'dynemu_requests_total{operation="PutItem"} 1' in text
         assert 'dynemu_consumed_capacity_units_total{namespace="us-east-1",table="metrics",index="",operation="write"} 1.0' in text
     with DynemuServer() as url:  # a real clock cannot be advanced
-        req = urllib.request.Request(url + "/_dynemu/clock", data=b'{"advance": 1}', method="POST")
+        req = urllib.request.Request(
+            url + "/_dynemu/clock", data=b'{"advance": 1}', method="POST", headers={"Content-Type": "application/json"}
+        )
         with pytest.raises(urllib.error.HTTPError) as info:
             urllib.request.urlopen(req)
         assert info.value.code == 409

@@ -53,6 +53,10 @@ def put_item(item: Any, **extra: Any) -> dict[str, Any]:
 # --- SerializationException: JSON types ---------------------------------------------------------
 
 SERIALIZATION = [
+    # a body that is JSON but not an object (issue 12): null is no longer read as {}
+    ("GetItem", None, "Unexpected field type"),
+    ("ListTables", None, "Unexpected field type"),
+    ("GetItem", 123, "Unexpected field type"),
     # a string member
     ("GetItem", get(TableName=5), "NUMBER_VALUE cannot be converted to String"),
     ("GetItem", get(TableName=1.5), "DECIMAL_VALUE cannot be converted to String"),
@@ -226,6 +230,22 @@ CMP_ENUM = (
 )
 
 VALIDATION = [
+    # null elements and map values at any depth (issue 17): Coral's not-null rule
+    ("BatchGetItem", {"RequestItems": {"tab": None}}, vmsg(fail(None, "requestItems.tab.member", NOT_NULL))),
+    ("BatchWriteItem", {"RequestItems": {"tab": None}}, vmsg(fail(None, "requestItems.tab.member", NOT_NULL))),
+    ("BatchWriteItem", {"RequestItems": {"tab": [None]}}, vmsg(fail(None, "requestItems.tab.member.1.member", NOT_NULL))),
+    ("TransactWriteItems", {"TransactItems": [None]}, vmsg(fail(None, "transactItems.1.member", NOT_NULL))),
+    ("TransactGetItems", {"TransactItems": [None]}, vmsg(fail(None, "transactItems.1.member", NOT_NULL))),
+    (
+        "GetItem",
+        get(ProjectionExpression="#a", ExpressionAttributeNames={"#a": None}),
+        vmsg(fail(None, "expressionAttributeNames.#a.member", NOT_NULL)),
+    ),
+    (
+        "Query",
+        {"TableName": "users", "AttributesToGet": ["a", None]},
+        vmsg(fail(None, "attributesToGet.2.member", NOT_NULL)),
+    ),
     # GetItem: key before tableName (dynoxide, eu-west-2)
     ("GetItem", {}, vmsg(fail(None, "key", NOT_NULL), fail(None, "tableName", NOT_NULL))),
     (
@@ -233,7 +253,6 @@ VALIDATION = [
         {"TableName": None, "Key": None},
         vmsg(fail(None, "key", NOT_NULL), fail(None, "tableName", NOT_NULL)),
     ),
-    ("GetItem", None, vmsg(fail(None, "key", NOT_NULL), fail(None, "tableName", NOT_NULL))),
     # data-plane table names: any non-empty name matching the pattern, up to 255
     ("GetItem", get(TableName=""), vmsg(fail("", "tableName", min_len(1)))),
     ("GetItem", get(TableName="a;b"), vmsg(fail("a;b", "tableName", TABLE_PATTERN))),

@@ -96,6 +96,12 @@ def test_canonical_numbers(text: str, canonical: str) -> None:
         ("123456789012345678901234567890123456789", DIGITS), ("-1.23456789012345678901234567890123456789", DIGITS),
         ("1" * 39 + "e-200", UNDER),  # magnitude is checked before precision
         ("1" * 39 + "e200", OVER),
+        ("1e999999", OVER), ("1e2147483647", OVER), ("1e-2147483648", UNDER),
+        # an exponent beyond a Java int is no number to DynamoDB's BigDecimal parser (issue 17)
+        ("1e+99999999999999999999", f"{NAN}: 1e+99999999999999999999"),
+        ("-1E-99999999999999999999", f"{NAN}: -1E-99999999999999999999"),
+        ("0e99999999999999999999", f"{NAN}: 0e99999999999999999999"),
+        ("1e2147483648", f"{NAN}: 1e2147483648"),
     ],
 )  # fmt: skip
 def test_invalid_numbers(text: str, message: str) -> None:

@@ -19,10 +19,13 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from dynemu.api.dashboard import Dashboard
+from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
 from dynemu.engine.clock import VirtualClock
 from dynemu.engine.database import Database
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces
+from dynemu.errors import DynamoError
 
 
 class RequestMetrics:
@@ -58,15 +61,19 @@ class Admin:
         app.router.add_post("/_dynemu/clock", self.post_clock)
         app.router.add_get("/_dynemu/tables/{table}/partitions", self.partitions)
         app.router.add_get("/_dynemu/metrics", self.prometheus)
+        Dashboard(self).routes(app)  # read-only HTML pages (dashboard.py)
 
-    def _database(self, request: web.Request) -> Database:
+    def _database(self, request: web.Request) -> Database | web.Response:
         auth = request.headers.get("Authorization")
-        if auth:
+        if auth and not auth[:7].lower() == "bearer ":  # a bearer token is --admin-token's
             access_key, region = parse_credential(auth)
         else:
             region = request.query.get("region", DEFAULT_REGION)
             access_key = request.query.get("access_key", "")
-        return self.namespaces.get(region, access_key)
+        try:
+            return self.namespaces.get(region, access_key)
+        except DynamoError as err:  # a region that names no namespace (never a path)
+            return _error(err.message)
 
     # --- clock -------------------------------------------------------------------------------------
 
@@ -92,6 +99,8 @@ class Admin:
 
     async def partitions(self, request: web.Request) -> web.Response:
         db = self._database(request)
+        if isinstance(db, web.Response):
+            return db
         table = db.lookup(request.match_info["table"])
         if table is None:
             return _error(f"table not found: {request.match_info['table']}", 404)
@@ -141,6 +150,7 @@ class Admin:
         add("# HELP dynemu_throttled_requests_total Requests refused by the capacity model, by reason.")
         add("# TYPE dynemu_throttled_requests_total counter")
         lines.extend(throttle_lines)
+        lines.extend(partition_gauges(self.namespaces))  # allocated capacity, bucket balances
         m = self.metrics
         add("# HELP dynemu_requests_total Requests handled, by operation.")
         add("# TYPE dynemu_requests_total counter")

@@ -1,15 +1,15 @@
 """The DynamoDB JSON 1.0 wire protocol: dispatch on X-Amz-Target, bodies in and out, and the
 one place where a DynamoError becomes an HTTP error response.
 
-Check order, as the service answers (probed by dynalite, RULES.md 3.1): content type ->
-JSON parse (SerializationException) -> X-Amz-Target (UnknownOperationException) ->
-Authorization present (MissingAuthenticationTokenException) -> request shape
-(validation) -> the operation's own checks.
+Check order: content type -> Authorization present (MissingAuthenticationTokenException,
+whatever the body) -> signature (only with --verify-signatures) and region -> content
+coding -> JSON parse, an object (SerializationException) -> X-Amz-Target
+(UnknownOperationException) -> request shape (validation) -> the operation's own checks.
 """
 
 from __future__ import annotations
 
-import gzip
+import asyncio
 import itertools
 import logging
 import os
@@ -23,10 +23,11 @@ import orjson
 from aiohttp import web
 
 from dynemu import errors
+from dynemu.api import compression, sigv4
 from dynemu.api.validation import RequestValidator
 from dynemu.config import Settings
 from dynemu.engine.database import Database
-from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces
+from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces, check_region
 
 log = logging.getLogger("dynemu")
 
@@ -34,6 +35,14 @@ MAX_BODY_BYTES = 16 * 1024 * 1024
 DYNAMODB_PREFIX = "DynamoDB_20120810."
 STREAMS_PREFIX = "DynamoDBStreams_20120810."
 JSON_TYPES = ("application/x-amz-json-1.0", "application/json")
+CORS_OFF = ("", "off", "none", "false", "no")
+
+
+def cors_origins(setting: str | None) -> tuple[str, ...] | None:
+    """The allowed CORS origins from --cors ("*" by default, as DynamoDB Local; "off": none)."""
+    if setting is None or setting.strip().lower() in CORS_OFF:
+        return None
+    return tuple(o.strip() for o in setting.split(",") if o.strip())
 
 
 @dataclass(slots=True)
@@ -78,6 +87,7 @@ class Protocol:
         namespaces: Namespaces,
         handlers: dict[str, dict[str, Handler]],
         metrics: Any = None,
+        credentials: dict[str, str] | None = None,
     ):
         self.settings = settings
         self.metrics = metrics  # admin.RequestMetrics: counts and latency per operation
@@ -87,48 +97,84 @@ class Protocol:
             DYNAMODB_PREFIX: RequestValidator.for_service("dynamodb"),
             STREAMS_PREFIX: RequestValidator.for_service("dynamodbstreams"),
         }
-        self.cors = settings.cors
+        self.cors = cors_origins(settings.cors)
+        self.credentials = credentials  # None: signatures are not checked
+        self.timeout = settings.request_timeout
         self._known_operations = frozenset().union(*(v.operations for v in self.validators.values()))
 
     # --- responses ------------------------------------------------------------------------------
+
+    def cors_origin(self, request: web.Request) -> str | None:
+        """The Access-Control-Allow-Origin value for this request (None: no CORS headers)."""
+        if self.cors is None:
+            return None
+        if "*" in self.cors:
+            return "*"
+        origin = request.headers.get("Origin")
+        return origin if origin in self.cors else None
 
     def _respond(self, request: web.Request, status: int, body: bytes, content_type: str) -> web.Response:
         headers = {
             "Content-Type": content_type,
             "x-amzn-RequestId": _request_id(),
         }
-        accept = request.headers.get("Accept-Encoding")
-        if accept and "gzip" in accept and len(body) > 1024:
-            body = gzip.compress(body, 1)
-            headers["Content-Encoding"] = "gzip"
-        headers["x-amz-crc32"] = str(zlib.crc32(body))
-        if self.cors is not None:
-            headers["Access-Control-Allow-Origin"] = self.cors
+        if len(body) >= compression.MIN_COMPRESS_BYTES and "Accept-Encoding" in request.headers:
+            coding = compression.choose_coding(request.headers.getall("Accept-Encoding"))
+            if coding is not None:
+                body = compression.encode_body(body, coding)
+                headers["Content-Encoding"] = coding
+        headers["x-amz-crc32"] = str(zlib.crc32(body))  # of the bytes sent, as the service
+        origin = self.cors_origin(request)
+        if origin is not None:
+            headers["Access-Control-Allow-Origin"] = origin
             headers["Access-Control-Expose-Headers"] = "x-amzn-RequestId,x-amz-crc32"
+            if origin != "*":
+                headers["Vary"] = "Origin"
         return web.Response(status=status, body=body, headers=headers)
 
     def _error(self, request: web.Request, err: errors.DynamoError, content_type: str) -> web.Response:
         body = err.body()
-        if not body.get("message"):
-            body.pop("message", None)
-        return self._respond(request, err.status, orjson.dumps(body), content_type)
+        message = body.pop("message", None)
+        if message:
+            # SerializationException bodies say "Message"; every other error "message".
+            body["Message" if err.type_name == "SerializationException" else "message"] = message
+        try:
+            data = orjson.dumps(body)
+        except TypeError:  # a message quoting undecodable header bytes (surrogate escapes)
+            text = str(message).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            body["Message" if err.type_name == "SerializationException" else "message"] = text
+            data = orjson.dumps(body)
+        return self._respond(request, err.status, data, content_type)
 
     # --- the handler ------------------------------------------------------------------------------
 
-    async def handle(self, request: web.Request) -> web.Response:
-        content_type = request.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+    async def _read(self, request: web.Request) -> bytes | web.Response:
+        """The raw body, read within --request-timeout: a stalled client is dropped (408 and
+        the connection closed) while other connections carry on."""
         try:
-            raw = await request.read()
+            return await asyncio.wait_for(request.read(), self.timeout)
         except web.HTTPRequestEntityTooLarge:
             return web.Response(status=413)
+        except TimeoutError:
+            log.info("dropped a client that sent no body within %ss", self.timeout)
+            response = web.Response(status=408)
+            response.force_close()
+            return response
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        content_type = request.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+        raw = await self._read(request)
+        if isinstance(raw, web.Response):
+            return raw
         if raw and content_type not in JSON_TYPES:
             return web.Response(status=404, body=b"<UnknownOperationException/>\n")
         reply_type = "application/json" if content_type == "application/json" else JSON_TYPES[0]
         started = perf_counter()
         try:
-            # aiohttp has already decoded a gzip/deflate body (Content-Encoding), and its
-            # client_max_size bounds the decoded size, so a gzip bomb also gets 413.
             result = self._dispatch(request, raw)
+        except compression.TooLarge:  # over 16 MB, also once decompressed (a gzip bomb)
+            self._observe(request, started, "RequestEntityTooLarge")
+            return web.Response(status=413)
         except errors.DynamoError as err:
             self._observe(request, started, err.type_name)
             return self._error(request, err, reply_type)
@@ -137,8 +183,6 @@ class Protocol:
             self._observe(request, started, "InternalServerError")
             return self._error(request, errors.internal_server_error(), reply_type)
         self._observe(request, started, None)
-        if result is None:
-            return web.Response(status=413)
         return self._respond(request, 200, orjson.dumps(result), reply_type)
 
     def _observe(self, request: web.Request, started: float, error: str | None) -> None:
@@ -148,15 +192,48 @@ class Protocol:
                 operation = "unknown"
             self.metrics.observe(operation, perf_counter() - started, error)
 
-    def _dispatch(self, request: web.Request, raw: bytes) -> dict[str, Any] | None:
+    def _authenticate(self, request: web.Request, raw: bytes) -> tuple[str, str]:
+        """(access key, region) of a request that carries an Authorization header, checked."""
+        auth = request.headers.get("Authorization")
+        if not auth:
+            raise errors.missing_authentication_token()
+        if self.credentials is not None:
+            headers: dict[str, list[str]] = {}
+            for name, value in request.headers.items():
+                headers.setdefault(name.lower(), []).append(value)
+            sigv4.verify(
+                auth,
+                method=request.method,
+                path=request.rel_url.raw_path,
+                query=request.rel_url.raw_query_string,
+                headers=headers,
+                body=raw,
+                credentials=self.credentials,
+            )
+        access_key, region = parse_credential(auth)
+        return access_key, check_region(region)
+
+    def _body(self, request: web.Request, raw: bytes) -> Any:
+        """The JSON object of the request: decoded as Content-Encoding says, then parsed."""
+        coding = request.headers.get("Content-Encoding")
+        if coding:
+            try:
+                raw = compression.decode_body(raw, ",".join(request.headers.getall("Content-Encoding")), MAX_BODY_BYTES)
+            except compression.BadEncoding:
+                raise errors.serialization() from None
         if len(raw) > MAX_BODY_BYTES:
-            return None
+            raise compression.TooLarge()
         if not raw:
             raise errors.serialization()
         try:
             body = orjson.loads(raw)
         except orjson.JSONDecodeError:
             raise errors.serialization() from None
+        return body
+
+    def _dispatch(self, request: web.Request, raw: bytes) -> dict[str, Any]:
+        access_key, region = self._authenticate(request, raw)
+        body = self._body(request, raw)
         target = request.headers.get("X-Amz-Target", "")
         prefix, _, operation = target.rpartition(".")
         prefix += "."
@@ -164,16 +241,10 @@ class Protocol:
         validator = self.validators.get(prefix)
         if ops is None or validator is None or operation not in validator.operations:
             raise errors.unknown_operation()
-        auth = request.headers.get("Authorization")
-        if not auth:
-            raise errors.missing_authentication_token()
-        if body is None:  # a JSON null body reads as an empty request, as the validator treats it
-            body = {}
-        validator.validate(operation, body)
+        validator.validate(operation, body)  # a body that is not an object is refused here
         handler = ops.get(operation)
         if handler is None:
             raise errors.unknown_operation(f"dynemu does not implement {operation} yet")
-        access_key, region = parse_credential(auth)
         ctx = Context(
             self.namespaces.get(region, access_key),
             region,
@@ -184,8 +255,13 @@ class Protocol:
         return handler(ctx, body)
 
     async def preflight(self, request: web.Request) -> web.Response:
-        """CORS preflight (only routed when --cors is on)."""
-        headers = {"Access-Control-Allow-Origin": self.cors or "*", "Access-Control-Max-Age": "172800"}
+        """CORS preflight (routed unless CORS is off)."""
+        origin = self.cors_origin(request)
+        if origin is None:
+            return web.Response(status=403)
+        headers = {"Access-Control-Allow-Origin": origin, "Access-Control-Max-Age": "172800"}
+        if origin != "*":
+            headers["Vary"] = "Origin"
         if "Access-Control-Request-Headers" in request.headers:
             headers["Access-Control-Allow-Headers"] = request.headers["Access-Control-Request-Headers"]
         if "Access-Control-Request-Method" in request.headers:
@@ -193,5 +269,5 @@ class Protocol:
         return web.Response(status=200, headers=headers)
 
     async def health(self, request: web.Request) -> web.Response:
-        return web.Response(text=f"healthy: dynamodb.{DEFAULT_REGION}.amazonaws.com ")
-
+        """``GET /``: the service answers ``healthy: <the Host the client used>``."""
+        return web.Response(text=f"healthy: {request.host} ")

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from dynemu.api import admin_guard, sigv4
 from dynemu.api.admin import Admin, RequestMetrics
 from dynemu.api.operations import registry
 from dynemu.api.operations import ttl as ttl_operations
-from dynemu.api.protocol import MAX_BODY_BYTES, Protocol
+from dynemu.api.protocol import MAX_BODY_BYTES, Protocol, cors_origins
 from dynemu.config import Settings
 from dynemu.engine import indexes
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import make_clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.namespaces import Namespaces
+from dynemu.storage import select as store_select
 
 NAMESPACES = web.AppKey("namespaces", Namespaces)
 PROTOCOL = web.AppKey("protocol", Protocol)
@@ -22,7 +24,13 @@ PROTOCOL = web.AppKey("protocol", Protocol)
 def create_app(settings: Settings) -> web.Application:
     indexes.configure(settings.item_collection_limit)
     # A little above 16 MB so that the protocol itself answers 413 for larger bodies.
-    app = web.Application(client_max_size=MAX_BODY_BYTES + 1)
+    # Request bodies are decoded by the protocol (unknown codings refused, signatures over the
+    # bytes sent), not by aiohttp.
+    app = web.Application(
+        client_max_size=MAX_BODY_BYTES + 1,
+        handler_args={"auto_decompress": False},
+        middlewares=[admin_guard.guard(cors_origins(settings.cors), settings.admin_token)],
+    )
     namespaces = Namespaces(
         data_dir=None if settings.in_memory else settings.data_dir,
         clock=make_clock(settings.clock, settings.time_scale),
@@ -34,15 +42,18 @@ def create_app(settings: Settings) -> web.Application:
         consistency=ConsistencyConfig.from_settings(settings),
         shared_db=settings.shared_db,
         isolate_access_keys=settings.isolate_access_keys,
+        max_open=settings.max_open_namespaces,
+        store=store_select.resolve(settings.store, settings.in_memory),
     )
     metrics = RequestMetrics()
-    protocol = Protocol(settings, namespaces, registry.handlers(), metrics)
+    credentials = sigv4.credentials_for(settings.credentials_file) if settings.verify_signatures else None
+    protocol = Protocol(settings, namespaces, registry.handlers(), metrics, credentials)
     app[NAMESPACES] = namespaces
     app[PROTOCOL] = protocol
     app.router.add_post("/", protocol.handle)
     app.router.add_get("/", protocol.health)
     Admin(namespaces, metrics).routes(app)
-    if settings.cors is not None:
+    if protocol.cors is not None:
         app.router.add_route("OPTIONS", "/", protocol.preflight)
 
     async def close_namespaces(app: web.Application) -> None:

@@ -277,6 +277,7 @@ def _lower_first(name: str) -> str:
 MIN_LEN = "Member must have length greater than or equal to {}"
 MAX_LEN = "Member must have length less than or equal to {}"
 PATTERN = "Member must satisfy regular expression pattern: {}"
+NOT_NULL = "Member must not be null"
 
 
 _TABLE_RX = re.compile(TABLE_PATTERN)
@@ -533,7 +534,7 @@ class _Compiler:
                 x = v.get(name)
                 if x is None:
                     if required:
-                        _add(errs, None, prefix + label, "Member must not be null")
+                        _add(errs, None, prefix + label, NOT_NULL)
                 elif check is not None:
                     check(x, prefix + label, errs)
 
@@ -604,13 +605,15 @@ class _Compiler:
 
         def nested(v: Any, path: str, errs: list[str]) -> None:
             for i, x in enumerate(v, 1):
-                if x is not None:
+                if x is None:  # a null element: Coral's not-null rule, element by element
+                    _add(errs, None, f"{path}.{i}.member", NOT_NULL)
+                elif elem_constraint is not None:
                     elem_constraint(x, f"{path}.{i}.member", errs)
 
         show_elem = elem.show
         node.field, node.value = field, value
         node.show = lambda v: "[" + ", ".join("null" if x is None else show_elem(x) for x in v) + "]"
-        node.nested = nested if elem_constraint is not None else None
+        node.nested = nested
         self._length_checks(shape, node)
         return node
 
@@ -668,9 +671,14 @@ class _Compiler:
                     if not key_ok(k):
                         _add(errs, node.show(v), path, keys_msg)
             if val_ok is None and val_nested is None:
+                if None in v.values():
+                    for k, x in v.items():
+                        if x is None:
+                            _add(errs, None, f"{path}.{k}.member", NOT_NULL)
                 return
             for k, x in v.items():
-                if x is None:
+                if x is None:  # a null value: Coral's not-null rule, value by value
+                    _add(errs, None, f"{path}.{k}.member", NOT_NULL)
                     continue
                 if val_ok is not None and not val_ok(x):
                     _add(errs, node.show(v), path, value_msg)
@@ -682,7 +690,7 @@ class _Compiler:
         node.show = lambda v: (
             "{" + ", ".join(f"{k}={'null' if x is None else show_val(x)}" for k, x in v.items()) + "}"
         )
-        node.nested = nested if (key_own or val_own or val_nested is not None) else None
+        node.nested = nested
         self._length_checks(shape, node)
         return node
 
@@ -708,9 +716,7 @@ def _compile_operation(service: str, op: botocore.model.OperationModel) -> Calla
     table_alone = compiler.table_checks if op.name in TABLE_NAME_ALONE else None
 
     def validate(body: object) -> None:
-        if body is None:  # a JSON null body: no members
-            body = {}
-        elif type(body) is list:
+        if type(body) is list:
             raise serialization(top_list_msg)
         field(body)  # raises unless body is a dict
         assert isinstance(body, dict)
@@ -733,7 +739,7 @@ def _compile_operation(service: str, op: botocore.model.OperationModel) -> Calla
 
 def _check_table_name(name: Any, checks: list[tuple[Callable[[Any], bool], str]], errs: list[str]) -> None:
     if name is None:
-        _add(errs, None, "tableName", "Member must not be null")
+        _add(errs, None, "tableName", NOT_NULL)
     elif not _table_name_fast(name):
         for passes, message in checks:
             if not passes(name):

@@ -16,12 +16,14 @@ from typing import Any
 import orjson
 
 from dynemu import errors
-from dynemu.engine import capacity, indexes
+from dynemu.engine import indexes
+from dynemu.engine import writes as writes_
 from dynemu.engine.capacity.admission import TableCapacity
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.schema import TableSpec
-from dynemu.engine.table import Apply, Condition, Mutation, Table, encode_stored, stored_size
+from dynemu.engine.table import Mutation, Table, encode_stored
+from dynemu.engine.transactions import TokenCache
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch
 
@@ -43,6 +45,7 @@ class Database:
         self.now = clock.now
         self.capacity_config = capacity or CapacityConfig()
         self.tables: dict[str, Table] = {}
+        self.tokens = TokenCache()  # TransactWriteItems' ClientRequestTokens (engine.transactions)
         # Called with every table created after start-up (loaded ones are attached by the
         # namespace when it opens the database): streams, TTL, the stale-read model.
         self.table_hooks: list[Callable[[Table], None]] = []
@@ -147,61 +150,12 @@ class Database:
                 return
             self.store.write(batch)
 
-    # --- one item: admission, plan, charge, commit ---------------------------------------------------
+    # --- the write executor -------------------------------------------------------------------
 
-    def write(
-        self,
-        table: Table,
-        key: bytes,
-        apply: Apply,
-        condition: Condition | None = None,
-        *,
-        return_item_on_failure: bool = False,
-        size_error: str = "Item size has exceeded the maximum allowed size",
-        new_size: int | None = None,
-    ) -> Mutation:
-        """A single-item write (PutItem, UpdateItem, DeleteItem): admitted first, then
-        planned, charged and committed. A failed condition still consumes write capacity:
-        the size of the existing item, or one unit (developer guide, "Write capacity unit
-        consumption")."""
-        now = self.now()
-        cap = table.capacity
-        p = cap.check(key, now, write=True)
-        try:
-            m = table.plan(key, apply, condition, return_item_on_failure=return_item_on_failure,
-                           size_error=size_error, new_size=new_size)
-        except errors.DynamoError as err:
-            if err.type_name == "ConditionalCheckFailedException":
-                old_size = table.store.get(key)
-                cap.debit(p, key, now, write=capacity.write_units(stored_size(old_size) if old_size else 0, 0))
-            raise
-        charged = self.admit_index_writes(table, m, now)
-        # LSI writes consume the table's own write capacity (LSI.md).
-        table_units = capacity.write_units(m.old_size, m.new_size) + indexes.lsi_write_units_h(m) / 2
-        cap.debit(p, key, now, write=table_units)
-        self.debit_index_writes(charged, now)
-        self.commit((m,))
-        return m
-
-    @staticmethod
-    def admit_index_writes(table: Table, m: Mutation, now: float) -> list[tuple[Any, int, bytes, float]]:
-        """A base-table write also needs capacity on every GSI it changes: an under-provisioned
-        GSI throttles the table's writes (GSI.md, "Throttling considerations"). Raises the
-        throttling error, or returns the charges for ``debit_index_writes``."""
-        cap = table.capacity
-        charged = []
-        for w in indexes.writes_of(m):
-            if w.is_global and w.write_h:
-                state = cap.index_state(w.index, now)
-                ikey = w.new_key if w.new_key is not None else w.old_key
-                suffix = ikey[len(w.index.prefix) :]
-                charged.append((state, cap.check_index(state, suffix, now, write=True), suffix, w.write_h / 2))
-        return charged
-
-    @staticmethod
-    def debit_index_writes(charged: list[tuple[Any, int, bytes, float]], now: float) -> None:
-        for state, gp, suffix, units in charged:
-            state.debit(gp, 0.0, units, now, suffix)
+    def execute(self, writes: list[writes_.Write], **options: Any) -> writes_.WriteResult:
+        """Run item writes through the one write executor (``dynemu.engine.writes.execute``:
+        admission, planning, charges, the single commit, the ConsumedCapacity ledger)."""
+        return writes_.execute(self, writes, **options)
 
     # --- the single commit of item changes ---------------------------------------------------------
 

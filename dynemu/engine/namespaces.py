@@ -4,31 +4,72 @@ As in DynamoDB, each region has its own tables (the region comes from the reques
 credential scope); ``--shared-db`` puts every region into one database (DynamoDB Local's
 flag); ``--isolate-access-keys`` also separates access key ids (DynamoDB Local's default).
 Each namespace is its own LevelDB under the data directory, or a memory store.
+
+Names come from the client, so they are checked and turned into directory names that can
+never leave the data directory. LevelDB namespaces are opened on first use and at most
+``max_open`` stay open: the least recently used idle one is closed (its data is on disk and
+it reopens transparently), so made-up regions cannot exhaust file descriptors.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+from collections import OrderedDict
 
+from dynemu import errors
 from dynemu.engine import consistency, streams, ttl
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.database import Database
 from dynemu.storage.base import Store
+from dynemu.storage.select import open_store
 
 DEFAULT_REGION = "us-east-1"
 SHARED = "shared"
-_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+DEFAULT_MAX_OPEN = 64
+# What a region can be: AWS region names (us-east-1, us-gov-west-1, eu-isoe-west-1) and the
+# local names clients use (local, localhost, ddblocal): letters, digits and hyphens, one DNS
+# label long. No dots, slashes or other characters that could name another directory.
+REGION_PATTERN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+# Access key ids: AWS's are [A-Z0-9]{16,128}; DynamoDB Local takes any alphanumerics.
+ACCESS_KEY_PATTERN = re.compile(r"[A-Za-z0-9]{1,128}")
+_PLAIN = re.compile(r"[a-z0-9-]{1,63}")  # directory names kept as they are (and as before)
+
+
+def invalid_region(region: str) -> errors.DynamoError:
+    """The service's answer to a credential scoped to a region that does not exist."""
+    shown = region if len(region) <= 64 else region[:64] + "..."
+    return errors.DynamoError(
+        "InvalidSignatureException",
+        f"Credential should be scoped to a valid region, not '{shown}'.",
+        namespace=errors.CORAL_NS,
+    )
+
+
+def check_region(region: str) -> str:
+    if REGION_PATTERN.fullmatch(region) is None:
+        raise invalid_region(region)
+    return region
+
+
+def _part(text: str) -> str:
+    """A directory-name component: itself when plain lower-case, else a digest (case and
+    odd characters cannot collide or escape)."""
+    if _PLAIN.fullmatch(text):
+        return text
+    return "x" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
 def namespace_name(region: str, access_key: str, *, shared_db: bool, isolate_access_keys: bool) -> str:
+    region = _part(check_region(region or DEFAULT_REGION))
     if shared_db:
         return SHARED
-    region = _SAFE.sub("_", region) or DEFAULT_REGION
     if isolate_access_keys:
-        return f"{_SAFE.sub('_', access_key) or 'anonymous'}_{region}"
+        key = access_key if ACCESS_KEY_PATTERN.fullmatch(access_key) else _part(access_key or "anonymous")
+        return f"{key}_{region}"
     return region
 
 
@@ -42,42 +83,55 @@ class Namespaces:
         isolate_access_keys: bool = False,
         capacity: CapacityConfig | None = None,
         consistency: ConsistencyConfig | None = None,
+        max_open: int = DEFAULT_MAX_OPEN,
+        store: str = "leveldb",
     ) -> None:
-        """``data_dir`` None means in memory."""
-        self.data_dir = data_dir
+        """``data_dir`` None means in memory; ``store`` is the on-disk store's kind (memory
+        namespaces hold no file descriptors and cannot be closed without losing them: only
+        on-disk ones are bounded)."""
+        self.data_dir = None if data_dir is None else os.path.realpath(data_dir)
+        self.store_kind = "memory" if data_dir is None else store
         self.clock = clock
         self.capacity = capacity
         self.consistency = consistency or ConsistencyConfig()
         self.shared_db = shared_db
         self.isolate_access_keys = isolate_access_keys
-        self.databases: dict[str, Database] = {}
-        if data_dir is not None:
-            os.makedirs(data_dir, exist_ok=True)
-            # Reopen the namespaces that exist on disk so their tables are known at start.
-            for entry in sorted(os.listdir(data_dir)):
-                if os.path.isdir(os.path.join(data_dir, entry)):
+        self.max_open = max(1, max_open)
+        self.databases: OrderedDict[str, Database] = OrderedDict()  # least recently used first
+        if self.data_dir is not None:
+            os.makedirs(self.data_dir, exist_ok=True)
+            # Reopen (up to the bound) the namespaces on disk so their TTL sweeps run.
+            for entry in sorted(os.listdir(self.data_dir))[: self.max_open]:
+                if os.path.isdir(os.path.join(self.data_dir, entry)):
                     self._open(entry)
 
+    def _path(self, name: str) -> str:
+        assert self.data_dir is not None
+        path = os.path.realpath(os.path.join(self.data_dir, name))
+        if os.path.dirname(path) != self.data_dir:  # never outside the data directory
+            raise errors.validation(f"Invalid namespace name: {name}")
+        return path
+
     def _open_store(self, name: str) -> Store:
-        if self.data_dir is None:
-            from dynemu.storage.memory import MemoryStore
-
-            return MemoryStore()
-        from dynemu.storage.leveldb import LevelDBStore
-
-        return LevelDBStore(os.path.join(self.data_dir, name))
+        return open_store(self.store_kind, self._path(name) if self.data_dir is not None else "")
 
     def _open(self, name: str) -> Database:
         db = self.databases.get(name)
-        if db is None:
-            db = Database(self._open_store(name), self.clock, self.capacity)
-            # What lives beside the items: streams and TTL state saved in the store, and the
-            # stale-read model; tables created later get them through the table hooks.
-            streams.attach_all(db)
-            ttl.attach_all(db)
-            consistency.attach_all(db, self.consistency)
-            db.table_hooks.append(lambda table: consistency.attach(table, self.consistency))
-            self.databases[name] = db
+        if db is not None:
+            self.databases.move_to_end(name)
+            return db
+        if self.data_dir is not None:
+            while len(self.databases) >= self.max_open:
+                _, idle = self.databases.popitem(last=False)
+                idle.store.close()
+        db = Database(self._open_store(name), self.clock, self.capacity)
+        # What lives beside the items: streams and TTL state saved in the store, and the
+        # stale-read model; tables created later get them through the table hooks.
+        streams.attach_all(db)
+        ttl.attach_all(db)
+        consistency.attach_all(db, self.consistency)
+        db.table_hooks.append(lambda table: consistency.attach(table, self.consistency))
+        self.databases[name] = db
         return db
 
     def get(self, region: str, access_key: str) -> Database:
@@ -85,7 +139,10 @@ class Namespaces:
             region, access_key, shared_db=self.shared_db, isolate_access_keys=self.isolate_access_keys
         )
         db = self.databases.get(name)
-        return db if db is not None else self._open(name)
+        if db is None:
+            return self._open(name)
+        self.databases.move_to_end(name)
+        return db
 
     def close(self) -> None:
         for db in self.databases.values():

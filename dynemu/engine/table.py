@@ -116,6 +116,17 @@ class Table:
 
     # --- the write path -----------------------------------------------------------------------
 
+    def check(
+        self, key: bytes, condition: Condition | None, *, return_item_on_failure: bool = False
+    ) -> tuple[Item | None, int]:
+        """The stored item at ``key`` and its size, once ``condition`` holds for it; else
+        ConditionalCheckFailedException, carrying the item when asked
+        (ReturnValuesOnConditionCheckFailure ALL_OLD) and it exists."""
+        old, old_size = self.read(key)
+        if condition is not None and not condition(old):
+            raise errors.conditional_check_failed(old if return_item_on_failure and old is not None else None)
+        return old, old_size
+
     def plan(
         self,
         key: bytes,
@@ -128,9 +139,7 @@ class Table:
     ) -> Mutation:
         """Read the old image, check ``condition``, compute the new image with ``apply`` and
         validate its size (unless ``new_size`` says the caller already did). Raises ConditionalCheckFailedException (with the old item when asked)."""
-        old, old_size = self.read(key)
-        if condition is not None and not condition(old):
-            raise errors.conditional_check_failed(old if return_item_on_failure and old is not None else None)
+        old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
         new = apply(old)
         if new is None:
             new_size = 0

@@ -15,14 +15,14 @@ request runs again; a different request with the token is a mismatch); a request
 before it ran (ValidationException, ResourceNotFoundException) reserves nothing.
 
 Time is the database clock's (``Database.now``), so virtual time expires tokens too. The
-cache lives in memory beside each :class:`~dynemu.engine.database.Database`: a restart
-forgets tokens, as a 10-minute window allows.
+cache is ``Database.tokens``, in memory: a restart forgets tokens, as a 10-minute window
+allows. The cancellation error and its reasons live here too; the executor that uses both
+is ``dynemu.engine.writes``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,12 +93,61 @@ class TokenCache:
         return len(self._entries)
 
 
-_caches: weakref.WeakKeyDictionary[Any, TokenCache] = weakref.WeakKeyDictionary()
+# --- cancellation -------------------------------------------------------------------------
 
 
-def tokens_for(db: Any) -> TokenCache:
-    """The token cache of a Database (one per namespace, dropped with it)."""
-    cache = _caches.get(db)
-    if cache is None:
-        cache = _caches[db] = TokenCache()
-    return cache
+class TransactionCanceled(DynamoError):
+    """TransactionCanceledException: its body spells ``Message`` with a capital M and
+    carries ``CancellationReasons`` (real responses quoted in aws/aws-sdk-net#1292,
+    erlcloud/erlcloud#607, boto/boto3#2657); botocore parses both."""
+
+    __slots__ = ("reasons",)
+
+    def __init__(self, reasons: list[dict[str, Any]]) -> None:
+        codes = ", ".join(r["Code"] for r in reasons)
+        super().__init__(
+            "TransactionCanceledException",
+            f"Transaction cancelled, please refer cancellation reasons for specific reasons [{codes}]",
+        )
+        self.reasons = reasons
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "__type": f"{self.namespace}#{self.type_name}",
+            "CancellationReasons": self.reasons,
+            "Message": self.message,
+        }
+
+
+def cancel_one(count: int, index: int, message: str) -> TransactionCanceled:
+    """A cancellation whose action ``index`` carries a ValidationError, every other None."""
+    reasons: list[dict[str, Any]] = [{"Code": "None"} for _ in range(count)]
+    reasons[index] = {"Code": "ValidationError", "Message": message}
+    return TransactionCanceled(reasons)
+
+
+THROTTLE_ERRORS = frozenset(("ProvisionedThroughputExceededException", "ThrottlingException"))
+
+
+def throttle_reason(e: DynamoError) -> dict[str, Any]:
+    """The cancellation reason of a throttled action: ProvisionedThroughputExceeded
+    (ThrottlingError on an on-demand table) with the table's throttling message
+    (transaction-apis.md; the codes of API_CancellationReason). Re-raises other errors."""
+    if e.type_name not in THROTTLE_ERRORS:
+        raise e
+    code = "ThrottlingError" if e.type_name == "ThrottlingException" else "ProvisionedThroughputExceeded"
+    return {"Code": code, "Message": e.message}
+
+
+def failure_reason(e: DynamoError) -> dict[str, Any]:
+    """The cancellation reason of an action that failed while evaluated: a failed condition
+    (with the old item when asked) or a validation error. Re-raises other errors."""
+    if e.type_name == "ConditionalCheckFailedException":
+        reason: dict[str, Any] = {"Code": "ConditionalCheckFailed", "Message": e.message}
+        item = (e.extra or {}).get("Item")
+        if item is not None:
+            reason["Item"] = item
+        return reason
+    if e.type_name == "ValidationException":
+        return {"Code": "ValidationError", "Message": e.message}
+    raise e

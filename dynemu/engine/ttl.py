@@ -13,7 +13,7 @@ Rules implemented (developer guide "Time to Live (TTL)", API_UpdateTimeToLive; R
 * An item is eligible when the attribute is a top-level Number of epoch seconds in the
   past, and not more than five years in the past; anything else is ignored. Expired items
   stay readable until the sweeper deletes them.
-* The sweeper deletes through the single write path (``Table.plan`` + ``Database.commit``),
+* The sweeper deletes through the write executor (``Database.execute``, ``service=True``),
   so indexes, streams and counters follow; it consumes no capacity, and the stream record
   is marked as the service's (userIdentity Service / dynamodb.amazonaws.com).
 * The index (``keyspace.ttl_key``: table id, expiry, key) is kept by a write observer in
@@ -33,6 +33,7 @@ from dynemu import errors
 from dynemu.engine import streams
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Mutation, Table, decode_stored
+from dynemu.engine.writes import Write
 from dynemu.storage import keyspace
 from dynemu.storage.base import WriteBatch
 
@@ -256,10 +257,6 @@ def _entry_expiry(key: bytes) -> int:
     return _U64.unpack_from(key, _EXPIRY_AT)[0] - (1 << 63)
 
 
-def _delete(old: Item | None) -> None:
-    return None
-
-
 def sweep(db: Any, now: float, limit: int = SWEEP_LIMIT) -> int:
     """Delete the expired items of every TTL-enabled table of ``db``; returns how many."""
     deleted = 0
@@ -290,25 +287,20 @@ def _sweep_table(db: Any, table: Table, idx: TTLIndex, now: float, limit: int) -
         entries.append((key, item_key))
         if len(entries) >= limit:
             break
-    pending: list[Mutation] = []
     stale = WriteBatch()
     deleted = 0
-    for key, item_key in entries:
-        try:
-            m = table.plan(item_key, _delete, still_expired)
-        except errors.DynamoError:
-            item = table.read(item_key)[0]
-            if expiry_of(item, attr) != _entry_expiry(key):
-                stale.delete(key)  # the item changed or is gone: the entry is stale
-            continue
-        m.derived = {**(m.derived or {}), TTL_DELETE: True, streams.SERVICE_CHANGE: True}
-        pending.append(m)
-        deleted += 1
-        if len(pending) >= _COMMIT_EVERY:
-            db.commit(pending)
-            pending = []
-    if pending:
-        db.commit(pending)
+    marks = {TTL_DELETE: True, streams.SERVICE_CHANGE: True}
+    for at in range(0, len(entries), _COMMIT_EVERY):
+        chunk = entries[at : at + _COMMIT_EVERY]
+        writes = [Write("Delete", table, item_key, {}, condition=still_expired, marks=marks) for _, item_key in chunk]
+        result = db.execute(writes, service=True)  # the one write path; no capacity consumed
+        deleted += len(result.done)
+        failed = {id(w) for w in result.failed}
+        for (key, item_key), w in zip(chunk, writes, strict=True):
+            if id(w) in failed:
+                item = table.read(item_key)[0]
+                if expiry_of(item, attr) != _entry_expiry(key):
+                    stale.delete(key)  # the item changed or is gone: the entry is stale
     if len(stale):
         store.write(stale)
     return deleted

@@ -75,6 +75,7 @@ MSG_NS_DUPLICATES = "Input collection contains duplicates"  # bare, unlike SS/BS
 _NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 # What format_number produces; a match of <= 38 characters is also within every limit.
 _CANONICAL_RE = re.compile(r"0|-?(?:[1-9][0-9]*(?:\.[0-9]*[1-9])?|0\.[0-9]*[1-9])")
+_JAVA_INT = 2**31  # BigDecimal's exponent is a Java int
 # Exact for any two valid numbers (their sum spans at most ~295 digits).
 _EXACT = Context(prec=400, Emax=999_999, Emin=-999_999)
 
@@ -112,6 +113,11 @@ def parse_number(s: str) -> Decimal:
     if not s:
         raise errors.validation(MSG_NOT_A_NUMBER)
     if _NUMBER_RE.fullmatch(s) is None:
+        raise errors.validation(f"{MSG_NOT_A_NUMBER}: {s}")
+    e = max(s.find("e"), s.find("E"))
+    if e >= 0 and len(s) - e > 10 and not -_JAVA_INT <= int(s[e + 1 :]) < _JAVA_INT:
+        # An exponent beyond a Java int is not a number to DynamoDB's parser (BigDecimal's
+        # NumberFormatException), whatever the digits; Python's Decimal would raise instead.
         raise errors.validation(f"{MSG_NOT_A_NUMBER}: {s}")
     d = Decimal(s)
     _check_range(d)

@@ -1,7 +1,8 @@
 """The storage interface: ordered bytes -> bytes, atomic write batches, snapshots.
 
-Two implementations pass the same tests: ``leveldb.LevelDBStore`` (plyvel, the default)
-and ``memory.MemoryStore`` (``--in-memory`` and fast tests). Storage knows bytes only.
+Three implementations pass the same tests: ``leveldb.LevelDBStore`` (plyvel, the default),
+``sqlite.SQLiteStore`` (standard library, where plyvel is not installed) and
+``memory.MemoryStore`` (``--in-memory`` and fast tests). Storage knows bytes only.
 """
 
 from __future__ import annotations

@@ -25,9 +25,11 @@ from typing import Any
 from dynemu import errors
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context, Handler
-from dynemu.engine import capacity, consistency, indexes, values
+from dynemu.engine import capacity, consistency, values
 from dynemu.engine.capacity import CapacityLedger
-from dynemu.engine.table import MAX_ITEM_BYTES, Mutation, Table
+from dynemu.engine.table import MAX_ITEM_BYTES, Table
+from dynemu.engine.transactions import THROTTLE_ERRORS
+from dynemu.engine.writes import Write
 
 Item = dict[str, Any]
 
@@ -92,9 +94,6 @@ def _key_identity(key: Item) -> tuple[Any, ...]:
         ((t, v),) = key[name].items()
         parts.append((name, t, values.normalize_number(v) if t == "N" else v if isinstance(v, str) else repr(v)))
     return tuple(parts)
-
-
-THROTTLE_ERRORS = frozenset(("ProvisionedThroughputExceededException", "ThrottlingException"))
 
 
 def _throttle(e: errors.DynamoError) -> errors.DynamoError:
@@ -220,7 +219,7 @@ def batch_write_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         staged.append((name, ops))
     # 2. tables, keys (every mismatch worded as the schema mismatch), duplicates
     seen: set[bytes] = set()
-    planned: list[tuple[str, Table, bytes, Item, int | None]] = []
+    writes: list[Write] = []
     for name, ops in staged:
         table = ctx.db.get(name)
         for attrs, size in ops:
@@ -230,52 +229,20 @@ def batch_write_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
             if key in seen:
                 raise errors.validation(MSG_DUPLICATES)
             seen.add(key)
-            planned.append((name, table, key, attrs, size))
+            kind = "Delete" if size is None else "Put"
+            writes.append(Write(kind, table, key, attrs, size=size, table_name=name))
     # 3. each write admitted by its partition (a throttled one is left unprocessed), planned
-    # and charged; all of them committed together
-    mode, ledger = _ledger(body)
-    mutations: list[Mutation] = []
+    # and charged; all of them committed together (dynemu.engine.writes)
+    mode = body.get("ReturnConsumedCapacity")
+    result = ctx.db.execute(writes, on_throttle="unprocess", consumed=mode == "TOTAL" or mode == "INDEXES")
     unprocessed: dict[str, list[dict[str, Any]]] = {}
-    throttle: errors.DynamoError | None = None
-    now = ctx.db.now()
-    for name, table, key, attrs, size in planned:
-        try:
-            p = table.capacity.check(key, now, write=True)
-        except errors.DynamoError as e:
-            throttle = _throttle(e)
-            request = {"DeleteRequest": {"Key": attrs}} if size is None else {"PutRequest": {"Item": attrs}}
-            unprocessed.setdefault(name, []).append(request)
-            continue
-        if size is None:
-            m = table.plan(key, _delete)
-        else:
-            m = table.plan(key, lambda old, item=attrs: item, new_size=size)
-        try:  # the GSIs this write changes must admit it too (back-pressure)
-            gsi_charges = ctx.db.admit_index_writes(table, m, now)
-        except errors.DynamoError as e:
-            throttle = _throttle(e)
-            request = {"DeleteRequest": {"Key": attrs}} if size is None else {"PutRequest": {"Item": attrs}}
-            unprocessed.setdefault(name, []).append(request)
-            continue
-        ctx.db.debit_index_writes(gsi_charges, now)
-        write_h = capacity.write_units_h(m.old_size, m.new_size)
-        # LSI writes consume the table's capacity (LSI.md); index arms for INDEXES.
-        table.capacity.debit(p, key, now, write=(write_h + indexes.lsi_write_units_h(m)) / 2)
-        if ledger is not None:
-            ledger.for_table(name).add_write(write_h)
-            indexes.charge(ledger.for_table(name), m)
-        mutations.append(m)
-    if throttle is not None and not mutations:
-        raise throttle  # throttled only when nothing at all could be written
-    ctx.db.commit(mutations)
+    for w in result.unprocessed:
+        request = {"PutRequest": {"Item": w.attrs}} if w.kind == "Put" else {"DeleteRequest": {"Key": w.attrs}}
+        unprocessed.setdefault(w.table_name, []).append(request)
     out: dict[str, Any] = {"UnprocessedItems": unprocessed}
-    if ledger is not None:
-        out["ConsumedCapacity"] = ledger.render(mode)  # type: ignore[arg-type]
+    if result.ledger is not None:
+        out["ConsumedCapacity"] = result.ledger.render(mode)  # type: ignore[arg-type]
     return out
-
-
-def _delete(old: Item | None) -> None:
-    return None
 
 
 OPERATIONS: dict[str, Handler] = {

@@ -9,11 +9,11 @@ from dynemu.api.operations import index_specs
 from dynemu.api.operations.common import consumed_capacity, return_values
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context
-from dynemu.engine import capacity, consistency, indexes, values
-from dynemu.engine.capacity import ConsumedCapacity
+from dynemu.engine import capacity, consistency, values
 from dynemu.engine.expressions import Compiled
 from dynemu.engine.schema import Item
-from dynemu.engine.table import MAX_ITEM_BYTES, Mutation, Table
+from dynemu.engine.table import MAX_ITEM_BYTES, Condition, Mutation, Table
+from dynemu.engine.writes import Write, WriteResult
 
 RV_PUT_DELETE = ("NONE", "ALL_OLD")
 RV_UPDATE = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
@@ -33,21 +33,34 @@ def _keyed(ctx: Context, body: dict[str, Any], operation: str) -> tuple[Item, Co
     return key_attrs, compiled, table, table.key_for_request(key_attrs)
 
 
-def _write_response(body: dict[str, Any], m: Mutation, attributes: dict[str, Any] | None) -> dict[str, Any]:
+def _write_response(body: dict[str, Any], result: WriteResult, attributes: dict[str, Any] | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if attributes:
         out["Attributes"] = attributes
     mode = body.get("ReturnConsumedCapacity")
-    if mode == "TOTAL" or mode == "INDEXES":
+    if result.ledger is not None and mode is not None:
         # the table's units plus its indexes' (INDEXES: per index; engine.indexes.charge)
-        cc = ConsumedCapacity(body.get("TableName", m.table.name))
-        cc.add_write(capacity.write_units_h(m.old_size, m.new_size))
-        indexes.charge(cc, m)
+        ((cc),) = result.ledger.tables.values()
         out["ConsumedCapacity"] = cc.render(mode)
+    m = result.done[0].mutation
+    assert m is not None
     metrics = index_specs.item_collection_metrics(body, m.table, m)
     if metrics is not None:
         out["ItemCollectionMetrics"] = metrics
     return out
+
+
+def _execute(ctx: Context, body: dict[str, Any], write: Write) -> tuple[WriteResult, Mutation]:
+    """One item write through the write executor: a throttle is the request's error."""
+    mode = body.get("ReturnConsumedCapacity")
+    result = ctx.db.execute([write], on_throttle="raise", consumed=mode == "TOTAL" or mode == "INDEXES")
+    m = write.mutation
+    assert m is not None
+    return result, m
+
+
+def _condition(compiled: Compiled) -> Condition | None:
+    return compiled.condition.evaluate if compiled.condition is not None else None
 
 
 def put_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
@@ -58,40 +71,34 @@ def put_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     compiled = compile_expressions("PutItem", body)
     table = ctx.db.get(body["TableName"])
     compiled = bind_to(compiled, table)
-    key = table.key_for_item(item)
-    condition = compiled.condition.evaluate if compiled.condition is not None else None
-    m = ctx.db.write(table, key, lambda old: item, condition, return_item_on_failure=_failure_item(body), new_size=size)
-    return _write_response(body, m, m.old if rv == "ALL_OLD" else None)
+    write = Write.put(
+        table, item, size=size, condition=_condition(compiled), return_old_on_failure=_failure_item(body),
+        table_name=body["TableName"],
+    )  # fmt: skip
+    result, m = _execute(ctx, body, write)
+    return _write_response(body, result, m.old if rv == "ALL_OLD" else None)
 
 
 def delete_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     rv = return_values(body, RV_PUT_DELETE)
-    _, compiled, table, key = _keyed(ctx, body, "DeleteItem")
-    condition = compiled.condition.evaluate if compiled.condition is not None else None
-    m = ctx.db.write(table, key, lambda old: None, condition, return_item_on_failure=_failure_item(body))
-    return _write_response(body, m, m.old if rv == "ALL_OLD" else None)
+    key_attrs, compiled, table, key = _keyed(ctx, body, "DeleteItem")
+    write = Write(
+        "Delete", table, key, key_attrs, condition=_condition(compiled), return_old_on_failure=_failure_item(body),
+        table_name=body["TableName"],
+    )  # fmt: skip
+    result, m = _execute(ctx, body, write)
+    return _write_response(body, result, m.old if rv == "ALL_OLD" else None)
 
 
 def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     rv = return_values(body, RV_UPDATE)
     key_attrs, compiled, table, key = _keyed(ctx, body, "UpdateItem")
-    condition = compiled.condition.evaluate if compiled.condition is not None else None
     update = compiled.update
-
-    def apply(old: dict[str, Any] | None) -> dict[str, Any] | None:
-        if update is None:
-            # No update: DynamoDB still creates the item with just its key.
-            return dict(old) if old is not None else dict(key_attrs)
-        return update.apply(old, key_attrs)[0]
-
-    m = ctx.db.write(
-        table,
-        key,
-        apply,
-        condition,
-        return_item_on_failure=_failure_item(body),
-        size_error="Item size to update has exceeded the maximum allowed size",
-    )
+    write = Write(
+        "Update", table, key, key_attrs, update=update, condition=_condition(compiled),
+        return_old_on_failure=_failure_item(body), table_name=body["TableName"],
+    )  # fmt: skip
+    result, m = _execute(ctx, body, write)
     attributes: dict[str, Any] | None = None
     if rv == "ALL_OLD":
         attributes = m.old
@@ -101,7 +108,7 @@ def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         attributes = update.touched.apply(m.old)  # the paths the update touched
     elif update is not None and rv == "UPDATED_NEW":
         attributes = update.touched_new.apply(m.new)  # the paths given a new value
-    return _write_response(body, m, attributes)
+    return _write_response(body, result, attributes)
 
 
 def get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:

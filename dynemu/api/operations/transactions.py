@@ -30,62 +30,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations.batch import THROTTLE_ERRORS, resolve_key
+from dynemu.api.operations.batch import resolve_key
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context, Handler
-from dynemu.engine import capacity, indexes, values
+from dynemu.engine import capacity, values
 from dynemu.engine.capacity import CapacityLedger
 from dynemu.engine.expressions import Compiled
-from dynemu.engine.table import MAX_ITEM_BYTES, Mutation, Table
-from dynemu.engine.transactions import TokenEntry, fingerprint, tokens_for
+from dynemu.engine.table import MAX_ITEM_BYTES, Table
+from dynemu.engine.transactions import fingerprint
+from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, Write, WriteResult, admit_or_cancel, replay
 
 Item = dict[str, Any]
 
 ACTIONS = ("ConditionCheck", "Put", "Delete", "Update")
-MAX_TRANSACTION_BYTES = 4 * 1024 * 1024  # "The aggregate size of the items in the transaction cannot exceed 4 MB"
 
-# Messages: the multiple-operations one is quoted by AWS's knowledge-center article
-# "Why is my TransactWriteItems API call failing"; the one-of message was captured from the
-# service for moto (getmoto/moto#5496); the zero-action message is DynamoDB Local's; the
-# 4 MB message is dynoxide's, checked against the service by its conformance suite.
-MSG_MULTIPLE_OPERATIONS = "Transaction request cannot include multiple operations on one item"
+# Messages: the one-of message was captured from the service for moto (getmoto/moto#5496);
+# the zero-action message is DynamoDB Local's. The multiple-operations and 4 MB messages
+# are the write executor's (dynemu.engine.writes).
 MSG_ONE_ACTION = "TransactItems can only contain one of Check, Put, Update or Delete"
 MSG_NO_ACTION = "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request"
-MSG_TOO_LARGE = (
-    "Collection size of items exceeded, which can also be caused by the aggregate size of the items in the "
-    "transaction exceeding the 4MB limit"
-)
 MSG_ITEM_SIZE = "Item size has exceeded the maximum allowed size"
-MSG_UPDATE_SIZE = "Item size to update has exceeded the maximum allowed size"
-
-
-class TransactionCanceled(errors.DynamoError):
-    """TransactionCanceledException: its body spells ``Message`` with a capital M and
-    carries ``CancellationReasons`` (real responses quoted in aws/aws-sdk-net#1292,
-    erlcloud/erlcloud#607, boto/boto3#2657); botocore parses both."""
-
-    __slots__ = ("reasons",)
-
-    def __init__(self, reasons: list[dict[str, Any]]) -> None:
-        codes = ", ".join(r["Code"] for r in reasons)
-        super().__init__(
-            "TransactionCanceledException",
-            f"Transaction cancelled, please refer cancellation reasons for specific reasons [{codes}]",
-        )
-        self.reasons = reasons
-
-    def body(self) -> dict[str, Any]:
-        return {
-            "__type": f"{self.namespace}#{self.type_name}",
-            "CancellationReasons": self.reasons,
-            "Message": self.message,
-        }
-
-
-def _cancel_one(count: int, index: int, message: str) -> TransactionCanceled:
-    reasons: list[dict[str, Any]] = [{"Code": "None"} for _ in range(count)]
-    reasons[index] = {"Code": "ValidationError", "Message": message}
-    return TransactionCanceled(reasons)
 
 
 @dataclass(slots=True)
@@ -135,27 +99,30 @@ def _parse_actions(transact_items: list[dict[str, Any]]) -> list[_Action]:
     return actions
 
 
-def _resolve(ctx: Context, actions: list[_Action]) -> None:
-    """Tables and keys; the first schema mismatch cancels, after every action was checked
-    for errors of the whole request."""
-    mismatch: tuple[int, str] | None = None
-    for i, a in enumerate(actions):
+def _resolve(ctx: Context, actions: list[_Action]) -> list[Write]:
+    """Tables and keys, as the write executor's ``Write``s. A key that does not match its
+    schema marks its write ``invalid``: the executor cancels on the first one, after every
+    action was checked for errors of the whole request."""
+    writes = []
+    for a in actions:
         table = ctx.db.get(a.table_name)
         a.compiled = bind_to(a.compiled, table)
         a.table = table
         key, message = resolve_key(table, a.attrs, whole_item=a.kind == "Put")
-        if key is None:
-            if mismatch is None:
-                mismatch = (i, message or "")
-            continue
-        a.key = key
-    if mismatch is not None:
-        raise _cancel_one(len(actions), *mismatch)
-    seen: set[bytes] = set()
-    for a in actions:
-        if a.key in seen:
-            raise errors.validation(MSG_MULTIPLE_OPERATIONS)
-        seen.add(a.key)
+        condition = a.compiled.condition
+        writes.append(
+            Write(
+                a.kind, table, key or b"", a.attrs,
+                size=a.size if a.kind == "Put" else None,
+                update=a.compiled.update,
+                condition=condition.evaluate if condition is not None else None,
+                return_old_on_failure=a.return_old,
+                table_name=a.table_name,
+                request_size=_request_size(a),
+                invalid=None if key is not None else message or "",
+            )
+        )  # fmt: skip
+    return writes
 
 
 def _request_size(a: _Action) -> int:
@@ -167,174 +134,26 @@ def _request_size(a: _Action) -> int:
     return a.size + sum(values.value_size(v) for v in eav.values())
 
 
-def _plan(a: _Action) -> tuple[Mutation | None, int]:
-    """The mutation of one action (None for a ConditionCheck) and the size of the stored
-    item it read. Raises ConditionalCheckFailedException or ValidationException."""
-    table = a.table
-    assert table is not None
-    condition = a.compiled.condition
-    if a.kind == "ConditionCheck":
-        old, old_size = table.read(a.key)
-        if condition is not None and not condition.evaluate(old):
-            raise errors.conditional_check_failed(old if a.return_old and old is not None else None)
-        return None, old_size
-    check = condition.evaluate if condition is not None else None
-    if a.kind == "Put":
-        item = a.attrs
-        m = table.plan(a.key, lambda old: item, check, return_item_on_failure=a.return_old, new_size=a.size)
-    elif a.kind == "Delete":
-        m = table.plan(a.key, lambda old: None, check, return_item_on_failure=a.return_old)
-    else:  # Update: UpdateItem's semantics (UpdateExpression is required in a transaction)
-        update, key_attrs = a.compiled.update, a.attrs
-        assert update is not None
-
-        def apply(old: Item | None) -> Item | None:
-            return update.apply(old, key_attrs)[0]
-
-        m = table.plan(a.key, apply, check, return_item_on_failure=a.return_old, size_error=MSG_UPDATE_SIZE)
-    return m, m.old_size
-
-
-def _admit(actions: list[_Action], now: float, *, write: bool) -> list[int]:
-    """Admission of every action by its item's partition: the partitions, or a cancellation
-    whose throttled actions carry ProvisionedThroughputExceeded (ThrottlingError on an
-    on-demand table) with the table's throttling message (transaction-apis.md; the codes of
-    API_CancellationReason)."""
-    parts: list[int] = []
-    reasons: list[dict[str, Any]] = []
-    throttled = False
-    for a in actions:
-        assert a.table is not None
-        try:
-            parts.append(a.table.capacity.check(a.key, now, write=write))
-            reasons.append({"Code": "None"})
-        except errors.DynamoError as e:
-            if e.type_name not in THROTTLE_ERRORS:
-                raise
-            code = "ThrottlingError" if e.type_name == "ThrottlingException" else "ProvisionedThroughputExceeded"
-            reasons.append({"Code": code, "Message": e.message})
-            parts.append(-1)
-            throttled = True
-    if throttled:
-        raise TransactionCanceled(reasons)
-    return parts
-
-
-def _admit_indexes(ctx: Context, actions: list[_Action], mutations: list[Mutation], now: float) -> list[Any]:
-    """Every GSI the transaction writes must admit it too (back-pressure, GSI.md); a refusal
-    cancels the whole transaction, the refused actions carrying the GSI's throttling reason."""
-    charges: list[Any] = []
-    reasons: list[dict[str, Any]] = [{"Code": "None"} for _ in actions]
-    where = {(id(a.table), a.key): i for i, a in enumerate(actions)}
-    throttled = False
-    for m in mutations:
-        try:
-            charges.extend(ctx.db.admit_index_writes(m.table, m, now))
-        except errors.DynamoError as e:
-            if e.type_name not in THROTTLE_ERRORS:
-                raise
-            code = "ThrottlingError" if e.type_name == "ThrottlingException" else "ProvisionedThroughputExceeded"
-            reasons[where[(id(m.table), m.key)]] = {"Code": code, "Message": e.message}
-            throttled = True
-    if throttled:
-        raise TransactionCanceled(reasons)
-    return charges
-
-
-def _reason(e: errors.DynamoError) -> dict[str, Any]:
-    if e.type_name == "ConditionalCheckFailedException":
-        reason: dict[str, Any] = {"Code": "ConditionalCheckFailed", "Message": e.message}
-        item = (e.extra or {}).get("Item")
-        if item is not None:
-            reason["Item"] = item
-        return reason
-    if e.type_name == "ValidationException":
-        return {"Code": "ValidationError", "Message": e.message}
-    raise e
-
-
-def _run(actions: list[_Action]) -> tuple[list[Mutation], list[tuple[int, int]]]:
-    """Evaluate every action; the mutations to commit and each action's (old, new) sizes,
-    or TransactionCanceled with one reason per action."""
-    mutations: list[Mutation] = []
-    sizes: list[tuple[int, int]] = []
-    reasons: list[dict[str, Any]] = []
-    failed = False
-    for a in actions:
-        try:
-            m, old_size = _plan(a)
-        except errors.DynamoError as e:
-            reasons.append(_reason(e))
-            failed = True
-            continue
-        reasons.append({"Code": "None"})
-        if m is not None:
-            mutations.append(m)
-            sizes.append((m.old_size, m.new_size))
-        else:
-            sizes.append((old_size, 0))
-    if failed:
-        raise TransactionCanceled(reasons)
-    return mutations, sizes
-
-
 def transact_write_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    mode = _mode(body)
     token: str | None = body.get("ClientRequestToken")
-    cache = digest = None
+    idempotency = None
     if token is not None:
-        cache, digest = tokens_for(ctx.db), fingerprint(body)
-        entry = cache.check(token, digest, ctx.db.now())
-        if entry is not None:
-            return _replay(body, entry)
+        idempotency = (token, fingerprint(body))
+        result = replay(ctx.db, token, idempotency[1], mode is not None)
+        if result is not None:  # a repeat within the token's window: nothing written
+            return _render(result, mode)
     actions = _parse_actions(body["TransactItems"])
-    try:
-        _resolve(ctx, actions)
-        if sum(_request_size(a) for a in actions) > MAX_TRANSACTION_BYTES:
-            raise errors.validation(MSG_TOO_LARGE)
-        now = ctx.db.now()
-        parts = _admit(actions, now, write=True)
-        mutations, sizes = _run(actions)
-        gsi_charges = _admit_indexes(ctx, actions, mutations, now)
-    except TransactionCanceled:
-        if cache is not None:  # a cancelled request keeps its token for its own parameters
-            cache.remember(token, digest, ctx.db.now(), completed=False)  # type: ignore[arg-type]
-        raise
-    # Twice the units of a plain write, per item (transaction-apis.md); a ConditionCheck is
-    # charged as a write of the item it read (dynemu.engine.capacity).
-    charges = [
-        capacity.write_units_h(old, new if a.kind != "ConditionCheck" else None, transactional=True)
-        for a, (old, new) in zip(actions, sizes, strict=True)
-    ]
-    for a, p, write_h in zip(actions, parts, charges, strict=True):
-        a.table.capacity.debit(p, a.key, now, write=write_h / 2)  # type: ignore[union-attr]
-    ctx.db.debit_index_writes(gsi_charges, now)
-    ctx.db.commit(mutations)  # the one storage write batch of the whole transaction
-    if cache is not None:
-        replay = [(a.table_name, max(old, new)) for a, (old, new) in zip(actions, sizes, strict=True)]
-        cache.remember(token, digest, ctx.db.now(), completed=True, replay=replay)  # type: ignore[arg-type]
-    out: dict[str, Any] = {}
-    mode = _mode(body)
-    if mode is not None:
-        ledger = CapacityLedger(split=True)
-        for a, write_h in zip(actions, charges, strict=True):
-            ledger.for_table(a.table_name).add_write(write_h)
-        names = {id(a.table): a.table_name for a in actions}
-        for m in mutations:  # index arms at the plain rate: only the table's arm doubles
-            indexes.charge(ledger.for_table(names[id(m.table)]), m)
-        out["ConsumedCapacity"] = ledger.render(mode)
-    return out
+    writes = _resolve(ctx, actions)
+    result = ctx.db.execute(writes, on_throttle="cancel", transactional=True, consumed=mode is not None,
+                            token=idempotency)
+    return _render(result, mode)
 
 
-def _replay(body: dict[str, Any], entry: TokenEntry) -> dict[str, Any]:
-    """A repeat within the token's window: success, nothing written, and the read units of
-    reading the items (API reference, ClientRequestToken)."""
+def _render(result: WriteResult, mode: str | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    mode = _mode(body)
-    if mode is not None:
-        ledger = CapacityLedger(split=True)
-        for table_name, size in entry.replay:
-            ledger.for_table(table_name).add_read(capacity.read_units_h(size, True, transactional=True))
-        out["ConsumedCapacity"] = ledger.render(mode)
+    if result.ledger is not None and mode is not None:
+        out["ConsumedCapacity"] = result.ledger.render(mode)
     return out
 
 
@@ -355,7 +174,7 @@ def transact_get_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         seen.add(g.key)
         g.compiled = bind_to(g.compiled, table)
     now = ctx.db.now()
-    parts = _admit(gets, now, write=False)
+    parts = admit_or_cancel([(g.table, g.key) for g in gets], now, write=False)  # type: ignore[misc]
     mode = _mode(body)
     ledger = CapacityLedger(split=True) if mode is not None else None
     responses: list[dict[str, Any]] = []

@@ -50,6 +50,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from dynemu.engine.capacity.history import CapacityHistory
 from dynemu.engine.capacity.partitions import (
     DEFAULT_PARTITION_SIZE,
     PARTITION_READ_MAX,
@@ -291,6 +292,7 @@ class ThroughputState:
         self._next_maint = now + 1.0
         self.version = 0  # bumped whenever the partition map changes (persist it then)
         self._configure(now, first=True)
+        self.history = CapacityHistory(now)  # dashboard/replay: per-second, bounded, off the request path
 
     # configuration ----------------------------------------------------------------------
 
@@ -472,6 +474,7 @@ class ThroughputState:
             self._ensure_count(int(needed), now)
         if self.cfg.model == "gac":
             self._split_for_heat(now)
+        self.history.sync(self, now)
 
     def _track_peaks(self, now: float) -> None:
         window = self.cfg.on_demand_peak_window

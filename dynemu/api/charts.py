@@ -1,0 +1,160 @@
+"""SVG charts drawn by dynemu itself (no library, no CDN): time-series lines and a
+partition-by-time heat strip. Pure functions from numbers to SVG text, shared by the
+dashboard and the replay report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from html import escape
+
+Series = tuple[str, str, Sequence[tuple[float, float]]]  # (name, colour, [(x, y)])
+PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563")
+MAX_POINTS = 900
+
+
+def _nice(v: float) -> float:
+    """A round number >= v for the top of an axis."""
+    if v <= 0:
+        return 1.0
+    mag = 10 ** len(str(int(v))) / 10 if v >= 1 else 1.0
+    for step in (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10):
+        if step * mag >= v:
+            return step * mag
+    return 10 * mag
+
+
+def _fmt(v: float) -> str:
+    if v >= 10000:
+        return f"{v / 1000:.0f}k"
+    if v >= 1000:
+        return f"{v / 1000:.1f}k"
+    return f"{v:.0f}" if v >= 10 or v == int(v) else f"{v:.1f}"
+
+
+def downsample(points: Sequence[tuple[float, float]], limit: int = MAX_POINTS) -> list[tuple[float, float]]:
+    """At most ``limit`` points: means of consecutive runs (a long replay stays light)."""
+    n = len(points)
+    if n <= limit:
+        return list(points)
+    k = -(-n // limit)
+    out = []
+    for i in range(0, n, k):
+        chunk = points[i : i + k]
+        out.append((chunk[0][0], sum(y for _, y in chunk) / len(chunk)))
+    return out
+
+
+def line_chart(
+    title: str,
+    series: Sequence[Series],
+    x_range: tuple[float, float],
+    x_label: Callable[[float], str],
+    markers: Sequence[tuple[float, str]] = (),
+    width: int = 660,
+    height: int = 200,
+    step: bool = False,
+) -> str:
+    """Lines over a shared time axis; ``markers`` are labelled vertical lines (splits,
+    phases). ``step`` draws the lines as steps (allocated capacity changes at instants)."""
+    left, right, top, bottom = 48, 12, 22, 22
+    w, h = width - left - right, height - top - bottom
+    x0, x1 = x_range
+    span = (x1 - x0) or 1.0
+    ymax = _nice(max((y for _, _, pts in series for _, y in pts), default=0.0) * 1.05)
+
+    def px(x: float) -> float:
+        return left + (x - x0) / span * w
+
+    def py(y: float) -> float:
+        return top + h - (y / ymax) * h
+
+    out = [
+        f'<svg class="chart" role="img" aria-label="{escape(title)}" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">',
+        f'<text x="{left}" y="14" class="title">{escape(title)}</text>',
+    ]
+    for i in range(5):
+        y = ymax * i / 4
+        out.append(f'<line x1="{left}" x2="{left + w}" y1="{py(y):.1f}" y2="{py(y):.1f}" class="grid"/>')
+        out.append(f'<text x="{left - 4}" y="{py(y) + 4:.1f}" class="ylab">{_fmt(y)}</text>')
+    for i in range(6):
+        x = x0 + span * i / 5
+        out.append(f'<text x="{px(x):.1f}" y="{height - 6}" class="xlab">{escape(x_label(x))}</text>')
+    for x, label in markers:
+        if x0 <= x <= x1:
+            out.append(
+                f'<line x1="{px(x):.1f}" x2="{px(x):.1f}" y1="{top}" y2="{top + h}" class="marker">'
+                f"<title>{escape(label)}</title></line>"
+            )
+    for name, colour, pts in series:
+        pts = downsample(pts)
+        if not pts:
+            continue
+        coords = []
+        for j, (x, y) in enumerate(pts):
+            if step and j:
+                coords.append(f"{px(x):.1f},{py(pts[j - 1][1]):.1f}")
+            coords.append(f"{px(x):.1f},{py(y):.1f}")
+        out.append(
+            f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{" ".join(coords)}">'
+            f"<title>{escape(name)}</title></polyline>"
+        )
+    lx = left + 8
+    for name, colour, _ in series:
+        out.append(f'<rect x="{lx}" y="{top + 2}" width="10" height="3" fill="{colour}"/>')
+        out.append(f'<text x="{lx + 14}" y="{top + 8}" class="legend">{escape(name)}</text>')
+        lx += 20 + 6.5 * len(name)
+    out.append("</svg>")
+    return "".join(out)
+
+
+def heat_strip(
+    title: str,
+    rows: Sequence[tuple[str, dict[int, float]]],
+    x_range: tuple[int, int],
+    x_label: Callable[[float], str],
+    colour: str = "220,38,38",
+    width: int = 660,
+) -> str:
+    """One row per partition, one column per time slot, darker where the value is higher
+    (e.g. throttled requests): "which partition, and when"."""
+    left, right, top = 110, 12, 22
+    row_h = 14
+    x0, x1 = x_range
+    slot = max(1, -(-(x1 - x0) // ((width - left - right) // 2)))  # seconds per column
+    cols = max(1, -(-(x1 - x0) // slot))
+    cw = (width - left - right) / cols
+    height = top + row_h * max(1, len(rows)) + 22
+    vmax = max((v for _, vals in rows for v in vals.values()), default=0.0)
+    out = [
+        f'<svg class="chart heat" role="img" aria-label="{escape(title)}" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">',
+        f'<text x="{left}" y="14" class="title">{escape(title)}</text>',
+    ]
+    for r, (label, vals) in enumerate(rows):
+        y = top + r * row_h
+        out.append(f'<text x="{left - 4}" y="{y + 11}" class="ylab">{escape(label)}</text>')
+        out.append(
+            f'<rect x="{left}" y="{y}" width="{width - left - right}" height="{row_h - 2}" class="lane"/>'
+        )
+        buckets: dict[int, float] = {}
+        for t, v in vals.items():
+            if x0 <= t < x1 and v:
+                b = (t - x0) // slot
+                buckets[b] = buckets.get(b, 0.0) + v
+        for b, v in sorted(buckets.items()):
+            alpha = 0.15 + 0.85 * min(1.0, v / (vmax * slot or 1))
+            out.append(
+                f'<rect x="{left + b * cw:.1f}" y="{y}" width="{max(cw, 1):.1f}" height="{row_h - 2}" '
+                f'fill="rgba({colour},{alpha:.2f})"><title>{escape(label)} {escape(x_label(x0 + b * slot))}: '
+                f"{_fmt(v)}</title></rect>"
+            )
+    for i in range(6):
+        x = x0 + (x1 - x0) * i / 5
+        px = left + (x - x0) / ((x1 - x0) or 1) * (width - left - right)
+        out.append(f'<text x="{px:.1f}" y="{height - 6}" class="xlab">{escape(x_label(x))}</text>')
+    if not rows:
+        out.append(f'<text x="{left}" y="{top + 11}" class="legend">none</text>')
+    out.append("</svg>")
+    return "".join(out)

@@ -1,0 +1,193 @@
+"""The dashboard under /_dynemu/: read-only HTML pages over the capacity model.
+
+    GET /_dynemu/                          the namespace's tables (``?region=`` like the admin API)
+    GET /_dynemu/tables/<TableName>        a table and its GSIs: charts, partitions, keys, splits
+    GET /_dynemu/tables/<TableName>/history[?index=<IndexName>&since=<epoch s>]
+                                           the per-second history behind the charts (JSON)
+    GET /_dynemu/static/<file>             the page's stylesheet and script (package data)
+
+Nothing here changes state: pages read the engine's capacity state (the partitions view of
+the admin API and the bounded per-second history). The only buttons -- advancing a virtual
+clock -- POST to the admin API's ``/_dynemu/clock`` and so pass its request protections.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlencode
+
+import orjson
+from aiohttp import web
+
+from dynemu.api import dashboard_html as html
+from dynemu.api.prometheus_gauges import partition_gauges
+
+if TYPE_CHECKING:
+    from dynemu.api.admin import Admin
+
+WINDOW = 300  # seconds shown on the live charts
+STATIC = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
+# The pages may load only their own stylesheet and script, and run no inline script.
+CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'"
+
+
+def resource_views(table: Any, now: float) -> list[dict[str, Any]]:
+    """The table's and each GSI's state as the page shows it (syncs their histories)."""
+    cap = table.capacity
+    states = [(None, cap.state)] + sorted(cap.index_states.items())
+    views = []
+    for index, state in states:
+        state.history.sync(state, now)
+        hot = state.hot_keys(10)
+        views.append(
+            {
+                "label": table.name if index is None else f"{table.name} / index {index}",
+                "anchor": "table" if index is None else f"index-{index}",
+                "summary": state.summary(now),
+                "partitions": state.describe_partitions(now),
+                "hot_keys": {
+                    "by_consumed_units": [
+                        {"key": cap.describe_key(k), "units": u} for k, u in hot["by_units"]
+                    ],
+                    "by_throttles": [
+                        {"key": cap.describe_key(k), "throttles": n} for k, n in hot["by_throttles"]
+                    ],
+                },
+                "history": state.history.since(int(now) - WINDOW),
+                "splits": list(state.history.splits),
+            }
+        )
+    return views
+
+
+def _recent_throttles(table: Any, now: float) -> dict[str, int]:
+    out: dict[str, int] = {}
+    cap = table.capacity
+    for state in [cap.state, *cap.index_states.values()]:
+        state.history.sync(state, now)
+        for rec in state.history.since(int(now) - WINDOW):
+            for reason, n in rec["throttles"].items():
+                out[reason] = out.get(reason, 0) + n
+    return out
+
+
+def _clock_text(now: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(now)) + " UTC"
+
+
+def _relative(now: float) -> html.XLabel:
+    def label(x: float) -> str:
+        d = int(round(now - x))
+        return "now" if d <= 0 else f"-{d // 60}:{d % 60:02d}"
+
+    return label
+
+
+class Dashboard:
+    def __init__(self, admin: Admin) -> None:
+        self.admin = admin
+
+    def routes(self, app: web.Application) -> None:
+        app.router.add_get("/_dynemu/", self.index)
+        app.router.add_get("/_dynemu/tables/{table}", self.table_page)
+        app.router.add_get("/_dynemu/tables/{table}/history", self.history)
+        app.router.add_get("/_dynemu/static/{name}", self.static)
+
+    def _html(self, title: str, body: str) -> web.Response:
+        head = '<link rel="stylesheet" href="/_dynemu/static/dashboard.css"><script src="/_dynemu/static/dashboard.js" defer></script>'
+        resp = web.Response(text=html.page(title, body, head), content_type="text/html")
+        resp.headers["Content-Security-Policy"] = CSP
+        resp.headers["X-Frame-Options"] = "DENY"
+        resp.headers["Cache-Control"] = "no-store"
+        return resp
+
+    def _query(self, request: web.Request) -> str:
+        q = {k: v for k, v in request.query.items() if k in ("region", "access_key")}
+        return "?" + urlencode(q) if q else ""
+
+    def _clock(self) -> dict[str, Any]:
+        clock = self.admin.namespaces.clock
+        return {"mode": clock.mode, "now": clock.now()}
+
+    async def index(self, request: web.Request) -> web.Response:
+        db = self.admin._database(request)
+        now = db.now()
+        rows = []
+        for name, table in sorted(db.tables.items()):
+            state = table.capacity.state
+            rows.append(
+                {
+                    "name": name,
+                    "href": f"/_dynemu/tables/{quote(name)}{self._query(request)}",
+                    "billing": table.spec.billing_mode,
+                    "throughput": html.throughput_text(state.summary(now)),
+                    "partitions": len(state.pmap),
+                    "items": sum(p.item_count for p in state.pmap.parts),
+                    "size": sum(p.size_bytes for p in state.pmap.parts),
+                    "recent_throttles": _recent_throttles(table, now),
+                }
+            )
+        region = request.query.get("region") or getattr(db, "region", "") or "namespace"
+        body = html.index_body(str(region), _clock_text(now), rows, self._clock())
+        return self._html(f"dynemu · {region}", body)
+
+    async def table_page(self, request: web.Request) -> web.Response:
+        db = self.admin._database(request)
+        name = request.match_info["table"]
+        table = db.lookup(name)
+        if table is None:
+            body = f'<h1>table not found: {html.escape(name)}</h1><p><a href="/_dynemu/{self._query(request)}">all tables</a></p>'
+            resp = self._html("not found", body)
+            resp.set_status(404)
+            return resp
+        now = db.now()
+        sections = []
+        for view in resource_views(table, now):
+            view["x_range"] = (now - WINDOW, now)
+            view["x_label"] = _relative(now)
+            sections.append(html.resource_section(view))
+        nav = "".join(
+            f'<a href="#{v}">{v}</a> '
+            for v in ["table"] + [f"index-{i}" for i in sorted(table.capacity.index_states)]
+        )
+        body = (
+            f'<p><a href="/_dynemu/{self._query(request)}">← all tables</a> · {nav}</p>'
+            f"<h1>{html.escape(table.name)}</h1>{html.clock_bar(self._clock(), _clock_text(now))}"
+            f"<div id=content>{''.join(sections)}</div>"
+        )
+        return self._html(f"dynemu · {table.name}", body)
+
+    async def history(self, request: web.Request) -> web.Response:
+        db = self.admin._database(request)
+        table = db.lookup(request.match_info["table"])
+        if table is None:
+            return _json({"error": f"table not found: {request.match_info['table']}"}, 404)
+        index = request.query.get("index")
+        state = table.capacity.state
+        if index is not None:
+            if index not in table.capacity.index_states:
+                return _json({"error": f"the table has no global secondary index {index} with traffic"}, 404)
+            state = table.capacity.index_states[index]
+        try:
+            since = float(request.query.get("since", "0"))
+        except ValueError:
+            return _json({"error": "since must be a number of epoch seconds"}, 400)
+        now = db.now()
+        state.history.sync(state, now)
+        return _json(
+            {"now": now, "seconds": state.history.since(since), "splits": list(state.history.splits)}
+        )
+
+    async def static(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        if name not in STATIC:
+            raise web.HTTPNotFound()
+        return web.Response(text=html.static_text(name), content_type=STATIC[name])
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    return web.Response(status=status, body=orjson.dumps(data), content_type="application/json")
+
+
+__all__ = ["Dashboard", "partition_gauges", "resource_views"]

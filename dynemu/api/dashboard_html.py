@@ -1,0 +1,233 @@
+"""HTML of the dashboard and of the replay report: one section per table or GSI with its
+charts (allocated against consumed units, burst balance, throttles by reason, throttles per
+partition over time), its partitions as key ranges, its hottest keys and its splits.
+
+Everything is escaped here; the pages carry no script but the dashboard's own
+``dashboard.js`` (refresh and the virtual-clock buttons), served from the package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from html import escape
+from importlib import resources
+from typing import Any
+
+from dynemu.api.charts import PALETTE, heat_strip, line_chart
+
+XLabel = Callable[[float], str]
+
+
+def static_text(name: str) -> str:
+    return resources.files("dynemu.api").joinpath("static", name).read_text("utf-8")
+
+
+def fmt_size(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"
+
+
+def fmt_units(v: float) -> str:
+    return f"{v:,.1f}".rstrip("0").rstrip(".") if v != int(v) else f"{int(v):,}"
+
+
+def _range(p: dict[str, Any]) -> str:
+    start = p["start"][:16] or "0"
+    end = (p["end"] or "")[:16] or "end"
+    return f"{start} – {end}"
+
+
+def page(title: str, body: str, head: str = "") -> str:
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{escape(title)}</title>"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"{head}</head><body>{body}</body></html>"
+    )
+
+
+def throughput_text(summary: dict[str, Any]) -> str:
+    if summary.get("mode") == "PAY_PER_REQUEST":
+        return "on-demand"
+    r, w = summary.get("table_rate", [0, 0])
+    return f"{fmt_units(r)} RCU / {fmt_units(w)} WCU"
+
+
+def _series(history: Sequence[dict[str, Any]], field: str) -> list[tuple[float, float]]:
+    return [(h["t"], h[field]) for h in history]
+
+
+def _charts(view: dict[str, Any]) -> str:
+    hist: list[dict[str, Any]] = view["history"]
+    xr, xl = view["x_range"], view["x_label"]
+    markers = list(view.get("markers", ())) + [
+        (s["t"], f"split: {s['from']} → {s['to']} partitions") for s in view.get("splits", ())
+    ]
+    out = []
+    for kind, unit in (("read", "RCU"), ("write", "WCU")):
+        out.append(
+            line_chart(
+                f"{unit} per second: allocated vs consumed",
+                [
+                    (f"allocated {unit}", "#9ca3af", _series(hist, f"alloc_{kind}")),
+                    (f"consumed {unit}", PALETTE[0] if kind == "read" else PALETTE[2], _series(hist, kind)),
+                ],
+                xr,
+                xl,
+                markers,
+            )
+        )
+    out.append(
+        line_chart(
+            "burst balance (units saved up, over the allocated rate)",
+            [
+                ("read", PALETTE[0], _series(hist, "burst_read")),
+                ("write", PALETTE[2], _series(hist, "burst_write")),
+            ],
+            xr,
+            xl,
+            markers,
+        )
+    )
+    reasons = sorted({r for h in hist for r in h["throttles"]})
+    out.append(
+        line_chart(
+            "throttled requests per second, by reason",
+            [
+                (r, PALETTE[(i + 1) % len(PALETTE)], [(h["t"], h["throttles"].get(r, 0)) for h in hist])
+                for i, r in enumerate(reasons)
+            ]
+            or [("none", "#9ca3af", [(h["t"], 0) for h in hist])],
+            xr,
+            xl,
+            markers,
+        )
+    )
+    starts = [p["start"] for p in view["partitions"]]
+    rows = []
+    for i, start in enumerate(starts):
+        vals = {h["t"]: h["parts"][start][2] for h in hist if start in h["parts"]}
+        rows.append((f"#{i} {start[:8] or '0'}", vals))
+    out.append(heat_strip("throttles per partition over time", rows, (int(xr[0]), int(xr[1])), xl))
+    rows = []
+    for i, start in enumerate(starts):
+        vals = {h["t"]: h["parts"][start][0] + h["parts"][start][1] for h in hist if start in h["parts"]}
+        rows.append((f"#{i} {start[:8] or '0'}", vals))
+    out.append(
+        heat_strip("consumed units per partition over time", rows, (int(xr[0]), int(xr[1])), xl, "37,99,235")
+    )
+    return '<div class="charts">' + "".join(out) + "</div>"
+
+
+def _partitions_table(parts: Sequence[dict[str, Any]]) -> str:
+    head = (
+        "<tr><th>#</th><th>key range (hash)</th><th>items</th><th>size</th><th>allocated RCU/WCU</th>"
+        "<th>consumed RCU/WCU per s</th><th>balance R/W</th><th>burst R/W</th><th>throttles</th></tr>"
+    )
+    rows = []
+    for p in parts:
+        thr = ", ".join(f"{escape(k)}: {v}" for k, v in sorted(p.get("throttles", {}).items())) or "–"
+        rows.append(
+            f'<tr class="partition"><td>{p["index"]}</td><td class="mono">{escape(_range(p))}</td>'
+            f"<td>{p['item_count']:,}</td><td>{fmt_size(p['size_bytes'])}</td>"
+            f"<td>{fmt_units(p['allocated_read'])} / {fmt_units(p['allocated_write'])}</td>"
+            f"<td>{p['consumed_read_per_second']:.1f} / {p['consumed_write_per_second']:.1f}</td>"
+            f"<td>{p['bucket_read']:.0f} / {p['bucket_write']:.0f}</td>"
+            f"<td>{p['burst_read']:.0f} / {p['burst_write']:.0f}</td><td>{thr}</td></tr>"
+        )
+    return f'<table class="partitions">{head}{"".join(rows)}</table>'
+
+
+def key_text(key: Any) -> str:
+    """A key value as it reads: ``{"S": "abc"}`` is ``abc``, ``{"N": "5"}`` is ``5``."""
+    if isinstance(key, dict) and len(key) == 1:
+        return str(next(iter(key.values())))
+    return str(key)
+
+
+def _hot_keys(hot: dict[str, Any]) -> str:
+    def items(rows: Sequence[dict[str, Any]], field: str) -> str:
+        lis = "".join(
+            f'<li><span class="mono">{escape(key_text(r["key"]))}</span> {fmt_units(round(r[field], 1))}</li>'
+            for r in rows
+        )
+        return f"<ol>{lis}</ol>" if lis else "<p>none</p>"
+
+    return (
+        '<div class="hot"><div><h4>hottest keys by consumed units</h4>'
+        f"{items(hot.get('by_consumed_units', []), 'units')}</div>"
+        f"<div><h4>hottest keys by throttles</h4>{items(hot.get('by_throttles', []), 'throttles')}</div></div>"
+    )
+
+
+def _splits(splits: Sequence[dict[str, Any]], xl: XLabel) -> str:
+    if not splits:
+        return "<p>no splits</p>"
+    lis = "".join(
+        f"<li>{escape(xl(s['t']))}: {s['from']} → {s['to']} partitions "
+        f'(new: <span class="mono">{escape(", ".join(n[:16] for n in s["new"][:8]))}</span>)</li>'
+        for s in splits
+    )
+    return f'<ul class="splits">{lis}</ul>'
+
+
+def resource_section(view: dict[str, Any]) -> str:
+    """A table's or GSI's section: figures, charts, partitions, throttles, keys, splits."""
+    s = view["summary"]
+    throttles = s.get("throttles", {})
+    thr = "".join(f"<tr><td>{escape(k)}</td><td>{v:,}</td></tr>" for k, v in sorted(throttles.items()))
+    return (
+        f'<section class="resource" id="{escape(view["anchor"])}"><h2>{escape(view["label"])}</h2>'
+        f'<p class="figures">{escape(s.get("mode", ""))} · {escape(throughput_text(s))} · model '
+        f"{escape(s.get('model', ''))} · {s.get('partitions', 0)} partitions · consumed "
+        f"{fmt_units(round(s.get('consumed_total', [0, 0])[0], 1))} RCU / "
+        f"{fmt_units(round(s.get('consumed_total', [0, 0])[1], 1))} WCU in all</p>"
+        f"{_charts(view)}"
+        f"<h3>partitions</h3>{_partitions_table(view['partitions'])}"
+        f'<div class="row"><div><h3>throttles by reason</h3>'
+        f"{'<table>' + thr + '</table>' if thr else '<p>none</p>'}</div>"
+        f"<div><h3>splits</h3>{_splits(view.get('splits', ()), view['x_label'])}</div></div>"
+        f"{_hot_keys(view['hot_keys'])}</section>"
+    )
+
+
+def index_body(region: str, now_text: str, rows: Sequence[dict[str, Any]], clock: dict[str, Any]) -> str:
+    trs = []
+    for r in rows:
+        thr = ", ".join(f"{escape(k)}: {v:,}" for k, v in sorted(r["recent_throttles"].items())) or "–"
+        trs.append(
+            f'<tr class="table-row"><td><a href="{escape(r["href"])}">{escape(r["name"])}</a></td>'
+            f"<td>{escape(r['billing'])}</td><td>{escape(r['throughput'])}</td><td>{r['partitions']}</td>"
+            f"<td>{r['items']:,}</td><td>{fmt_size(r['size'])}</td><td>{thr}</td></tr>"
+        )
+    table = (
+        '<table class="tables"><tr><th>table</th><th>billing</th><th>throughput</th><th>partitions</th>'
+        "<th>items</th><th>size</th><th>throttles, last 5 minutes</th></tr>" + "".join(trs) + "</table>"
+        if trs
+        else "<p>no tables in this namespace</p>"
+    )
+    return f"<h1>dynemu · {escape(region)}</h1>{clock_bar(clock, now_text)}<div id=content>{table}</div>"
+
+
+def clock_bar(clock: dict[str, Any], now_text: str) -> str:
+    """The clock line: its mode and time; with a virtual clock, buttons that advance it
+    (through the admin API and its protections)."""
+    controls = ""
+    if clock.get("mode") == "virtual":
+        buttons = "".join(
+            f'<button type="button" data-advance="{s}">+{label}</button>'
+            for s, label in ((1, "1 s"), (10, "10 s"), (60, "1 min"), (300, "5 min"))
+        )
+        controls = (
+            f'<span class="advance">advance the virtual clock: {buttons}</span> '
+            '<label>admin token <input id="token" type="password" size="10"></label> '
+            '<span id="clock-status" class="error"></span>'
+        )
+    return (
+        f'<p class="clock">clock: {escape(str(clock.get("mode")))} · now '
+        f'<span class="clock-now">{escape(now_text)}</span> {controls} '
+        '<label><input id="live" type="checkbox" checked> refresh every 3 s</label></p>'
+    )

@@ -1,0 +1,388 @@
+"""Translation of parsed PartiQL statements into the engine's requests.
+
+Developer guide, "PartiQL select statements": a SELECT whose WHERE clause fixes the partition
+key with ``=`` or ``IN`` (or ``OR`` of such equalities) reads those partitions (a Query, a
+sort-key condition narrowing the range); any other SELECT reads the whole table or index
+(a Scan). The whole WHERE clause is then the filter, evaluated by the expression engine.
+"UPDATE", "DELETE": the WHERE clause must fix every key attribute with ``=`` (one item);
+the rest of it is the write's condition. INSERT is a put on the condition that no item has
+the key ("INSERT": DuplicateItemException otherwise).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from dynemu import errors
+from dynemu.engine import values as V
+from dynemu.engine.expressions import Condition, Projection, SortCondition, Update
+from dynemu.engine.expressions import ast as ex
+from dynemu.engine.partiql import ast
+from dynemu.engine.partiql.parser import Parsed, build
+
+Item = dict[str, Any]
+Value = dict[str, Any]
+KeySchema = Sequence[tuple[str, ...]]  # (name, HASH|RANGE, type), as TableSpec.key_schema
+
+MSG_PARAMETERS = "Number of parameters in request and statement don't match."
+MSG_INCOMPLETE_KEY = "Where clause does not contain a mandatory equality on all key attributes"
+MSG_ORDER_BY_WHERE = "Must have WHERE clause in the statement when using ORDER BY clause."
+_SORT_OPS = {"=": "EQ", "<": "LT", "<=": "LE", ">": "GT", ">=": "GE"}
+_FLIP = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+# --- plans: what the operations layer hands to the engine's read and write paths ----------------
+
+
+@dataclass(frozen=True, slots=True)
+class ReadPlan:
+    """A SELECT: ``partitions`` None means a Scan, else one Query per partition key value
+    (none when the WHERE clause fixes the partition key to values of another type)."""
+
+    table: str
+    index: str | None
+    partitions: tuple[Value, ...] | None
+    sort: SortCondition | None
+    filter: Condition | None
+    projection: Projection | None
+    forward: bool = True
+
+    @property
+    def is_scan(self) -> bool:
+        return self.partitions is None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyedPlan:
+    """One item by its full key: ``kind`` is put, update, delete, check (EXISTS) or get."""
+
+    kind: str
+    table: str
+    key: Item  # the key attributes (put: the whole item)
+    condition: Condition | None = None
+    update: Update | None = None
+    projection: Projection | None = None
+    returning: str | None = None
+    item_size: int = 0  # put: the item's size
+
+
+# --- parameters ---------------------------------------------------------------------------------
+
+
+def bind(parsed: Parsed, parameters: list[Any] | None) -> ast.Statement:
+    """The statement with every ``?`` replaced by its parameter, in order."""
+    given = parameters or []
+    if len(given) != parsed.parameters:
+        raise errors.validation(MSG_PARAMETERS)
+    if not given:
+        return parsed.statement
+    checked = [V.validate_value(p) for p in given]
+    return _bind_statement(parsed.statement, checked)
+
+
+def _bind_statement(s: ast.Statement, params: list[Value]) -> ast.Statement:
+    b = _Binder(params)
+    if isinstance(s, ast.Select):
+        return _bind_select(s, b)
+    if isinstance(s, ast.Exists):
+        return ast.Exists(_bind_select(s.select, b))
+    if isinstance(s, ast.Insert):
+        return ast.Insert(s.table, b(s.value))
+    if isinstance(s, ast.Update):
+        actions = tuple(ex.Action(a.kind, a.path, b(a.value) if a.value is not None else None) for a in s.actions)
+        return ast.Update(s.table, actions, b(s.where), s.returning)
+    return ast.Delete(s.table, b(s.where), s.returning)
+
+
+def _bind_select(s: ast.Select, b: _Binder) -> ast.Select:
+    return ast.Select(s.source, s.projection, b(s.where) if s.where is not None else None, s.order_by)
+
+
+class _Binder:
+    def __init__(self, params: list[Value]) -> None:
+        self.params = params
+
+    def __call__(self, n: Any) -> Any:
+        if isinstance(n, ex.ValueRef):
+            return ex.Literal(self.params[int(n.name[1:]) - 1])
+        if isinstance(n, ast.Composite):
+            entries = [(k, self(v).value) for k, v in n.entries]
+            return ex.Literal(build(n.kind, entries))
+        if isinstance(n, (ex.Path, ex.Literal)):
+            return n
+        if isinstance(n, ex.Func):
+            return ex.Func(n.name, tuple(self(a) for a in n.args))
+        if isinstance(n, ex.Arith):
+            return ex.Arith(n.op, self(n.left), self(n.right))
+        if isinstance(n, ex.Compare):
+            return ex.Compare(n.op, self(n.left), self(n.right))
+        if isinstance(n, ex.Between):
+            return ex.Between(self(n.operand), self(n.low), self(n.high))
+        if isinstance(n, ex.In):
+            return ex.In(self(n.operand), tuple(self(o) for o in n.options))
+        if isinstance(n, (ex.And, ex.Or)):
+            return type(n)(tuple(self(i) for i in n.items))
+        if isinstance(n, ex.Not):
+            return ex.Not(self(n.operand))
+        raise TypeError(f"unexpected node {n!r}")
+
+
+# --- what the engine evaluates -------------------------------------------------------------------
+
+# Functions a condition may call, and those an operand of a condition may be; SET values
+# may use list_append, set_add and set_delete ("Using PartiQL functions with DynamoDB").
+_CONDITION_FUNCTIONS = frozenset(("begins_with", "contains", "attribute_type", "attribute_exists",
+                                  "attribute_not_exists"))
+_SET_TYPES = ("SS", "NS", "BS")
+
+
+def unsupported(what: str) -> errors.DynamoError:
+    return errors.validation(f"Unsupported operation: {what}")
+
+
+def check_condition(node: ex.Node) -> None:
+    """Refuse what a WHERE clause cannot hold before the engine compiles it."""
+    if isinstance(node, (ex.And, ex.Or)):
+        for item in node.items:
+            check_condition(item)
+    elif isinstance(node, ex.Not):
+        check_condition(node.operand)
+    elif isinstance(node, ex.Compare):
+        _check_operand(node.left)
+        _check_operand(node.right)
+    elif isinstance(node, ex.Between):
+        for operand in (node.operand, node.low, node.high):
+            _check_operand(operand)
+    elif isinstance(node, ex.In):
+        for operand in (node.operand, *node.options):
+            _check_operand(operand)
+    elif isinstance(node, ex.Func) and node.name in _CONDITION_FUNCTIONS:
+        for operand in node.args:
+            _check_operand(operand)
+    elif isinstance(node, ex.Func):
+        raise unsupported(f"function {node.name} in a WHERE clause")
+    else:
+        raise unsupported("a WHERE clause must be a condition")
+
+
+def _check_operand(node: ex.Node) -> None:
+    if isinstance(node, ex.Func) and node.name == "size":
+        if not isinstance(node.args[0], ex.Path):
+            raise unsupported("size takes a document path")
+    elif isinstance(node, ex.Arith):
+        raise unsupported("arithmetic in a WHERE clause")
+    elif isinstance(node, ex.Func):
+        raise unsupported(f"function {node.name} as an operand")
+
+
+def check_actions(actions: tuple[ex.Action, ...]) -> None:
+    """SET values the update engine can compute; set_add / set_delete take a set."""
+    for a in actions:
+        if a.kind in ("ADD", "DELETE"):
+            value = a.value
+            if not (isinstance(value, ex.Literal) and next(iter(value.value)) in _SET_TYPES):
+                name = "set_add" if a.kind == "ADD" else "set_delete"
+                raise unsupported(f"{name} takes a document path and a set")
+        elif a.kind == "SET":
+            _check_set_value(a.value)  # type: ignore[arg-type]
+
+
+def _check_set_value(node: ex.Node) -> None:
+    if isinstance(node, (ex.Literal, ex.Path)):
+        return
+    if isinstance(node, ex.Arith):
+        _check_set_value(node.left)
+        _check_set_value(node.right)
+    elif isinstance(node, ex.Func) and node.name == "list_append":
+        for arg in node.args:
+            _check_set_value(arg)
+    elif isinstance(node, ex.Func):
+        raise unsupported(f"function {node.name} in a SET clause")
+    else:
+        raise unsupported("SET takes a value, a document path, arithmetic or list_append")
+
+
+# --- WHERE clauses --------------------------------------------------------------------------------
+
+
+def conjuncts(node: ex.Node | None) -> list[ex.Node]:
+    if node is None:
+        return []
+    if isinstance(node, ex.And):
+        return [c for item in node.items for c in conjuncts(item)]
+    return [node]
+
+
+def _key_side(node: ex.Node, names: Sequence[str]) -> tuple[str, ex.Literal] | None:
+    """``name = literal`` (either way round) for a top-level key attribute ``name``."""
+    if not (isinstance(node, ex.Compare) and node.op == "="):
+        return None
+    for path, lit in ((node.left, node.right), (node.right, node.left)):
+        if isinstance(path, ex.Path) and isinstance(lit, ex.Literal) and len(path.elements) == 1:
+            if path.elements[0] in names:
+                return path.elements[0], lit  # type: ignore[return-value]
+    return None
+
+
+def split_key(where: ex.Node | None, key_names: Sequence[str]) -> tuple[Item, ex.Node | None]:
+    """The full key fixed by ``=`` in the WHERE clause's conjunction, and the rest of it."""
+    key: Item = {}
+    rest: list[ex.Node] = []
+    for c in conjuncts(where):
+        found = _key_side(c, key_names)
+        if found is not None and found[0] not in key:
+            key[found[0]] = found[1].value
+        else:
+            rest.append(c)
+    if set(key) != set(key_names):
+        raise errors.validation(MSG_INCOMPLETE_KEY)
+    if not rest:
+        return key, None
+    return key, rest[0] if len(rest) == 1 else ex.And(tuple(rest))
+
+
+def _partition_values(where: ex.Node | None, pk: str, pk_type: str) -> list[Value] | None:
+    for c in conjuncts(where):
+        options = _equalities(c, pk)
+        if options is not None:
+            unique: dict[bytes, Value] = {}
+            for v in options:
+                if pk_type in v:  # a value of another type matches no item
+                    unique.setdefault(orjson.dumps(v, option=orjson.OPT_SORT_KEYS), v)
+            return list(unique.values())
+    return None
+
+
+def _equalities(node: ex.Node, pk: str) -> list[Value] | None:
+    """The partition key values ``node`` allows, if it allows only those: ``pk = v``,
+    ``pk IN [...]`` or an OR of these."""
+    side = _key_side(node, (pk,))
+    if side is not None:
+        return [side[1].value]
+    if isinstance(node, ex.In) and isinstance(node.operand, ex.Path) and node.operand.elements == (pk,):
+        if all(isinstance(o, ex.Literal) for o in node.options):
+            return [o.value for o in node.options]  # type: ignore[union-attr]
+    if isinstance(node, ex.Or):
+        found: list[Value] = []
+        for item in node.items:
+            values = _equalities(item, pk)
+            if values is None:
+                return None
+            found.extend(values)
+        return found
+    return None
+
+
+def _sort_condition(where: ex.Node | None, sk: str, sk_type: str) -> SortCondition | None:
+    """A sort-key condition of the conjunction that narrows the range read."""
+    for c in conjuncts(where):
+        if isinstance(c, ex.Compare) and c.op in _SORT_OPS:
+            for path, lit, op in ((c.left, c.right, c.op), (c.right, c.left, _FLIP[c.op])):
+                if _is_key(path, sk) and isinstance(lit, ex.Literal) and sk_type in lit.value:
+                    return SortCondition(sk, _SORT_OPS[op], (lit.value,))
+        elif isinstance(c, ex.Between) and _is_key(c.operand, sk):
+            if all(isinstance(b, ex.Literal) and sk_type in b.value for b in (c.low, c.high)):
+                low, high = c.low.value, c.high.value  # type: ignore[union-attr]
+                if (V.compare_values(low, high) or 0) <= 0:
+                    return SortCondition(sk, "BETWEEN", (low, high))
+        elif isinstance(c, ex.Func) and c.name == "begins_with" and _is_key(c.args[0], sk) and sk_type in ("S", "B"):
+            lit = c.args[1]
+            if isinstance(lit, ex.Literal) and sk_type in lit.value:
+                return SortCondition(sk, "BEGINS_WITH", (lit.value,))
+    return None
+
+
+def _is_key(node: ex.Node, name: str) -> bool:
+    return isinstance(node, ex.Path) and node.elements == (name,)
+
+
+# --- statements -------------------------------------------------------------------------------------
+
+
+def plan_select(s: ast.Select, key_schema: KeySchema) -> ReadPlan:
+    """``key_schema``: the table's, or the index's when FROM names one."""
+    if s.where is not None:
+        check_condition(s.where)
+    hashes = [e for e in key_schema if e[1] == "HASH"]
+    ranges = [e for e in key_schema if e[1] == "RANGE"]
+    partitions: list[Value] | None = None
+    sort = None
+    if s.where is not None and len(hashes) == 1 and len(ranges) <= 1:
+        partitions = _partition_values(s.where, hashes[0][0], hashes[0][2])
+        if partitions and ranges:
+            sort = _sort_condition(s.where, ranges[0][0], ranges[0][2])
+    forward = _order(s, key_schema, partitions is not None)
+    projection = Projection(tuple(p.elements for p in s.projection)) if s.projection else None
+    condition = Condition(s.where) if s.where is not None else None
+    fixed = tuple(partitions) if partitions is not None else None
+    return ReadPlan(s.source.table, s.source.index, fixed, sort, condition, projection, forward)
+
+
+def _order(s: ast.Select, key_schema: KeySchema, keyed: bool) -> bool:
+    """ORDER BY: only on key attributes, only when the partition key is fixed; DESC on the
+    sort key reads the partition backwards."""
+    if not s.order_by:
+        return True
+    if s.where is None:
+        raise errors.validation(MSG_ORDER_BY_WHERE)
+    names = {e[0]: e[1] for e in key_schema}
+    forward = True
+    for o in s.order_by:
+        if o.name not in names:
+            raise errors.validation(f"ORDER BY is supported only on key attributes; {o.name} is not a key attribute")
+        if not keyed:
+            raise errors.validation("ORDER BY requires a WHERE clause that fixes the partition key with = or IN")
+        if names[o.name] == "RANGE":
+            forward = not o.descending
+    return forward
+
+
+def _key_names(key_schema: KeySchema) -> list[str]:
+    return [e[0] for e in key_schema]
+
+
+def plan_write(s: ast.Statement, key_schema: KeySchema) -> KeyedPlan:
+    """INSERT, UPDATE, DELETE and EXISTS: one item by its full key."""
+    names = _key_names(key_schema)
+    where = s.select.where if isinstance(s, ast.Exists) else getattr(s, "where", None)
+    if where is not None:
+        check_condition(where)
+    if isinstance(s, ast.Update):
+        check_actions(s.actions)
+    if isinstance(s, ast.Insert):
+        if not isinstance(s.value, ex.Literal) or "M" not in s.value.value:
+            raise errors.validation(MALFORMED_INSERT)
+        item, size = V.validate_item_sized(s.value.value["M"])
+        return KeyedPlan("put", s.table, item, item_size=size)
+    if isinstance(s, ast.Exists):
+        key, rest = split_key(s.select.where, names)
+        return KeyedPlan("check", s.select.source.table, key, Condition(rest) if rest is not None else None)
+    if isinstance(s, ast.Update):
+        key, rest = split_key(s.where, names)
+        # the item must exist: UPDATE changes one existing item
+        exists = ex.Func("attribute_exists", (ex.Path((names[0],)),))
+        tree = exists if rest is None else ex.And((exists, *conjuncts(rest)))
+        update = Update(s.actions)
+        for name in names:
+            if name in update.top_names:
+                raise errors.invalid_parameter(f"Cannot update attribute {name}. This attribute is part of the key")
+        return KeyedPlan("update", s.table, key, Condition(tree), update, returning=s.returning)
+    assert isinstance(s, ast.Delete)
+    key, rest = split_key(s.where, names)
+    return KeyedPlan("delete", s.table, key, Condition(rest) if rest is not None else None, returning=s.returning)
+
+
+def plan_get(s: ast.Select, key_schema: KeySchema) -> KeyedPlan:
+    """A SELECT of one item by its full key (BatchExecuteStatement, ExecuteTransaction)."""
+    if s.where is not None:
+        check_condition(s.where)
+    key, rest = split_key(s.where, _key_names(key_schema))
+    projection = Projection(tuple(p.elements for p in s.projection)) if s.projection else None
+    return KeyedPlan("get", s.source.table, key, Condition(rest) if rest is not None else None, projection=projection)
+
+
+MALFORMED_INSERT = "Statement wasn't well formed, can't be processed: VALUE must be a map of attribute names to values"

@@ -1,0 +1,248 @@
+"""Run a scenario against a dynemu server on a virtual clock and collect what happened.
+
+The server is a private in-memory one (or ``--endpoint``, a ``dynemu --clock virtual``).
+Each second of traffic is sent at one instant of the virtual clock, then the clock moves
+one second. Requests are batched -- BatchWriteItem (25 puts) and BatchGetItem (100 keys) --
+which the capacity model admits item by item exactly as single requests (a throttled item
+comes back unprocessed), so batching changes the HTTP cost, not the outcome. Rates are
+never scaled. The per-second history is read from ``/_dynemu/tables/<t>/history`` every
+five minutes of virtual time (the server keeps ten).
+"""
+
+from __future__ import annotations
+
+import http.client
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import orjson
+
+from dynemu.replay.scenario import Scenario, Table
+from dynemu.replay.traffic import PhaseTraffic, Request, batches
+
+PULL_EVERY = 300
+THROTTLE_ERRORS = ("ProvisionedThroughputExceededException", "ThrottlingException")
+
+
+class ReplayError(RuntimeError):
+    pass
+
+
+class Client:
+    """A minimal keep-alive HTTP client for the data plane and the admin API."""
+
+    def __init__(self, endpoint: str, region: str) -> None:
+        u = urlsplit(endpoint)
+        self.conn = http.client.HTTPConnection(u.hostname or "127.0.0.1", u.port or 80, timeout=120)
+        self.auth = (
+            f"AWS4-HMAC-SHA256 Credential=dynemu-replay/20260101/{region}/dynamodb/aws4_request, "
+            "SignedHeaders=host;x-amz-date, Signature=0"
+        )
+
+    def _send(self, method: str, path: str, body: bytes | None, headers: dict[str, str]) -> tuple[int, Any]:
+        headers = {"Authorization": self.auth, **headers}
+        self.conn.request(method, path, body=body, headers=headers)
+        resp = self.conn.getresponse()
+        data = resp.read()
+        return resp.status, orjson.loads(data) if data else {}
+
+    def call(self, operation: str, body: dict[str, Any]) -> tuple[int, Any]:
+        headers = {
+            "Content-Type": "application/x-amz-json-1.0",
+            "X-Amz-Target": f"DynamoDB_20120810.{operation}",
+        }
+        return self._send("POST", "/", orjson.dumps(body), headers)
+
+    def must(self, operation: str, body: dict[str, Any]) -> Any:
+        status, out = self.call(operation, body)
+        if status != 200:
+            raise ReplayError(f"{operation} failed: {out.get('__type', status)}: {out.get('message', out)}")
+        return out
+
+    def admin(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        if body is None:
+            status, out = self._send("GET", path, None, {})
+        else:
+            status, out = self._send("POST", path, orjson.dumps(body), {"Content-Type": "application/json"})
+        if status != 200:
+            raise ReplayError(f"{path}: {status} {out}")
+        return out
+
+
+@dataclass
+class Resource:
+    """What was seen of one table or GSI."""
+
+    table: str
+    index: str | None
+    history: dict[int, dict[str, Any]] = field(default_factory=dict)
+    splits: list[dict[str, Any]] = field(default_factory=list)
+    final: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return self.table if self.index is None else f"{self.table} / {self.index}"
+
+
+@dataclass
+class Outcome:
+    scenario: Scenario
+    start: float = 0.0
+    resources: list[Resource] = field(default_factory=list)
+    sent: Counter[tuple[str, str]] = field(default_factory=Counter)
+    admitted: Counter[tuple[str, str]] = field(default_factory=Counter)
+    throttled: Counter[tuple[str, str]] = field(default_factory=Counter)
+    phases: list[tuple[int, str]] = field(default_factory=list)  # (start second, name)
+    wall_seconds: float = 0.0
+
+    def reasons(self) -> Counter[str]:
+        out: Counter[str] = Counter()
+        for r in self.resources:
+            out.update(r.final.get("summary", {}).get("throttles", {}))
+        return out
+
+
+def _create_table(client: Client, t: Table) -> None:
+    defs = {t.hash[0]: t.hash[1]}
+    keys = [{"AttributeName": t.hash[0], "KeyType": "HASH"}]
+    if t.range:
+        defs[t.range[0]] = t.range[1]
+        keys.append({"AttributeName": t.range[0], "KeyType": "RANGE"})
+    body: dict[str, Any] = {"TableName": t.name, "KeySchema": keys, "BillingMode": t.billing}
+    read, write = t.create or (t.read, t.write)
+    if t.billing == "PROVISIONED":
+        body["ProvisionedThroughput"] = {
+            "ReadCapacityUnits": max(1, read),
+            "WriteCapacityUnits": max(1, write),
+        }
+    gsis = []
+    for g in t.gsis:
+        defs[g.hash[0]] = g.hash[1]
+        gkeys = [{"AttributeName": g.hash[0], "KeyType": "HASH"}]
+        if g.range:
+            defs[g.range[0]] = g.range[1]
+            gkeys.append({"AttributeName": g.range[0], "KeyType": "RANGE"})
+        spec: dict[str, Any] = {
+            "IndexName": g.name,
+            "KeySchema": gkeys,
+            "Projection": {"ProjectionType": g.projection},
+        }
+        if t.billing == "PROVISIONED":
+            spec["ProvisionedThroughput"] = {
+                "ReadCapacityUnits": max(1, g.read),
+                "WriteCapacityUnits": max(1, g.write),
+            }
+        gsis.append(spec)
+    if gsis:
+        body["GlobalSecondaryIndexes"] = gsis
+    body["AttributeDefinitions"] = [{"AttributeName": k, "AttributeType": v} for k, v in defs.items()]
+    status, out = client.call("CreateTable", body)
+    if status != 200:
+        if out.get("__type", "").endswith("ResourceInUseException"):
+            raise ReplayError(
+                f"table {t.name} already exists at the endpoint: delete it or rename it in the scenario"
+            )
+        raise ReplayError(f"CreateTable {t.name}: {out.get('__type')}: {out.get('message')}")
+    if t.create and t.billing == "PROVISIONED":
+        update(client, {"table": t.name, "read": t.read, "write": t.write})
+
+
+def update(client: Client, u: dict[str, Any]) -> None:
+    """A phase's UpdateTable: ``{"table", "read", "write"}``, with ``"index"`` for a GSI."""
+    pt = {
+        "ReadCapacityUnits": max(1, int(u.get("read", 1))),
+        "WriteCapacityUnits": max(1, int(u.get("write", 1))),
+    }
+    body: dict[str, Any] = {"TableName": u["table"]}
+    if u.get("index"):
+        body["GlobalSecondaryIndexUpdates"] = [
+            {"Update": {"IndexName": u["index"], "ProvisionedThroughput": pt}}
+        ]
+    else:
+        body["ProvisionedThroughput"] = pt
+    client.must("UpdateTable", body)
+
+
+def _send(client: Client, kind: str, group: list[Request], out: Outcome) -> None:
+    table_counts: Counter[str] = Counter(r.table for r in group)
+    op = "write" if kind == "write" else "read"
+    if op == "write":
+        items: dict[str, list[Any]] = {}
+        for r in group:
+            items.setdefault(r.table, []).append({"PutRequest": {"Item": r.item}})
+        status, resp = client.call("BatchWriteItem", {"RequestItems": items})
+        left = resp.get("UnprocessedItems", {}) if status == 200 else None
+    else:
+        keys: dict[str, Any] = {}
+        for r in group:
+            keys.setdefault(r.table, {"Keys": [], "ConsistentRead": r.consistent})["Keys"].append(r.key)
+        status, resp = client.call("BatchGetItem", {"RequestItems": keys})
+        left = {t: v["Keys"] for t, v in resp.get("UnprocessedKeys", {}).items()} if status == 200 else None
+    if status != 200 and not resp.get("__type", "").endswith(THROTTLE_ERRORS):
+        raise ReplayError(f"{op}: {resp.get('__type', status)}: {resp.get('message', resp)}")
+    for table, n in table_counts.items():
+        refused = n if left is None else len(left.get(table, ()))
+        out.sent[(table, op)] += n
+        out.throttled[(table, op)] += refused
+        out.admitted[(table, op)] += n - refused
+
+
+def _resources(client: Client, scenario: Scenario) -> list[Resource]:
+    res = []
+    for t in scenario.tables:
+        res.append(Resource(t.name, None))
+        res.extend(Resource(t.name, g.name) for g in t.gsis)
+    return res
+
+
+def _pull(client: Client, out: Outcome, final: bool = False) -> None:
+    for r in out.resources:
+        q = f"?index={quote(r.index)}" if r.index else ""
+        try:
+            h = client.admin(f"/_dynemu/tables/{quote(r.table)}/history{q}")
+        except ReplayError:
+            continue  # a GSI's state exists once something reached it
+        for rec in h["seconds"]:
+            r.history[rec["t"]] = rec
+        known = {(s["t"], s["to"]) for s in r.splits}
+        r.splits.extend(s for s in h["splits"] if (s["t"], s["to"]) not in known)
+        if final:
+            r.final = client.admin(f"/_dynemu/tables/{quote(r.table)}/partitions{q}")
+
+
+def run(scenario: Scenario, endpoint: str, progress: Any = None) -> Outcome:
+    """Replay ``scenario`` against ``endpoint`` (a dynemu server on a virtual clock)."""
+    client = Client(endpoint, scenario.region)
+    clock = client.admin("/_dynemu/clock")
+    if clock["mode"] != "virtual":
+        raise ReplayError(f"the server's clock is {clock['mode']}: start it with --clock virtual")
+    # start on a whole second, so per-second accounting is the same on every run
+    now = client.admin("/_dynemu/clock", {"advance": math.ceil(clock["now"]) - clock["now"]})["now"]
+    out = Outcome(scenario, start=now)
+    began = time.perf_counter()
+    for t in scenario.tables:
+        _create_table(client, t)
+    out.resources = _resources(client, scenario)
+    elapsed = 0
+    for index, phase in enumerate(scenario.phases):
+        out.phases.append((elapsed, phase.name))
+        for u in phase.update:
+            update(client, u)
+        traffic = PhaseTraffic(scenario, index, phase)
+        for second in range(phase.duration):
+            for kind, group in batches(traffic.second(second, 1_700_000_000 + elapsed)):
+                _send(client, kind, group, out)
+            now = client.admin("/_dynemu/clock", {"advance": 1})["now"]
+            elapsed += 1
+            if elapsed % PULL_EVERY == 0:
+                _pull(client, out)
+                if progress:
+                    progress(elapsed, scenario.duration)
+    client.admin("/_dynemu/clock", {"advance": 1})  # close the last second
+    _pull(client, out, final=True)
+    out.wall_seconds = time.perf_counter() - began
+    return out

@@ -1,0 +1,257 @@
+"""A traffic scenario: the tables and the phases of traffic, loaded from JSON and checked.
+
+    {"name": "...", "look_for": "what the report shows", "model": "uniform", "seed": 7,
+     "tables": [{"name": "t", "hash": ["pk", "S"], "range": ["sk", "N"],
+                 "billing": "PROVISIONED", "read": 100, "write": 400,
+                 "create": {"read": 1, "write": 3999},
+                 "gsis": [{"name": "g", "hash": ["status", "S"], "read": 10, "write": 10}]}],
+     "phases": [{"name": "steady", "duration": 60,
+                 "update": [{"table": "t", "read": 100, "write": 100}],
+                 "operations": [{"table": "t", "op": "write", "rate": 40, "ramp": [10, 80],
+                                 "keys": {"distribution": "hot", "keys": 100, "hot_share": 0.5},
+                                 "sort": {"distribution": "increasing"},
+                                 "attributes": {"status": {"distribution": "uniform", "keys": 3}},
+                                 "item_size": 1024}]}]}
+
+``create`` (optional) is the throughput the table is created with, before its ``read``/
+``write`` are applied with UpdateTable: how a table gets more partitions than its current
+throughput needs (partitions are never merged). ``op`` is ``write`` (PutItem) or ``read``
+(GetItem; ``"consistent": true`` for strongly consistent reads). Key distributions:
+``uniform``, ``zipf`` (``s``), ``hot`` (``hot_share`` of the requests on ``hot_keys`` keys,
+the rest uniform), ``sequential`` (0, 1, ... N-1, again), ``increasing`` (a new, larger key
+each time), ``time`` (the clock's time in ``bucket`` seconds, optionally ``#shard`` of
+``shards``). ``item_size`` is bytes, or ``[min, max]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+DISTRIBUTIONS = ("uniform", "zipf", "hot", "sequential", "increasing", "time")
+OPS = ("write", "read")
+
+
+class ScenarioError(ValueError):
+    pass
+
+
+@dataclass
+class KeySpec:
+    distribution: str = "uniform"
+    keys: int = 1000
+    s: float = 1.1
+    hot_share: float = 0.5
+    hot_keys: int = 1
+    bucket: float = 60.0
+    shards: int = 0
+    prefix: str = "k"
+
+
+@dataclass
+class Index:
+    name: str
+    hash: tuple[str, str]
+    range: tuple[str, str] | None = None
+    read: int = 0
+    write: int = 0
+    projection: str = "KEYS_ONLY"
+
+
+@dataclass
+class Table:
+    name: str
+    hash: tuple[str, str]
+    range: tuple[str, str] | None = None
+    billing: str = "PROVISIONED"
+    read: int = 0
+    write: int = 0
+    create: tuple[int, int] | None = None
+    gsis: list[Index] = field(default_factory=list)
+
+    def attribute_type(self, name: str) -> str:
+        for ks in [self.hash, self.range] + [k for g in self.gsis for k in (g.hash, g.range)]:
+            if ks is not None and ks[0] == name:
+                return ks[1]
+        return "S"
+
+
+@dataclass
+class Operation:
+    table: str
+    op: str
+    rate: float = 0.0
+    ramp: tuple[float, float] | None = None
+    keys: KeySpec = field(default_factory=KeySpec)
+    sort: KeySpec = field(default_factory=lambda: KeySpec(distribution="increasing"))
+    attributes: dict[str, KeySpec] = field(default_factory=dict)
+    item_size: tuple[int, int] = (100, 100)
+    consistent: bool = False
+
+    def rate_at(self, elapsed: float, duration: float) -> float:
+        if self.ramp is None:
+            return self.rate
+        a, b = self.ramp
+        return a + (b - a) * (elapsed / duration if duration else 0.0)
+
+
+@dataclass
+class Phase:
+    name: str
+    duration: int
+    operations: list[Operation] = field(default_factory=list)
+    update: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Scenario:
+    name: str
+    tables: list[Table]
+    phases: list[Phase]
+    model: str = "gac"
+    seed: int = 0
+    look_for: str = ""
+    region: str = "us-east-1"
+
+    @property
+    def duration(self) -> int:
+        return sum(p.duration for p in self.phases)
+
+
+def _need(d: dict[str, Any], key: str, where: str) -> Any:
+    if key not in d:
+        raise ScenarioError(f"{where}: missing {key!r}")
+    return d[key]
+
+
+def _num(v: Any, where: str, minimum: float = 0) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float) or v < minimum:
+        raise ScenarioError(f"{where}: expected a number >= {minimum}, got {v!r}")
+    return v
+
+
+def _keyschema(v: Any, where: str) -> tuple[str, str]:
+    if not (isinstance(v, list) and len(v) == 2 and isinstance(v[0], str) and v[1] in ("S", "N", "B")):
+        raise ScenarioError(f'{where}: expected [name, "S"|"N"|"B"], got {v!r}')
+    return v[0], v[1]
+
+
+def _keyspec(d: Any, where: str) -> KeySpec:
+    if not isinstance(d, dict):
+        raise ScenarioError(f"{where}: expected an object")
+    spec = KeySpec(**{k: v for k, v in d.items() if k in KeySpec.__dataclass_fields__})
+    unknown = set(d) - set(KeySpec.__dataclass_fields__)
+    if unknown:
+        raise ScenarioError(f"{where}: unknown fields {sorted(unknown)}")
+    if spec.distribution not in DISTRIBUTIONS:
+        raise ScenarioError(f"{where}: distribution must be one of {', '.join(DISTRIBUTIONS)}")
+    _num(spec.keys, where + ".keys", 1)
+    if not 0 <= spec.hot_share <= 1:
+        raise ScenarioError(f"{where}: hot_share must be between 0 and 1")
+    return spec
+
+
+def _table(d: dict[str, Any], i: int) -> Table:
+    where = f"tables[{i}]"
+    gsis = [
+        Index(
+            name=_need(g, "name", f"{where}.gsis[{j}]"),
+            hash=_keyschema(_need(g, "hash", f"{where}.gsis[{j}]"), f"{where}.gsis[{j}].hash"),
+            range=_keyschema(g["range"], f"{where}.gsis[{j}].range") if g.get("range") else None,
+            read=int(_num(g.get("read", 0), f"{where}.gsis[{j}].read")),
+            write=int(_num(g.get("write", 0), f"{where}.gsis[{j}].write")),
+            projection=g.get("projection", "KEYS_ONLY"),
+        )
+        for j, g in enumerate(d.get("gsis", []))
+    ]
+    billing = d.get("billing", "PROVISIONED")
+    if billing not in ("PROVISIONED", "PAY_PER_REQUEST"):
+        raise ScenarioError(f"{where}: billing must be PROVISIONED or PAY_PER_REQUEST")
+    create = d.get("create")
+    return Table(
+        name=_need(d, "name", where),
+        hash=_keyschema(_need(d, "hash", where), where + ".hash"),
+        range=_keyschema(d["range"], where + ".range") if d.get("range") else None,
+        billing=billing,
+        read=int(_num(d.get("read", 0), where + ".read")),
+        write=int(_num(d.get("write", 0), where + ".write")),
+        create=(int(create["read"]), int(create["write"])) if create else None,
+        gsis=gsis,
+    )
+
+
+def _operation(d: dict[str, Any], where: str, tables: dict[str, Table]) -> Operation:
+    table = _need(d, "table", where)
+    if table not in tables:
+        raise ScenarioError(f"{where}: unknown table {table!r}")
+    op = d.get("op", "write")
+    if op not in OPS:
+        raise ScenarioError(f"{where}: op must be one of {', '.join(OPS)}")
+    if "rate" not in d and "ramp" not in d:
+        raise ScenarioError(f"{where}: give a rate or a ramp [from, to] (requests per second)")
+    ramp = d.get("ramp")
+    if ramp is not None:
+        if not (isinstance(ramp, list) and len(ramp) == 2):
+            raise ScenarioError(f"{where}: ramp must be [from, to]")
+        ramp = (_num(ramp[0], where + ".ramp"), _num(ramp[1], where + ".ramp"))
+    size = d.get("item_size", 100)
+    sizes = (size, size) if not isinstance(size, list) else tuple(size)
+    if len(sizes) != 2 or sizes[0] > sizes[1]:
+        raise ScenarioError(f"{where}: item_size must be bytes or [min, max]")
+    for s in sizes:
+        _num(s, where + ".item_size", 1)
+    return Operation(
+        table=table,
+        op=op,
+        rate=_num(d.get("rate", 0), where + ".rate"),
+        ramp=ramp,
+        keys=_keyspec(d.get("keys", {}), where + ".keys"),
+        sort=_keyspec(d.get("sort", {"distribution": "increasing"}), where + ".sort"),
+        attributes={k: _keyspec(v, f"{where}.attributes.{k}") for k, v in d.get("attributes", {}).items()},
+        item_size=(int(sizes[0]), int(sizes[1])),
+        consistent=bool(d.get("consistent", False)),
+    )
+
+
+def parse(data: dict[str, Any]) -> Scenario:
+    if not isinstance(data, dict):
+        raise ScenarioError("a scenario is a JSON object")
+    tables = [_table(t, i) for i, t in enumerate(_need(data, "tables", "scenario"))]
+    by_name = {t.name: t for t in tables}
+    phases = []
+    for i, p in enumerate(_need(data, "phases", "scenario")):
+        where = f"phases[{i}]"
+        ops = [
+            _operation(o, f"{where}.operations[{j}]", by_name) for j, o in enumerate(p.get("operations", []))
+        ]
+        for u in p.get("update", []):
+            if u.get("table") not in by_name:
+                raise ScenarioError(f"{where}.update: unknown table {u.get('table')!r}")
+        phases.append(
+            Phase(
+                name=p.get("name", f"phase {i + 1}"),
+                duration=int(_num(_need(p, "duration", where), where + ".duration")),
+                operations=ops,
+                update=list(p.get("update", [])),
+            )
+        )
+    return Scenario(
+        name=data.get("name", "scenario"),
+        tables=tables,
+        phases=phases,
+        model=data.get("model", "gac"),
+        seed=int(data.get("seed", 0)),
+        look_for=data.get("look_for", ""),
+        region=data.get("region", "us-east-1"),
+    )
+
+
+def load(path: str | Path) -> Scenario:
+    try:
+        data = orjson.loads(Path(path).read_bytes())
+    except orjson.JSONDecodeError as e:
+        raise ScenarioError(f"{path}: not valid JSON ({e})") from None
+    return parse(data)

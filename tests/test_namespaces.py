@@ -1,0 +1,69 @@
+"""Open namespaces are bounded: idle LevelDB stores close (LRU) and reopen transparently."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from dynemu.api.server import NAMESPACES
+from dynemu.testing import DynemuServer
+from tests.conftest import make_client
+
+REGIONS = [f"region-{i}" for i in range(6)]
+
+
+def _fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def _create(ddb: Any) -> None:
+    ddb.create_table(
+        TableName="tab", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST",
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
+    )
+
+
+def _stream_records(streams: Any, arn: str) -> int:
+    n = 0
+    for shard in streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
+        it = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")
+        n += len(streams.get_records(ShardIterator=it["ShardIterator"])["Records"])
+    return n
+
+
+def test_idle_namespaces_close_and_reopen_with_their_data(tmp_path: Any) -> None:
+    server = DynemuServer(data_dir=str(tmp_path), max_open_namespaces=2)
+    url = server.start()
+    try:
+        namespaces = server.app[NAMESPACES]
+        for region in REGIONS:
+            ddb = make_client(url, region=region)
+            _create(ddb)
+            for i in range(20):
+                ddb.put_item(TableName="tab", Item={"pk": {"S": f"{region}-{i}"}, "v": {"N": str(i)}})
+            assert len(namespaces.databases) <= 2
+        fds = _fds()
+        for region in REGIONS * 2:  # every namespace reopened (twice), nothing lost
+            ddb = make_client(url, region=region)
+            assert ddb.scan(TableName="tab", Select="COUNT")["Count"] == 20
+            item = ddb.get_item(TableName="tab", Key={"pk": {"S": f"{region}-7"}}, ConsistentRead=True)["Item"]
+            assert item["v"] == {"N": "7"}
+            stream = ddb.describe_table(TableName="tab")["Table"]["LatestStreamArn"]
+            streams = make_client(url, region=region, service="dynamodbstreams")
+            assert _stream_records(streams, stream) == 20
+            assert len(namespaces.databases) <= 2
+        assert _fds() <= fds + 8  # reopening does not leak descriptors
+    finally:
+        server.stop()
+    with DynemuServer(data_dir=str(tmp_path), max_open_namespaces=2) as url:  # and after a restart
+        for region in REGIONS:
+            assert make_client(url, region=region).scan(TableName="tab", Select="COUNT")["Count"] == 20
+
+
+def test_made_up_regions_do_not_exhaust_file_descriptors(tmp_path: Any) -> None:
+    with DynemuServer(data_dir=str(tmp_path), max_open_namespaces=4) as url:
+        before = _fds()
+        for i in range(60):
+            make_client(url, region=f"made-up-{i}").list_tables()
+        assert _fds() < before + 40  # 60 LevelDB stores would hold far more

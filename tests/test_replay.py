@@ -1,0 +1,205 @@
+"""`dynemu replay`: scenarios, deterministic traffic, and the example scenarios showing the
+throttles they describe (where and why, not exact counts: the model is being calibrated)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dynemu.replay import report, scenario, traffic
+from dynemu.replay.cli import main as replay_main
+from dynemu.replay.cli import replay
+from dynemu.replay.runner import Outcome, Resource
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "scenarios"
+
+
+def _resource(out: Outcome, table: str, index: str | None = None) -> Resource:
+    return next(r for r in out.resources if r.table == table and r.index == index)
+
+
+def throttles_between(out: Outcome, r: Resource, a: int, b: int) -> Counter[str]:
+    """Throttled requests by reason in seconds [a, b) from the start of the scenario."""
+    t0 = int(out.start)
+    c: Counter[str] = Counter()
+    for t in range(t0 + a, t0 + b):
+        c.update(r.history.get(t, {}).get("throttles", {}))
+    return c
+
+
+def consumed_between(out: Outcome, r: Resource, a: int, b: int, kind: str = "write") -> float:
+    t0 = int(out.start)
+    return sum(r.history.get(t, {}).get(kind, 0.0) for t in range(t0 + a, t0 + b)) / (b - a)
+
+
+def throttled_partitions(r: Resource) -> list[int]:
+    return [p["index"] for p in r.final["partitions"] if p["throttles"]]
+
+
+SMALL: dict[str, Any] = {
+    "name": "small",
+    "model": "uniform",
+    "seed": 9,
+    "tables": [{"name": "small", "hash": ["pk", "S"], "range": ["sk", "N"], "read": 20, "write": 20}],
+    "phases": [
+        {
+            "name": "mixed",
+            "duration": 20,
+            "operations": [
+                {"table": "small", "op": "write", "ramp": [5, 40], "item_size": [200, 1500],
+                 "keys": {"distribution": "zipf", "keys": 30}},
+                {"table": "small", "op": "read", "rate": 12.5, "keys": {"distribution": "hot", "keys": 30}},
+            ],
+        }
+    ],
+}
+
+
+def test_replay_is_deterministic(tmp_path: Path) -> None:
+    path = tmp_path / "small.json"
+    path.write_bytes(__import__("orjson").dumps(SMALL))
+    first, second = replay(str(path)), replay(str(path))
+    assert report.render(first) == report.render(second)
+    assert report.summary_text(first) == report.summary_text(second)
+    assert first.sent == second.sent and first.throttled == second.throttled
+    assert first.sent[("small", "read")] == 250  # 12.5/s for 20 s: fractional rates add up
+    assert sum(first.throttled.values()) > 0  # the ramp goes past 20 WCU
+
+
+def test_batches_never_repeat_a_key_and_keep_every_request() -> None:
+    sc = scenario.parse(SMALL)
+    phase = traffic.PhaseTraffic(sc, 0, sc.phases[0])
+    requests = phase.second(19, 0.0)
+    groups = traffic.batches(requests)
+    assert sum(len(g) for _, g in groups) == len(requests)
+    for kind, g in groups:
+        assert len({r.ident for r in g}) == len(g)
+        assert len(g) <= (traffic.WRITE_BATCH if kind == "write" else traffic.READ_BATCH)
+
+
+def test_key_distributions() -> None:
+    import random
+
+    def draw(spec: dict[str, Any], n: int = 2000) -> list[str]:
+        gen = traffic.KeyGen(scenario._keyspec(spec, "k"), random.Random(1))
+        return [gen.next(120.0) for _ in range(n)]
+
+    assert draw({"distribution": "sequential", "keys": 3}, 4) == ["k000000000", "k000000001", "k000000002", "k000000000"]
+    inc = draw({"distribution": "increasing"}, 5)
+    assert inc == sorted(inc) and len(set(inc)) == 5
+    hot = Counter(draw({"distribution": "hot", "keys": 1000, "hot_share": 0.5}))
+    assert 800 < hot["khot0"] < 1200
+    zipf = Counter(draw({"distribution": "zipf", "keys": 100, "s": 1.2}))
+    assert zipf.most_common(1)[0][0] == "k000000000"
+    assert set(draw({"distribution": "time", "bucket": 60}, 3)) == {"k000000000002"}
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"tables": []}, "missing 'phases'"),
+        ({"tables": [{"name": "t", "hash": ["pk", "X"]}], "phases": []}, "hash"),
+        (
+            {"tables": [{"name": "t", "hash": ["pk", "S"]}],
+             "phases": [{"duration": 1, "operations": [{"table": "u", "rate": 1}]}]},
+            "unknown table",
+        ),
+        (
+            {"tables": [{"name": "t", "hash": ["pk", "S"]}],
+             "phases": [{"duration": 1, "operations": [{"table": "t", "rate": 1, "keys": {"distribution": "pareto"}}]}]},
+            "distribution must be one of",
+        ),
+    ],
+)
+def test_bad_scenarios_are_explained(bad: dict[str, Any], message: str) -> None:
+    with pytest.raises(scenario.ScenarioError, match=message):
+        scenario.parse(bad)
+
+
+def test_cli_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert replay_main([str(EXAMPLES / "gsi_back_pressure.json"), "--report", str(tmp_path / "r")]) == 0
+    text = capsys.readouterr().out
+    assert "tickets / byStatus" in text and "IndexWriteProvisionedThroughputExceeded" in text
+    html = (tmp_path / "r" / "report.html").read_text()
+    assert html.count("<svg") >= 12 and "What to look for" in html and "<script" not in html
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    assert replay_main([str(bad)]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_every_example_is_a_valid_scenario() -> None:
+    names = sorted(p.stem for p in EXAMPLES.glob("*.json"))
+    assert names == [
+        "adaptive_capacity",
+        "burst_spike",
+        "dilution_after_decrease",
+        "gsi_back_pressure",
+        "hot_key_uniform_split",
+        "time_ordered_keys",
+    ]
+    for p in EXAMPLES.glob("*.json"):
+        assert scenario.load(p).look_for
+
+
+# --- each example shows what it claims -----------------------------------------------------------
+
+
+def test_hot_key_throttled_under_table_throughput() -> None:
+    out = replay(str(EXAMPLES / "hot_key_uniform_split.json"))
+    r = _resource(out, "orders")
+    assert set(out.reasons()) == {"TableWriteKeyRangeThroughputExceeded"}
+    assert len(throttled_partitions(r)) == 1  # one partition, the hot key's
+    assert r.final["hot_keys"]["by_throttles"][0]["key"] == {"S": "khot0"}
+    assert consumed_between(out, r, 0, 120) < 400  # the table stays under its 400 WCU
+
+
+def test_burst_absorbs_a_spike_then_runs_out() -> None:
+    out = replay(str(EXAMPLES / "burst_spike.json"))
+    r = _resource(out, "events")
+    assert not throttles_between(out, r, 0, 140)  # quiet phase and the spike's start: absorbed
+    assert consumed_between(out, r, 120, 140) > 20  # twice the provisioned 10 WCU, from burst
+    late = throttles_between(out, r, 200, 240)
+    assert set(late) == {"TableWriteProvisionedThroughputExceeded"}
+    assert consumed_between(out, r, 200, 240) <= 11  # back to the provisioned rate
+
+
+def test_adaptive_capacity_ends_sustained_throttling() -> None:
+    out = replay(str(EXAMPLES / "adaptive_capacity.json"))
+    r = _resource(out, "sessions")
+    assert set(throttles_between(out, r, 0, 120)) == {"TableWriteKeyRangeThroughputExceeded"}
+    assert not throttles_between(out, r, 390, 420)
+    hot = r.final["partitions"][throttled_partitions(r)[0]]
+    assert hot["allocated_write"] > 100  # the boost, above its 400 / 4 share
+
+
+def test_dilution_after_a_decrease() -> None:
+    out = replay(str(EXAMPLES / "dilution_after_decrease.json"))
+    r = _resource(out, "catalog")
+    assert r.final["summary"]["partitions"] == 4
+    assert not throttles_between(out, r, 0, 60)
+    assert set(throttles_between(out, r, 60, 150)) == {"TableWriteKeyRangeThroughputExceeded"}
+    assert consumed_between(out, r, 60, 150) < 400
+
+
+def test_gsi_back_pressure() -> None:
+    out = replay(str(EXAMPLES / "gsi_back_pressure.json"))
+    table, index = _resource(out, "tickets"), _resource(out, "tickets", "byStatus")
+    assert not table.final["summary"]["throttles"]
+    assert set(index.final["summary"]["throttles"]) == {"IndexWriteProvisionedThroughputExceeded"}
+    assert out.throttled[("tickets", "write")] > 0 and out.throttled[("tickets", "read")] == 0
+
+
+def test_time_ordered_keys_against_sharded_keys() -> None:
+    out = replay(str(EXAMPLES / "time_ordered_keys.json"))
+    by_minute, by_shard = _resource(out, "by_minute"), _resource(out, "by_shard")
+    assert set(by_minute.final["summary"]["throttles"]) == {"TableWriteKeyRangeThroughputExceeded"}
+    minute_throttled = out.throttled[("by_minute", "write")]
+    assert minute_throttled > 0 and out.throttled[("by_shard", "write")] * 10 < minute_throttled
+    assert sum(by_shard.final["summary"]["throttles"].values()) * 10 < minute_throttled
+    # each minute's load sits on one partition: per second, one partition at most throttles
+    for rec in by_minute.history.values():
+        assert sum(1 for v in rec["parts"].values() if v[2]) <= 1
