@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations import index_specs
+from dynemu.api.operations import index_specs, misc
 from dynemu.api.operations.common import describe_throughput
 from dynemu.api.protocol import Context
 from dynemu.engine import streams, ttl
@@ -165,6 +165,8 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         streams.validate_spec(stream_spec, creating=True) if stream_spec is not None else (False, None)
     )
     _check_throughput_limit(read, write)
+    if body.get("Tags"):
+        misc.check_tags(body["Tags"])  # the tagging restrictions hold at creation too
     name = body["TableName"]
     if ctx.db.lookup(name) is not None:
         raise errors.resource_in_use(f"Table already exists: {name}")
@@ -220,6 +222,9 @@ def list_tables(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+DELETE_OMITS = ("AttributeDefinitions", "KeySchema", "CreationDateTime")
+
+
 def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     table = ctx.db.get(body["TableName"], control_plane=True)
     if table.spec.deletion_protection:
@@ -229,6 +234,10 @@ def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         )
     index_specs.check_deletable(table)
     description = describe(table, "DELETING")
+    # DeleteTable's description leaves out what only DescribeTable reports (the service's
+    # answer quoted in architect/dynalite#60 and scylladb/scylladb#14132).
+    for member in DELETE_OMITS:
+        description.pop(member, None)
     # The table's stream stays readable for 24 hours after the table is deleted.
     streams.on_table_deleted(ctx.db, table, ctx.db.now())
     ttl.on_table_deleted(ctx.db, table)
@@ -335,6 +344,10 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         # ("Table already has an enabled stream", "Table has no stream to disable").
         streams.update(ctx.db, table, stream, now)
         changed = True
+    if not changed and mode is not None and mode == spec.billing_mode:
+        # The billing mode the table already has: a no-op, answered with the table as it is
+        # (issue 12, as the service answers).
+        return {"TableDescription": describe(table, "ACTIVE")}
     if not changed:
         raise errors.validation(
             "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates "
