@@ -67,6 +67,9 @@ def describe(table: Table, status: str = "ACTIVE") -> dict[str, Any]:
 def _key_schema(body: dict[str, Any]) -> tuple[str, str | None]:
     """The HASH and optional RANGE attribute names of a KeySchema, with DynamoDB's checks."""
     ks = body["KeySchema"]
+    if len(ks) == 2 and ks[0]["AttributeName"] == ks[1]["AttributeName"]:
+        # reported before the definitions are counted (issue 12)
+        raise errors.validation("Both the Hash Key and the Range Key element in the KeySchema have the same name")
     if len(ks) > len(body["AttributeDefinitions"]):
         raise errors.validation("Invalid KeySchema: Some index key attribute have no definition")
     hash_name = range_name = None
@@ -90,8 +93,8 @@ def _attribute_definitions(body: dict[str, Any], key_names: list[str], exact: bo
     defs: dict[str, str] = {}
     for d in body["AttributeDefinitions"]:
         name = d["AttributeName"]
-        if name in defs:
-            raise errors.invalid_parameter("Cannot have two attributes with the same name")
+        if name in defs:  # the service's words, quoted in scylladb/scylladb#13870
+            raise errors.validation(f"Attribute Name is duplicated: {name}")
         defs[name] = d["AttributeType"]
     missing = [k for k in key_names if k not in defs]
     if missing:
@@ -122,6 +125,15 @@ def _billing(body: dict[str, Any]) -> tuple[str, int, int]:
             "ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED"
         )
     return mode, pt["ReadCapacityUnits"], pt["WriteCapacityUnits"]
+
+
+MAX_THROUGHPUT = 1_000_000_000_000  # the service's absolute bound, before any key-schema check
+
+
+def _check_throughput_bounds(read: int, write: int) -> None:
+    for name, value in (("ReadCapacityUnits", read), ("WriteCapacityUnits", write)):
+        if value > MAX_THROUGHPUT:
+            raise errors.validation(f"Given value {value} for {name} is out of bounds")
 
 
 def _check_throughput_limit(read: int, write: int) -> None:
@@ -155,6 +167,7 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     _required_for_new_tables(body)
     # Order of checks as the service reports them: billing, then key schema and definitions.
     mode, read, write = _billing(body)
+    _check_throughput_bounds(read, write)
     hash_name, range_name = _key_schema(body)
     key_names = [hash_name] + ([range_name] if range_name else [])
     has_indexes = body.get("LocalSecondaryIndexes") is not None or body.get("GlobalSecondaryIndexes") is not None
