@@ -30,14 +30,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations.batch import resolve_key
+from dynemu.api.operations.batch import MSG_SCHEMA, resolve_key
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context, Handler
 from dynemu.engine import capacity, values
 from dynemu.engine.capacity import CapacityLedger
 from dynemu.engine.expressions import Compiled
 from dynemu.engine.table import MAX_ITEM_BYTES, Table
-from dynemu.engine.transactions import fingerprint
+from dynemu.engine.transactions import cancel_one, fingerprint
 from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, Write, WriteResult, admit_or_cancel, replay
 
 Item = dict[str, Any]
@@ -165,9 +165,17 @@ def transact_get_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     for entry in body["TransactItems"]:
         get = entry["Get"]
         gets.append(_Action("Get", get, values.validate_item(get["Key"]), 0, compile_expressions("Get", get)))
+    for g in gets:
+        g.table = ctx.db.get(g.table_name)
+    empty = [i for i, g in enumerate(gets) if not g.attrs]
+    if empty:
+        # An empty Key cancels the transaction with a ValidationError reason (issue 12);
+        # other keys off the schema stay errors of the whole request.
+        raise cancel_one(len(gets), empty[0], MSG_SCHEMA)
     seen: set[bytes] = set()
     for g in gets:
-        table = g.table = ctx.db.get(g.table_name)
+        table = g.table
+        assert table is not None
         g.key = table.key_for_request(g.attrs)
         if g.key in seen:
             raise errors.validation(MSG_MULTIPLE_OPERATIONS)
