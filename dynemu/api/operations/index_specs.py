@@ -42,7 +42,7 @@ def _gsi_key_schema(ks: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """(HASH names, RANGE names) of a GSI KeySchema: up to 4 of each, HASH first (lab
     DDB-TABLE-123/124; the 2-element same-name text is dynalite's)."""
     names = [e["AttributeName"] for e in ks]
-    if len(names) == 2 and names[0] == names[1]:
+    if len(names) == 2 and names[0] == names[1] and ks[1]["KeyType"] == "RANGE":
         raise errors.validation("Both the Hash Key and the Range Key element in the KeySchema have the same name")
     if ks[0]["KeyType"] != "HASH":
         raise errors.validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
