@@ -82,6 +82,7 @@ def test_legacy_key_conditions_work_as_on_any_gsi(ddb: Any, multi: str) -> None:
 ])
 def test_duplicate_key_attributes(raw: Any, schema: list[dict[str, str]]) -> None:
     assert_validation("The KeySchema contains multiple key attributes with the same name", raw.create_table,
-                      TableName="dup-gsi", KeySchema=KS, AttributeDefinitions=AD[:3] + AD[4:],
+                      TableName="dup-gsi", KeySchema=KS,
+                      AttributeDefinitions=[d for d in AD if d["AttributeName"] in {"pk", "sk"} | {e["AttributeName"] for e in schema}],
                       BillingMode="PAY_PER_REQUEST", GlobalSecondaryIndexes=[
                           {"IndexName": "gdup", "KeySchema": schema, "Projection": {"ProjectionType": "ALL"}}])
