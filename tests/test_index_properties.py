@@ -142,6 +142,8 @@ def apply_model(model: dict[tuple[str, int], Item], op: tuple[Any, ...]) -> None
         item.update(sets)
         for r in removes:
             item.pop(r, None)
+        if k not in model and item == key_of(k):
+            return  # an update of a missing item that leaves only its key creates nothing
         model[k] = item
 
 

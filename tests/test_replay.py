@@ -12,7 +12,8 @@ import pytest
 from dynemu.replay import report, scenario, traffic
 from dynemu.replay.cli import main as replay_main
 from dynemu.replay.cli import replay
-from dynemu.replay.runner import Outcome, Resource
+from dynemu.replay.runner import Outcome, ReplayError, Resource
+from dynemu.testing import DynemuServer
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "scenarios"
 
@@ -203,3 +204,29 @@ def test_time_ordered_keys_against_sharded_keys() -> None:
     # each minute's load sits on one partition: per second, one partition at most throttles
     for rec in by_minute.history.values():
         assert sum(1 for v in rec["parts"].values() if v[2]) <= 1
+
+
+def test_replay_against_an_endpoint_and_splits_in_the_report(tmp_path: Path) -> None:
+    grow = {
+        "name": "grow",
+        "model": "gac",
+        "tables": [{"name": "grow", "hash": ["pk", "S"], "read": 10, "write": 500}],
+        "phases": [
+            {"name": "before", "duration": 5,
+             "operations": [{"table": "grow", "op": "write", "rate": 5, "keys": {"distribution": "uniform"}}]},
+            {"name": "raised", "duration": 5, "update": [{"table": "grow", "read": 10, "write": 3500}],
+             "operations": [{"table": "grow", "op": "write", "rate": 5, "keys": {"distribution": "uniform"}}]},
+        ],
+    }
+    path = tmp_path / "grow.json"
+    path.write_bytes(__import__("orjson").dumps(grow))
+    with DynemuServer(clock="virtual", capacity_model="gac") as url:
+        out = replay(str(path), endpoint=url)
+    r = _resource(out, "grow")
+    assert [(s["from"], s["to"]) for s in r.splits] == [(1, 4)]  # ceil(3500 / 1000): doubled twice
+    assert r.splits[0]["t"] - int(out.start) in (5, 6)
+    html = report.render(out)
+    assert "split: 1 → 4 partitions" in html and "phase: raised" in html
+    assert out.admitted[("grow", "write")] == 50
+    with DynemuServer(clock="real") as url, pytest.raises(ReplayError, match="--clock virtual"):
+        replay(str(path), endpoint=url)

@@ -227,3 +227,12 @@ def test_plyvel_is_required_only_where_it_has_wheels() -> None:
         assert ("plyvel" in required) is wanted, (system, machine)
         assert {"aiohttp", "orjson", "botocore", "boto3"} <= required
     assert [Requirement(d).name for d in project["optional-dependencies"]["leveldb"]] == ["plyvel"]
+
+
+def test_verify_signatures_without_credentials(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    result = subprocess.run(
+        [sys.executable, "-m", "dynemu", "--in-memory", "--port", "0", "--verify-signatures"],
+        capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path,
+    )
+    assert_fails(result, "--verify-signatures needs credentials")

@@ -160,6 +160,24 @@ def test_invalid_regions_are_refused(server_url: str, region: str) -> None:
     }
 
 
+@pytest.mark.parametrize("key", ["", "a b", "é", "A" * 129])
+def test_access_keys_no_account_could_have_are_unrecognized(server_url: str, key: str) -> None:
+    status, _, data = raw(server_url, "{}", auth=_auth("us-east-1", key))
+    assert (status, _body(data)) == (400, {
+        "__type": "com.amazon.coral.service#UnrecognizedClientException",
+        "message": "The security token included in the request is invalid.",
+    })
+
+
+def test_odd_access_keys_get_digests_under_isolate_access_keys(tmp_path: Any) -> None:
+    with DynemuServer(data_dir=str(tmp_path), isolate_access_keys=True) as url:
+        for key in ("..", "AKID", ".", "A.B"):
+            assert raw(url, "{}", auth=_auth("local", key))[0] == 200
+    names = sorted(p.name for p in tmp_path.iterdir() if p.is_dir())
+    assert "AKID_local" in names and len(names) == 4
+    assert all(n == "AKID_local" or (n.startswith("x") and n.endswith("_local")) for n in names)
+
+
 def test_a_region_can_never_leave_the_data_directory(tmp_path: Any) -> None:
     data_dir = tmp_path / "data"
     with DynemuServer(data_dir=str(data_dir)) as url:
@@ -170,7 +188,7 @@ def test_a_region_can_never_leave_the_data_directory(tmp_path: Any) -> None:
             status, _, data = raw(url, "{}", auth=_auth(region))
             assert status == 200, data
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
-    names = sorted(p.name for p in data_dir.iterdir())
+    names = sorted(p.name for p in data_dir.iterdir() if p.is_dir())  # namespaces (not the lock file)
     assert "local" in names and len(names) == 3  # US-EAST-1 and Local get digests: no case collision
     assert all(n == "local" or (n.startswith("x") and len(n) == 25) for n in names)
 
@@ -284,3 +302,41 @@ def test_dates_too_old_or_too_far_ahead_are_refused(verifying: str) -> None:
 def test_signatures_are_not_checked_by_default(server_url: str) -> None:
     status, _, _ = raw(server_url, "{}")  # Signature=x
     assert status == 200
+
+
+# --- null inside containers, over HTTP (issue 17) ----------------------------------------------
+
+NOT_NULL = "failed to satisfy constraint: Member must not be null"
+
+
+@pytest.mark.parametrize(
+    ("target", "body", "path"),
+    [
+        ("BatchGetItem", {"RequestItems": {"tab": None}}, "requestItems.tab.member"),
+        ("BatchWriteItem", {"RequestItems": {"tab": None}}, "requestItems.tab.member"),
+        ("BatchWriteItem", {"RequestItems": {"tab": [None]}}, "requestItems.tab.member.1.member"),
+        ("TransactWriteItems", {"TransactItems": [None]}, "transactItems.1.member"),
+        ("GetItem", {"TableName": "tab", "Key": {"pk": {"S": "a"}}, "ProjectionExpression": "#a",
+                     "ExpressionAttributeNames": {"#a": None}}, "expressionAttributeNames.#a.member"),
+    ],
+)  # fmt: skip
+def test_null_in_a_container_is_a_validation_error(server_url: str, target: str, body: Any, path: str) -> None:
+    status, _, data = raw(server_url, json.dumps(body), target=f"DynamoDB_20120810.{target}")
+    assert (status, _body(data)) == (400, {
+        "__type": "com.amazon.coral.validate#ValidationException",
+        "message": f"1 validation error detected: Value null at '{path}' {NOT_NULL}",
+    })
+
+
+def test_a_number_whose_exponent_overflows_gets_dynamodbs_number_error(server_url: str, table: str) -> None:
+    body = {"TableName": table, "Item": {"pk": {"S": "n"}, "v": {"N": "1e+99999999999999999999"}}}
+    status, _, data = raw(server_url, json.dumps(body), target="DynamoDB_20120810.PutItem")
+    assert (status, _body(data)) == (400, {
+        "__type": "com.amazon.coral.validate#ValidationException",
+        "message": "The parameter cannot be converted to a numeric value: 1e+99999999999999999999",
+    })
+    body["Item"]["v"] = {"N": "1e999999"}
+    status, _, data = raw(server_url, json.dumps(body), target="DynamoDB_20120810.PutItem")
+    assert _body(data)["message"] == (
+        "Number overflow. Attempting to store a number with magnitude larger than supported range"
+    )

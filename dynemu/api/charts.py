@@ -5,6 +5,7 @@ dashboard and the replay report.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from html import escape
 
@@ -14,14 +15,15 @@ MAX_POINTS = 900
 
 
 def _nice(v: float) -> float:
-    """A round number >= v for the top of an axis."""
+    """The top of an axis of four round steps (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten) >= v."""
     if v <= 0:
         return 1.0
-    mag = 10 ** len(str(int(v))) / 10 if v >= 1 else 1.0
-    for step in (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10):
-        if step * mag >= v:
-            return step * mag
-    return 10 * mag
+    step = v / 4
+    mag = 10.0 ** math.floor(math.log10(step))
+    for m in (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10):
+        if m * mag >= step:
+            return 4 * m * mag
+    return 40 * mag
 
 
 def _fmt(v: float) -> str:

@@ -27,7 +27,7 @@ from dynemu.api import compression, sigv4
 from dynemu.api.validation import RequestValidator
 from dynemu.config import Settings
 from dynemu.engine.database import Database
-from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces, check_region
+from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces, check_access_key, check_region
 
 log = logging.getLogger("dynemu")
 
@@ -152,7 +152,10 @@ class Protocol:
         """The raw body, read within --request-timeout: a stalled client is dropped (408 and
         the connection closed) while other connections carry on."""
         try:
-            return await asyncio.wait_for(request.read(), self.timeout)
+            if request.content.is_eof():  # the whole body came with the headers: no timer
+                return await request.read()
+            async with asyncio.timeout(self.timeout):
+                return await request.read()
         except web.HTTPRequestEntityTooLarge:
             return web.Response(status=413)
         except TimeoutError:
@@ -212,6 +215,8 @@ class Protocol:
                 credentials=self.credentials,
             )
         access_key, region = parse_credential(auth)
+        if "Credential=" in auth:
+            check_access_key(access_key)
         return access_key, check_region(region)
 
     def _body(self, request: web.Request, raw: bytes) -> Any:

@@ -10,7 +10,6 @@ from dynemu.api.operations import registry
 from dynemu.api.operations import ttl as ttl_operations
 from dynemu.api.protocol import MAX_BODY_BYTES, Protocol, cors_origins
 from dynemu.config import Settings
-from dynemu.engine import indexes
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import make_clock
 from dynemu.engine.consistency import ConsistencyConfig
@@ -22,7 +21,6 @@ PROTOCOL = web.AppKey("protocol", Protocol)
 
 
 def create_app(settings: Settings) -> web.Application:
-    indexes.configure(settings.item_collection_limit)
     # A little above 16 MB so that the protocol itself answers 413 for larger bodies.
     # Request bodies are decoded by the protocol (unknown codings refused, signatures over the
     # bytes sent), not by aiohttp.
@@ -44,6 +42,7 @@ def create_app(settings: Settings) -> web.Application:
         isolate_access_keys=settings.isolate_access_keys,
         max_open=settings.max_open_namespaces,
         store=store_select.resolve(settings.store, settings.in_memory),
+        item_collection_limit=settings.item_collection_limit,
     )
     metrics = RequestMetrics()
     credentials = sigv4.credentials_for(settings.credentials_file) if settings.verify_signatures else None

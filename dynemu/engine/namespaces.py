@@ -19,11 +19,11 @@ import re
 from collections import OrderedDict
 
 from dynemu import errors
-from dynemu.engine import consistency, streams, ttl
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.database import Database
+from dynemu.engine.indexes import ITEM_COLLECTION_LIMIT
 from dynemu.storage.base import Store
 from dynemu.storage.select import open_store
 
@@ -47,6 +47,22 @@ def invalid_region(region: str) -> errors.DynamoError:
         f"Credential should be scoped to a valid region, not '{shown}'.",
         namespace=errors.CORAL_NS,
     )
+
+
+# What the server takes as an access key id when a credential scope is given: visible ASCII,
+# 1 to 128 characters (odd ones are hashed into directory names, never used as paths).
+ANY_ACCESS_KEY = re.compile(r"[\x21-\x7e]{1,128}")
+
+
+def check_access_key(access_key: str) -> str:
+    """An access key id no account could have is answered as the service answers unknown keys."""
+    if ANY_ACCESS_KEY.fullmatch(access_key) is None:
+        raise errors.DynamoError(
+            "UnrecognizedClientException",
+            "The security token included in the request is invalid.",
+            namespace=errors.CORAL_NS,
+        )
+    return access_key
 
 
 def check_region(region: str) -> str:
@@ -85,6 +101,7 @@ class Namespaces:
         consistency: ConsistencyConfig | None = None,
         max_open: int = DEFAULT_MAX_OPEN,
         store: str = "leveldb",
+        item_collection_limit: int = ITEM_COLLECTION_LIMIT,
     ) -> None:
         """``data_dir`` None means in memory; ``store`` is the on-disk store's kind (memory
         namespaces hold no file descriptors and cannot be closed without losing them: only
@@ -94,6 +111,7 @@ class Namespaces:
         self.clock = clock
         self.capacity = capacity
         self.consistency = consistency or ConsistencyConfig()
+        self.item_collection_limit = item_collection_limit
         self.shared_db = shared_db
         self.isolate_access_keys = isolate_access_keys
         self.max_open = max(1, max_open)
@@ -124,13 +142,9 @@ class Namespaces:
             while len(self.databases) >= self.max_open:
                 _, idle = self.databases.popitem(last=False)
                 idle.store.close()
-        db = Database(self._open_store(name), self.clock, self.capacity)
-        # What lives beside the items: streams and TTL state saved in the store, and the
-        # stale-read model; tables created later get them through the table hooks.
-        streams.attach_all(db)
-        ttl.attach_all(db)
-        consistency.attach_all(db, self.consistency)
-        db.table_hooks.append(lambda table: consistency.attach(table, self.consistency))
+        # The database attaches what lives beside the items (streams, TTL, the stale-read model).
+        db = Database(self._open_store(name), self.clock, self.capacity, consistency=self.consistency,
+                      item_collection_limit=self.item_collection_limit)
         self.databases[name] = db
         return db
 

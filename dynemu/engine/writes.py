@@ -40,6 +40,7 @@ from dynemu.engine.transactions import (
     failure_reason,
     throttle_reason,
 )
+from dynemu.storage import keyspace
 
 if TYPE_CHECKING:
     from dynemu.engine.database import Database
@@ -172,7 +173,7 @@ def admit_index_writes(table: Table, m: Mutation, now: float) -> list[_IndexChar
         if w.is_global and w.write_h:
             state = cap.index_state(w.index, now)
             ikey = w.new_key if w.new_key is not None else w.old_key
-            suffix = ikey[len(w.index.prefix) :]
+            suffix = keyspace.index_hashed_part(ikey)
             charged.append((state, cap.check_index(state, suffix, now, write=True), suffix, w.write_h / 2))
     return charged
 

@@ -16,11 +16,36 @@ Single-threaded use is assumed, as in the engine (one event-loop turn per reques
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
 import weakref
 from bisect import bisect_left, insort
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from dynemu.storage.base import Snapshot, Store, WriteBatch
+
+_BULK_DELETE = 64  # a batch longer than this removes its deleted keys in one pass
+_COMPACT_MIN = 4096  # stores this small are not worth compacting
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's malloc_trim, which hands freed heap pages back to the OS (None elsewhere)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc.malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+def release_freed_memory() -> None:
+    """Return the memory Python has freed to the operating system, where the C library can."""
+    gc.collect()
+    if _TRIM is not None:
+        _TRIM(0)
 
 
 class _ClosedData(dict[bytes, bytes]):
@@ -112,6 +137,7 @@ class MemoryStore(Store):
         self._cursors: weakref.WeakSet[_Cursor] = weakref.WeakSet()
         self._snapshots: weakref.WeakSet[MemorySnapshot] = weakref.WeakSet()
         self._closed = False
+        self._peak = 0  # the most keys held since the last compaction
 
     def get(self, key: bytes) -> bytes | None:
         return self._data.get(key)
@@ -132,14 +158,38 @@ class MemoryStore(Store):
                 raise TypeError("keys and values must be bytes")
         self._before_write()
         keys, data = self._keys, self._data
+        gone: set[bytes] | None = None
         for key, value in ops:
             if value is None:
                 if data.pop(key, None) is not None:
-                    del keys[bisect_left(keys, key)]
+                    if gone is not None:
+                        gone.add(key)
+                    elif len(ops) > _BULK_DELETE:
+                        gone = {key}  # many deletes: one pass over the key list at the end
+                    else:
+                        del keys[bisect_left(keys, key)]
             else:
-                if key not in data:
+                if gone is not None and key in gone:
+                    gone.discard(key)
+                elif key not in data:
                     insort(keys, key)
                 data[key] = value
+        if gone:
+            keys[:] = [k for k in keys if k not in gone]
+        n = len(data)
+        if n > self._peak:
+            self._peak = n
+        elif n < self._peak // 2 and self._peak >= _COMPACT_MIN:
+            self._compact()
+
+    def _compact(self) -> None:
+        """Give memory back once the store has shrunk to less than half its peak (a table
+        deleted, say): a dict never shrinks its table by itself, and freed values stay with
+        the C allocator until it is asked to return them."""
+        self._data = dict(self._data)
+        self._keys = list(self._keys)
+        self._peak = len(self._data)
+        release_freed_memory()
 
     def _before_write(self) -> None:
         if self._cursors:

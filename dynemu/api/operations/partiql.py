@@ -17,6 +17,7 @@ import orjson
 from dynemu import errors
 from dynemu.api.operations import partiql_adapter as run
 from dynemu.api.protocol import Context, Handler
+from dynemu.engine import values
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
 from dynemu.engine.partiql import ast
 from dynemu.engine.partiql.parser import parse
@@ -30,6 +31,7 @@ MSG_MIXED_TRANSACTION = ("Transaction statements must be either all reads (SELEC
 MSG_EXISTS = "EXISTS is supported only in ExecuteTransaction"
 MSG_INDEX = "This operation is not supported on an index"
 MSG_NEXT_TOKEN = "The provided NextToken is invalid"
+IN_PAGE_ITEMS = 10
 # error types -> BatchStatementError codes (API reference, BatchStatementError)
 _BATCH_CODES = {
     "ConditionalCheckFailedException": "ConditionalCheckFailed",
@@ -66,12 +68,11 @@ def execute_statement(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if isinstance(statement, ast.Exists):
         raise errors.validation(MSG_EXISTS)
     plan = plan_write(statement, table.spec.key_schema)
-    m = run.write_one(ctx, table, plan, return_old=body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD")
+    return_old = body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
+    m, ledger = run.write_one(ctx, table, plan, return_old=return_old, consumed=mode is not None)
     out: dict[str, Any] = {"Items": _returning(plan, m)}
-    if mode is not None:
-        cc = ConsumedCapacity(plan.table)
-        run.write_capacity(cc, m)
-        out["ConsumedCapacity"] = cc.render(mode)
+    if ledger is not None and mode is not None:
+        out["ConsumedCapacity"] = ledger.for_table(table.name).render(mode)
     return out
 
 
@@ -96,6 +97,10 @@ def _select(ctx: Context, body: dict[str, Any], s: ast.Select, table: Table, mod
     position, after = _decode_token(body)
     partitions: tuple[Item | None, ...] = plan.partitions if plan.partitions is not None else (None,)
     limit: int | None = body.get("Limit")
+    if len(partitions) > 1:
+        # several partitions (IN, OR): "Results are returned in pages of up to 10 items"
+        # ("PartiQL ... operators", IN); here: at most 10 items evaluated per page
+        limit = min(limit, IN_PAGE_ITEMS) if limit is not None else IN_PAGE_ITEMS
     cc = ConsumedCapacity(s.source.table)
     items: list[Item] = []
     out: dict[str, Any] = {}
@@ -142,8 +147,9 @@ def _decode_token(body: dict[str, Any]) -> tuple[int, Item | None]:
         data = orjson.loads(base64.urlsafe_b64decode(token.encode()))
         ok = data["s"] == _statement_id(body) and isinstance(data["p"], int) and data["p"] >= 0
         after = data["k"]
-        ok = ok and (after is None or isinstance(after, dict))
-    except (ValueError, TypeError, KeyError, orjson.JSONDecodeError):
+        if after is not None:
+            after = values.validate_item(after)
+    except (ValueError, TypeError, KeyError, orjson.JSONDecodeError, errors.DynamoError):
         ok = False
     if not ok:
         raise errors.validation(MSG_NEXT_TOKEN)
@@ -193,8 +199,9 @@ def _batch_one(ctx: Context, entry: dict[str, Any], ledger: CapacityLedger) -> d
             raise errors.validation(MSG_EXISTS)
         plan = plan_write(statement, table.spec.key_schema)
         return_old = entry.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
-        m = run.write_one(ctx, table, plan, return_old=return_old)
-        run.write_capacity(ledger.for_table(table.name), m)
+        _, consumed = run.write_one(ctx, table, plan, return_old=return_old, consumed=True)
+        assert consumed is not None
+        ledger.for_table(table.name).merge(consumed.for_table(table.name))
     except errors.DynamoError as e:
         code = _BATCH_CODES.get(e.type_name)
         if code is None:

@@ -1,12 +1,11 @@
 """PartiQL's one door into the engine's read and write paths.
 
 Every PartiQL read and write reaches storage only through the functions here, and they only
-call the paths the other operations use: ``Database.write`` (PutItem, UpdateItem,
-DeleteItem), the passes of TransactWriteItems / TransactGetItems and Query's page reader.
-When the engine's write and read executors land (issue 11: ``engine/writes.py``,
-``engine/reads.py``) this is the one file to switch. Until then the transaction tail below
-mirrors ``transactions.transact_write_items`` step for step (token, resolve, 4 MB, admit,
-run, GSI admission, debit, one commit), because that function parses its own request body.
+call the paths the other operations use: every write goes to the engine's write executor
+(``dynemu.engine.writes``: as PutItem, UpdateItem and DeleteItem one by one, as
+TransactWriteItems in a transaction); reads use Query's page reader and GetItem's and
+TransactGetItems' reads. When the engine's read executor lands (issue 11) the read half of
+this file is the one part to switch.
 """
 
 from __future__ import annotations
@@ -15,16 +14,17 @@ from typing import Any
 
 from dynemu import errors
 from dynemu.api.operations import query as q
-from dynemu.api.operations import transactions as tx
 from dynemu.api.protocol import Context
-from dynemu.engine import capacity, consistency, indexes
+from dynemu.engine import capacity, consistency, values
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
-from dynemu.engine.expressions import Compiled, Condition
+from dynemu.engine.expressions import Compiled
 from dynemu.engine.expressions import ast as ex
 from dynemu.engine.indexes import Index
 from dynemu.engine.partiql.translate import KeyedPlan, ReadPlan
 from dynemu.engine.reads import Page
 from dynemu.engine.table import Mutation, Table
+from dynemu.engine.transactions import TransactionCanceled, fingerprint
+from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, Write, admit_or_cancel, replay
 from dynemu.storage import keyspace
 
 Item = dict[str, Any]
@@ -107,149 +107,108 @@ def get_one(ctx: Context, table: Table, key: Item, consistent: bool) -> tuple[It
     return item, read_h
 
 
-# --- single writes ------------------------------------------------------------------------------
+# --- writes: the engine's write executor ------------------------------------------------------------
 
 
-def write_one(ctx: Context, table: Table, plan: KeyedPlan, *, return_old: bool) -> Mutation:
-    """INSERT, UPDATE or DELETE of one item through ``Database.write`` (PutItem's path)."""
-    if plan.kind == "put":
-        item = plan.key
-        try:
-            return ctx.db.write(table, table.key_for_item(item), lambda old: item, lambda old: old is None,
-                                new_size=plan.item_size)
-        except errors.DynamoError as e:
-            if e.type_name == "ConditionalCheckFailedException":
-                raise duplicate_item() from None
-            raise
-    key = table.key_for_request(plan.key)
-    condition = plan.condition
-    if plan.kind == "update":
-        update, key_attrs = plan.update, plan.key
-        assert update is not None and condition is not None
-        return ctx.db.write(table, key, lambda old: update.apply(old, key_attrs)[0], condition.evaluate,
-                            return_item_on_failure=return_old, size_error=MSG_UPDATE_SIZE)
-    # DELETE of a missing item deletes nothing; an existing one must satisfy the rest of WHERE
-    check = (lambda old: old is None or condition.evaluate(old)) if condition is not None else None
-    return ctx.db.write(table, key, lambda old: None, check, return_item_on_failure=return_old)
+def to_write(table: Table, plan: KeyedPlan, *, return_old: bool, table_name: str) -> Write:
+    """The write executor's ``Write`` of an INSERT, UPDATE, DELETE or EXISTS."""
+    rest = plan.condition
+    kw: dict[str, Any] = {"return_old_on_failure": return_old, "table_name": table_name}
+    if plan.kind == "put":  # only where no item has the key (a failure is DuplicateItem)
+        return Write.put(table, plan.key, size=plan.item_size, condition=_absent, request_size=plan.item_size, **kw)
+    kw["request_size"] = values.item_size(plan.key) + _update_values_size(plan)
+    if plan.kind == "update":  # an existing item satisfying the rest of WHERE
+        assert rest is not None
+        return Write.update_item(table, plan.key, plan.update, condition=rest.evaluate, **kw)
+    if plan.kind == "delete":  # a missing item: nothing to delete; an existing one must satisfy WHERE
+        condition = (lambda old: old is None or rest.evaluate(old)) if rest is not None else None
+        return Write.delete(table, plan.key, condition=condition, **kw)
+    # EXISTS: the item exists and satisfies the rest of WHERE (a ConditionCheck)
+    return Write.condition_check(
+        table, plan.key, lambda old: old is not None and (rest is None or rest.evaluate(old)), **kw)
 
 
-def write_capacity(cc: ConsumedCapacity, m: Mutation) -> None:
-    cc.add_write(capacity.write_units_h(m.old_size, m.new_size))
-    indexes.charge(cc, m)
+def _absent(old: Item | None) -> bool:
+    return old is None
 
 
-# --- transactions -------------------------------------------------------------------------------
+def _update_values_size(plan: KeyedPlan) -> int:
+    """An UPDATE's share of the transaction's 4 MB beyond its key: the values it writes."""
+    if plan.update is None:
+        return 0
+    return sum(values.value_size(a.value.value) for a in plan.update.actions if isinstance(a.value, ex.Literal))
 
 
-def _key_exists(names: tuple[str, ...], exists: bool) -> ex.Node:
-    return ex.Func("attribute_exists" if exists else "attribute_not_exists", (ex.Path((names[0],)),))
+def write_one(ctx: Context, table: Table, plan: KeyedPlan, *, return_old: bool,
+              consumed: bool) -> tuple[Mutation, CapacityLedger | None]:
+    """One INSERT, UPDATE or DELETE, as PutItem, UpdateItem or DeleteItem run: a throttle is
+    the statement's error; an INSERT of an existing key is DuplicateItemException."""
+    write = to_write(table, plan, return_old=return_old, table_name=table.name)
+    try:
+        result = ctx.db.execute([write], on_throttle="raise", consumed=consumed)
+    except errors.DynamoError as e:
+        if plan.kind == "put" and e.type_name == "ConditionalCheckFailedException":
+            raise duplicate_item() from None
+        raise
+    assert write.mutation is not None
+    return write.mutation, result.ledger
 
 
-def _action(plan: KeyedPlan, table: Table, return_old: bool) -> tx._Action:
-    """A TransactWriteItems action with the plan's trees in place of compiled expressions."""
-    params: dict[str, Any] = {"TableName": plan.table}
-    if return_old:
-        params["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
-    names = table.spec.key_names
-    rest = plan.condition.tree if plan.condition is not None else None
-    if plan.kind == "put":
-        compiled = Compiled(condition=Condition(_key_exists(names, False)))
-        return tx._Action("Put", params, plan.key, plan.item_size, compiled)
-    if plan.kind == "update":
-        return tx._Action("Update", params, plan.key, 0, Compiled(condition=plan.condition, update=plan.update))
-    if plan.kind == "delete":
-        tree = None if rest is None else ex.Or((_key_exists(names, False), rest))
-        return tx._Action("Delete", params, plan.key, 0, Compiled(condition=Condition(tree) if tree else None))
-    tree = _key_exists(names, True) if rest is None else ex.And((_key_exists(names, True), rest))
-    return tx._Action("ConditionCheck", params, plan.key, 0, Compiled(condition=Condition(tree)))
-
-
-def _duplicates(e: tx.TransactionCanceled, actions: list[tx._Action]) -> tx.TransactionCanceled:
+def _duplicates(e: TransactionCanceled, writes: list[Write]) -> TransactionCanceled:
     """An INSERT whose key exists cancels with DuplicateItem, not ConditionalCheckFailed."""
     reasons = [
         {"Code": "DuplicateItem", "Message": MSG_DUPLICATE}
-        if a.kind == "Put" and r.get("Code") == "ConditionalCheckFailed" else r
-        for a, r in zip(actions, e.reasons, strict=True)
+        if w.kind == "Put" and r.get("Code") == "ConditionalCheckFailed" else r
+        for w, r in zip(writes, e.reasons, strict=True)
     ]
-    return tx.TransactionCanceled(reasons)
+    return TransactionCanceled(reasons)
 
 
 def transact_write(ctx: Context, body: dict[str, Any], plans: list[KeyedPlan], tables: list[Table],
                    return_old: list[bool], mode: str | None) -> dict[str, Any]:
-    """All or nothing, exactly as TransactWriteItems (ClientRequestToken included)."""
+    """All or nothing through the executor's transaction, as TransactWriteItems
+    (ClientRequestToken included)."""
+    consumed = mode is not None
     token: str | None = body.get("ClientRequestToken")
-    cache = digest = None
+    idempotency = None
     if token is not None:
-        from dynemu.engine.transactions import fingerprint, tokens_for  # type: ignore[attr-defined]  # until the executor switch
-
-        cache, digest = tokens_for(ctx.db), fingerprint(body)
-        entry = cache.check(token, digest, ctx.db.now())
-        if entry is not None:
-            return tx._replay(body, entry)
-    actions = [_action(p, t, r) for p, t, r in zip(plans, tables, return_old, strict=True)]
+        idempotency = (token, fingerprint(body))
+        result = replay(ctx.db, token, idempotency[1], consumed)
+        if result is not None:  # a repeat within the token's window: nothing written
+            return _render(result.ledger, mode)
+    ws = [to_write(t, p, return_old=r, table_name=t.name) for p, t, r in zip(plans, tables, return_old, strict=True)]
     try:
-        try:
-            tx._resolve(ctx, actions)
-            if sum(tx._request_size(a) for a in actions) > tx.MAX_TRANSACTION_BYTES:
-                raise errors.validation(tx.MSG_TOO_LARGE)
-            now = ctx.db.now()
-            parts = tx._admit(actions, now, write=True)
-            mutations, sizes = tx._run(actions)
-            gsi_charges = tx._admit_indexes(ctx, actions, mutations, now)
-        except tx.TransactionCanceled as e:
-            raise _duplicates(e, actions) from None
-    except tx.TransactionCanceled:
-        if cache is not None:
-            cache.remember(token, digest, ctx.db.now(), completed=False)  # type: ignore[arg-type]
-        raise
-    charges = [
-        capacity.write_units_h(old, new if a.kind != "ConditionCheck" else None, transactional=True)
-        for a, (old, new) in zip(actions, sizes, strict=True)
-    ]
-    for a, p, write_h in zip(actions, parts, charges, strict=True):
-        a.table.capacity.debit(p, a.key, now, write=write_h / 2)  # type: ignore[union-attr]
-    ctx.db.debit_index_writes(gsi_charges, now)
-    ctx.db.commit(mutations)  # the one storage write batch of the whole transaction
-    if cache is not None:
-        replay = [(a.table_name, max(old, new)) for a, (old, new) in zip(actions, sizes, strict=True)]
-        cache.remember(token, digest, ctx.db.now(), completed=True, replay=replay)  # type: ignore[arg-type]
-    out: dict[str, Any] = {}
-    if mode is not None:
-        ledger = CapacityLedger(split=True)
-        for a, write_h in zip(actions, charges, strict=True):
-            ledger.for_table(a.table_name).add_write(write_h)
-        names = {id(a.table): a.table_name for a in actions}
-        for m in mutations:
-            indexes.charge(ledger.for_table(names[id(m.table)]), m)
-        out["ConsumedCapacity"] = ledger.render(mode)
-    return out
+        result = ctx.db.execute(ws, on_throttle="cancel", transactional=True, consumed=consumed, token=idempotency)
+    except TransactionCanceled as e:
+        raise _duplicates(e, ws) from None
+    return _render(result.ledger, mode)
+
+
+def _render(ledger: CapacityLedger | None, mode: str | None) -> dict[str, Any]:
+    if ledger is None or mode is None:
+        return {}
+    return {"ConsumedCapacity": ledger.render(mode)}
 
 
 def transact_get(ctx: Context, plans: list[KeyedPlan], tables: list[Table], mode: str | None) -> dict[str, Any]:
     """TransactGetItems' reads: one consistent snapshot, two units per 4 KB per item."""
-    gets = [tx._Action("Get", {"TableName": p.table}, p.key, 0, Compiled(projection=p.projection), t,
-                       t.key_for_request(p.key)) for p, t in zip(plans, tables, strict=True)]
-    seen: set[tuple[int, bytes]] = set()
-    for g in gets:
-        if (id(g.table), g.key) in seen:
-            raise errors.validation(tx.MSG_MULTIPLE_OPERATIONS)
-        seen.add((id(g.table), g.key))
+    keys = [t.key_for_request(p.key) for p, t in zip(plans, tables, strict=True)]
+    if len(set(keys)) != len(keys):
+        raise errors.validation(MSG_MULTIPLE_OPERATIONS)
     now = ctx.db.now()
-    parts = tx._admit(gets, now, write=False)
+    parts = admit_or_cancel(list(zip(tables, keys, strict=True)), now, write=False)
     ledger = CapacityLedger(split=True) if mode is not None else None
     responses: list[dict[str, Any]] = []
-    for g, p, plan in zip(gets, parts, plans, strict=True):
-        table = g.table
-        assert table is not None
-        item, size = table.read(g.key)
+    for table, key, p, plan in zip(tables, keys, parts, plans, strict=True):
+        item, size = table.read(key)
         if item is not None and (plan.condition is None or plan.condition.evaluate(item)):
             responses.append({"Item": plan.projection.apply(item) if plan.projection is not None else item})
         else:
             responses.append({})
         read_h = capacity.read_units_h(size, True, transactional=True)
-        table.capacity.debit(p, g.key, now, read=read_h / 2)
+        table.capacity.debit(p, key, now, read=read_h / 2)
         if ledger is not None:
-            ledger.for_table(g.table_name).add_read(read_h)
+            ledger.for_table(table.name).add_read(read_h)
     out: dict[str, Any] = {"Responses": responses}
     if ledger is not None:
         out["ConsumedCapacity"] = ledger.render(mode)  # type: ignore[arg-type]

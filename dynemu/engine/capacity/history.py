@@ -140,6 +140,6 @@ def allocated(state: Any) -> tuple[float, float]:
     for k in (0, 1):
         rate = state.table[k].rate
         if state.on_demand:
-            rate = min(rate, n * state.pmap.parts[0].load.ceil[k].rate)
+            rate = min(rate, n * state.ceilings[k])  # each partition's own ceiling
         out.append(rate)
     return out[0], out[1]
