@@ -15,7 +15,9 @@ a request only runs closures: no model walking. Two passes, as Coral does them:
    back canonically (``"true"`` -> ``True`` for booleans, ``2.7`` -> ``2`` for integers,
    unknown/null members dropped inside AttributeValues), so operations see what DynamoDB
    sees. AttributeValue gets a hand-written checker (the hot path: Key, Item, ...).
-2. constraints, in DynamoDB's member order, only through subtrees that have any.
+2. constraints, in DynamoDB's member order, only through subtrees that have any; a null
+   list element or map value (outside AttributeValues) is ``Member must not be null`` at
+   its ``.N.member`` / ``.key.member`` path. A body that is not a JSON object is refused.
 
 What the service does differently from the model lives in the override tables below.
 Message sources are listed in /tmp/research/validation.md.

@@ -16,6 +16,7 @@ import orjson
 
 from dynemu import errors
 from dynemu.api.operations import partiql_adapter as run
+from dynemu.api.operations.common import render_consumed, render_ledger
 from dynemu.api.protocol import Context, Handler
 from dynemu.engine import values
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
@@ -72,7 +73,7 @@ def execute_statement(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     m, ledger = run.write_one(ctx, table, plan, return_old=return_old, consumed=mode is not None)
     out: dict[str, Any] = {"Items": _returning(plan, m)}
     if ledger is not None and mode is not None:
-        out["ConsumedCapacity"] = ledger.for_table(table.name).render(mode)
+        out["ConsumedCapacity"] = render_consumed(ledger.for_table(table.name), mode)
     return out
 
 
@@ -123,7 +124,7 @@ def _select(ctx: Context, body: dict[str, Any], s: ast.Select, table: Table, mod
     projection = plan.projection
     out["Items"] = [projection.apply(i) for i in items] if projection is not None else items
     if mode is not None:
-        out["ConsumedCapacity"] = cc.render(mode)
+        out["ConsumedCapacity"] = render_consumed(cc, mode)
     return out
 
 
@@ -176,7 +177,7 @@ def batch_execute_statement(ctx: Context, body: dict[str, Any]) -> dict[str, Any
     responses = [_batch_one(ctx, entry, ledger) for entry in entries]
     out: dict[str, Any] = {"Responses": responses}
     if mode is not None:
-        out["ConsumedCapacity"] = ledger.render(mode) or []
+        out["ConsumedCapacity"] = render_ledger(ledger, mode) or []
     return out
 
 
