@@ -767,18 +767,20 @@ def _check_table_name(name: Any, checks: list[tuple[Callable[[Any], bool], str]]
 
 class RequestValidator:
     """Shape validators for every operation of one service ("dynamodb", "dynamodbstreams"),
-    compiled once from botocore's model; ``validate`` only runs the compiled closures."""
+    compiled from botocore's model; ``validate`` only runs the compiled closures.
+
+    Each operation's validator is compiled on its first use (a server answering only item
+    requests never compiles the ~60 control-plane shapes; start-up skips it all). Operations
+    are compiled independently of each other, so the order of first uses changes nothing."""
 
     def __init__(self, service: str) -> None:
         loader = botocore.loaders.Loader()
-        model = botocore.model.ServiceModel(
+        self._model = botocore.model.ServiceModel(
             loader.load_service_model(service, "service-2"), service_name=service
         )
         self.service = service
-        self._validators: dict[str, Callable[[object], None]] = {
-            name: _compile_operation(service, model.operation_model(name)) for name in model.operation_names
-        }
-        self.operations: frozenset[str] = frozenset(self._validators)
+        self._validators: dict[str, Callable[[object], None]] = {}
+        self.operations: frozenset[str] = frozenset(self._model.operation_names)
 
     @classmethod
     def for_service(cls, service: str) -> RequestValidator:
@@ -787,10 +789,13 @@ class RequestValidator:
 
     def validator(self, operation: str) -> Callable[[object], None]:
         """The compiled checker of one operation (the same object on every call)."""
-        try:
-            return self._validators[operation]
-        except KeyError:
-            raise unknown_operation() from None
+        check = self._validators.get(operation)
+        if check is None:
+            if operation not in self.operations:
+                raise unknown_operation()
+            check = _compile_operation(self.service, self._model.operation_model(operation))
+            self._validators[operation] = check
+        return check
 
     def validate(self, operation: str, body: object) -> None:
         """Raise DynamoDB's SerializationException or ValidationException for a bad shape."""
