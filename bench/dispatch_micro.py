@@ -17,16 +17,15 @@ import time
 from typing import Any
 
 import orjson
-from multidict import CIMultiDict
-
 from harness import REPO_DIR
+from multidict import CIMultiDict
 from workload import (
     AUTHORIZATION,
     CONTENT_TYPE,
     DEFAULT_TABLE,
     OPERATIONS,
-    QUERY_PARTITIONS,
     QUERY_ITEMS_PER_KEY,
+    QUERY_PARTITIONS,
     QUERY_TABLE,
     TARGET_PREFIX,
     body_for,
