@@ -166,7 +166,7 @@ def test_heat_strips_keep_the_busiest_partitions_of_many() -> None:
     ]
     hist = [
         {"t": t, "read": 0.0, "write": 5.0, "alloc_read": 1.0, "alloc_write": 1.0, "burst_read": 0.0,
-         "burst_write": 0.0, "partitions": 100, "throttles": {"X": 1}, "parts": {f"{99:016x}": [0.0, 5.0, 1]}}
+         "burst_write": 0.0, "burst_low_read": 0.0, "burst_low_write": 0.0, "partitions": 100, "throttles": {"X": 1}, "parts": {f"{99:016x}": [0.0, 5.0, 1]}}
         for t in range(10)
     ]
     view = {"label": "many", "anchor": "many", "summary": {}, "partitions": parts,

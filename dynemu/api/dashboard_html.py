@@ -83,10 +83,12 @@ def _charts(view: dict[str, Any]) -> str:
         )
     out.append(
         line_chart(
-            "burst balance (units saved up, over the allocated rate)",
+            "burst balance (units saved above the allocated rate)",
             [
-                ("read", PALETTE[0], _series(hist, "burst_read")),
-                ("write", PALETTE[2], _series(hist, "burst_write")),
+                ("read (all)", PALETTE[0], _series(hist, "burst_read")),
+                ("write (all)", PALETTE[2], _series(hist, "burst_write")),
+                ("read (lowest partition)", PALETTE[5], _series(hist, "burst_low_read")),
+                ("write (lowest partition)", PALETTE[3], _series(hist, "burst_low_write")),
             ],
             xr,
             xl,

@@ -40,6 +40,8 @@ def _full_history(r: Resource, t0: int, t1: int) -> list[dict[str, Any]]:
                 "alloc_write": 0.0,
                 "burst_read": 0.0,
                 "burst_write": 0.0,
+                "burst_low_read": 0.0,
+                "burst_low_write": 0.0,
                 "partitions": 0,
             }
             rec = {**base, "t": t, "read": 0.0, "write": 0.0, "throttles": {}, "parts": {}}
