@@ -10,6 +10,7 @@ import base64
 import datetime as dt
 import json
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -154,8 +155,18 @@ class Ctx:
             return error_answer(e)
 
     def put(self, table: str, *items: dict[str, Any]) -> None:
+        """PutItem each item, retrying throttled writes after a pause as clients do (for
+        scenarios writing much data at once, whose subject is not throttling)."""
         for item in items:
-            self.ddb.put_item(TableName=table, Item=item)
+            for attempt in range(100):
+                try:
+                    self.ddb.put_item(TableName=table, Item=item)
+                    break
+                except ClientError as e:
+                    code = e.response.get("Error", {}).get("Code")
+                    if code not in ("ThrottlingException", "ProvisionedThroughputExceededException") or attempt == 99:
+                        raise
+                    time.sleep(0.1)
 
 
 def error_answer(e: ClientError) -> dict[str, Any]:

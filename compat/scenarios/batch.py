@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from compat.harness import Ctx, scenario
@@ -135,6 +136,16 @@ def write_empty_request(c: Ctx) -> Any:
     return c.call("batch_write_item", RequestItems={name: _puts(["a"])})
 
 
+def _write_all(c: Ctx, requests: dict[str, Any]) -> None:
+    """BatchWriteItem, resubmitting UnprocessedItems after a pause as clients do."""
+    for _ in range(100):
+        requests = c.ddb.batch_write_item(RequestItems=requests)["UnprocessedItems"]
+        if not requests:
+            return
+        time.sleep(0.1)
+    raise AssertionError("items still unprocessed after 10 s")
+
+
 def _count(c: Ctx, name: str) -> int:
     """Items in a table, across Scan pages."""
     total, start = 0, None
@@ -169,8 +180,8 @@ def get_unprocessed_when_throttled(c: Ctx) -> Any:
     # 4000 WCU: four partitions, so that writing the items stays under each one's 1000 WCU/s
     name = c.table(BillingMode="PROVISIONED", ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 4000})
     keys = [f"{i:02}" for i in range(20)]
-    c.ddb.batch_write_item(RequestItems={name: _puts(keys[:10], v={"S": "x" * 100_000})})
-    c.ddb.batch_write_item(RequestItems={name: _puts(keys[10:], v={"S": "x" * 100_000})})
+    for half in (keys[:10], keys[10:]):
+        _write_all(c, {name: _puts(half, v={"S": "x" * 100_000})})
     r = c.ddb.batch_get_item(RequestItems={name: {"Keys": [{"pk": {"S": k}} for k in keys], "ConsistentRead": True}})
     got = len(r["Responses"].get(name, []))
     left = len(r["UnprocessedKeys"].get(name, {}).get("Keys", []))

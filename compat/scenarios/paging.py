@@ -244,8 +244,7 @@ def query_string_sort_order(c: Ctx) -> Any:
 def scan_one_megabyte_pages(c: Ctx) -> Any:
     """Scan of 14 items of 100 KB: a page stops at 1 MB of data read."""
     name = c.table()
-    for i in range(14):
-        c.ddb.put_item(TableName=name, Item={"pk": {"S": f"k{i:02}"}, "v": {"S": "x" * 100_000}})
+    c.put(name, *({"pk": {"S": f"k{i:02}"}, "v": {"S": "x" * 100_000}} for i in range(14)))
     pages = _pages(c, "scan", TableName=name, ProjectionExpression="pk")
     return {"pages": len(pages), "items": sum(p["n"] for p in pages)}
 
