@@ -66,6 +66,11 @@ def serve(settings: Settings, kind: str) -> None:
     except store_select.StoreOpenError as e:
         sock.close()
         raise StartupError(str(e)) from None
+    except SystemExit as e:  # a setting refused while the app is built (e.g. no credentials)
+        sock.close()
+        if not isinstance(e.code, str):
+            raise
+        raise StartupError(e.code.removeprefix("dynemu: ")) from None
     # Everything built so far (the compiled validators, the expression tables, the botocore
     # model) lives as long as the process: keep it out of the garbage collector's scans,
     # which otherwise cost every request a share of walking ~60,000 objects.

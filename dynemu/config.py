@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -50,7 +51,7 @@ class Settings:
     seed: int = 0  # for the stale-read model's random choices
     max_open_namespaces: int = 64  # LevelDB namespaces kept open; the least recently used idle one closes
     request_timeout: float = 30.0  # seconds a client may take to send a request body
-    admin_token: str | None = None  # when set, the admin API's state changes need it (Bearer)
+    admin_token: str | None = None  # when set, every admin API request needs it (Bearer)
     verify_signatures: bool = False  # check SigV4 signatures against known credentials
     credentials_file: str | None = None  # access keys and secrets for --verify-signatures
     extra: dict[str, str] = field(default_factory=dict)
@@ -147,7 +148,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--request-timeout", type=float, help="seconds a client may take to send a request body (default 30)"
     )
-    p.add_argument("--admin-token", help="require 'Authorization: Bearer TOKEN' for admin API state changes")
+    p.add_argument("--admin-token", help="require 'Authorization: Bearer TOKEN' on every admin API request")
     p.add_argument(
         "--verify-signatures", action="store_true", default=None,
         help="check SigV4 signatures; credentials from --credentials-file or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY",
@@ -166,15 +167,22 @@ def env_name(dest: str) -> str:
 
 def flag_actions(parser: argparse.ArgumentParser | None = None) -> dict[str, argparse.Action]:
     """The settings' flags by Settings field name (``--help`` and ``--version`` left out)."""
-    p = parser if parser is not None else _parser()
+    if parser is None:
+        return dict(_default_actions())
     return {
         a.dest: a
-        for a in p._actions
+        for a in parser._actions
         if a.option_strings and not isinstance(a, argparse._HelpAction | argparse._VersionAction)
     }
 
 
+@functools.cache
+def _default_actions() -> dict[str, argparse.Action]:
+    return flag_actions(_parser())
+
+
 _DEFAULTS = Settings()
+_OPTIONAL = {f.name for f in fields(Settings) if "None" in str(f.type)}  # may be set to None
 _EXPECTED = {
     "int": "a whole number",
     "float": "a number",
@@ -186,9 +194,9 @@ _EXPECTED = {
 def coerce(name: str, value: Any, source: str | None = None) -> Any:
     """``value`` for the setting ``name``, from its command-line text or a Python value of
     the field's type; ``source`` names where it came from in the error."""
-    action = flag_actions().get(name)
-    if action is None:
-        raise KeyError(name)
+    action = _default_actions().get(name)
+    if action is None:  # a field without a flag: taken as given
+        return value
     where = source or name
     default = getattr(_DEFAULTS, name)
     try:
@@ -208,9 +216,10 @@ def coerce(name: str, value: Any, source: str | None = None) -> Any:
         wants = _EXPECTED.get(kind, "a valid value")
         raise SettingsError(f"{where}: expected {wants}, got {value!r}") from None
     wanted = type(default) if default is not None else str
+    if value is None and name in _OPTIONAL:
+        return None
     if not isinstance(value, wanted) or (isinstance(value, bool) and wanted is not bool):
-        if not (default is None and value is None):
-            raise SettingsError(f"{where}: expected {wanted.__name__}, got {value!r}")
+        raise SettingsError(f"{where}: expected {wanted.__name__}, got {value!r}")
     if action.choices is not None and not isinstance(value, bool) and value not in action.choices:
         raise SettingsError(f"{where}: must be one of {', '.join(map(str, action.choices))}, got {value!r}")
     return value
@@ -232,6 +241,10 @@ def check(s: Settings) -> None:
         raise SettingsError(f"{_label('eventual_lag_ms')} must be >= 0, got {s.eventual_lag_ms}")
     if not 0 <= s.stale_read_probability <= 1:
         raise SettingsError(f"{_label('stale_read_probability')} must be between 0 and 1, got {s.stale_read_probability}")
+    if s.max_open_namespaces < 1:
+        raise SettingsError(f"{_label('max_open_namespaces')} must be at least 1, got {s.max_open_namespaces}")
+    if s.request_timeout <= 0:
+        raise SettingsError(f"{_label('request_timeout')} must be positive, got {s.request_timeout}")
     for name in ("partition_size", "item_collection_limit"):
         if getattr(s, name) <= 0:
             raise SettingsError(f"{_label(name)} must be positive, got {getattr(s, name)}")
@@ -289,3 +302,22 @@ def markdown_flag_table() -> str:
         text = (action.help or "").rsplit(" [env ", 1)[0]
         rows.append(f"| `{flag}` | `{env_name(name)}` | {text} |")
     return "\n".join(rows)
+
+
+def write_readme_flag_table(path: str) -> None:
+    """Replace the flag table of the README at ``path`` with the parser's."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    head, rest = text.split(README_TABLE_START + "\n", 1)
+    _, tail = rest.split("\n" + README_TABLE_END, 1)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f"{head}{README_TABLE_START}\n{markdown_flag_table()}\n{README_TABLE_END}{tail}")
+
+
+README_TABLE_START = "<!-- flags: generated by dynemu.config.markdown_flag_table -->"
+README_TABLE_END = "<!-- end of flags -->"
+
+if __name__ == "__main__":  # python -m dynemu.config README.md: regenerate the README's flag table
+    import sys
+
+    write_readme_flag_table(sys.argv[1] if len(sys.argv) > 1 else "README.md")

@@ -43,6 +43,9 @@ class DynemuServer:
             from dynemu.api.server import create_app
 
             self.app = create_app(self.settings)
+        except SystemExit as e:  # a setting refused while the app is built
+            sock.close()
+            raise StartupError(str(e.code).removeprefix("dynemu: ")) from None
         except BaseException:
             sock.close()
             raise

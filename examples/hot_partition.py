@@ -40,6 +40,10 @@ def run(endpoint: str, table: str, seconds: int) -> None:
         "dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="example",
         aws_secret_access_key="example", config=Config(retries={"total_max_attempts": 1}),
     )
+    try:  # an endpoint that already has the table from an earlier run: start it afresh
+        ddb.delete_table(TableName=table)
+    except ddb.exceptions.ResourceNotFoundException:
+        pass
     ddb.create_table(
         TableName=table,
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
@@ -63,7 +67,13 @@ def run(endpoint: str, table: str, seconds: int) -> None:
                     reason = reasons[0]["reason"] if reasons else "-"
                     throttles[(key, err.response["Error"]["Code"], reason)] += 1
         admin(endpoint, "/_dynemu/clock", {"advance": 1})
-    view = admin(endpoint, f"/_dynemu/tables/{table}/partitions")
+    report(admin(endpoint, f"/_dynemu/tables/{table}/partitions"), table, seconds, written, throttles)
+
+
+def report(
+    view: dict[str, Any], table: str, seconds: int, written: int, throttles: collections.Counter[tuple[str, str, str]]
+) -> None:
+    """The throttles seen, then one line per partition and the hottest keys."""
     print(f"\n== {table}: model {view['summary']['model']}, {seconds} s of traffic, {written} writes admitted")
     print("throttled requests (key, error, ThrottlingReasons.reason):")
     for (key, code, reason), n in sorted(throttles.items()):
@@ -71,12 +81,15 @@ def run(endpoint: str, table: str, seconds: int) -> None:
     if not throttles:
         print("  none")
     print("partitions:")
-    print(f"  {'#':>2} {'items':>5} {'allocated WCU':>13} {'WCU/s (60 s)':>14}  throttles")
+    print(f"  {'#':>2}  {'hash range':<19} {'items':>5} {'KB':>6} {'WCU alloc':>9} {'WCU/s':>7} {'throttled':>9}")
     for p in view["partitions"]:
-        print(f"  {p['index']:>2} {p['item_count']:>5} {p['allocated_write']:>13.1f} "
-              f"{p['consumed_write_per_second']:>14.1f}  {p['throttles'] or ''}")
-    hot = view["hot_keys"]["by_throttles"]
-    print("most throttled keys:", ", ".join(f"{k['key']} ({k['throttles']})" for k in hot) or "none")
+        start, end = p["start"][:8] or "00000000", (p["end"] or "ffffffff")[:8]
+        print(f"  {p['index']:>2}  {start}..{end:<9} {p['item_count']:>5} {p['size_bytes'] / 1024:>6.0f} "
+              f"{p['allocated_write']:>9.1f} {p['consumed_write_per_second']:>7.1f} {sum(p['throttles'].values()):>9}")
+    hot = view["hot_keys"]
+    print("hottest keys (units consumed recently):",
+          ", ".join(f"{k['key']['S']} {k['units']:.0f}" for k in hot["by_consumed_units"][:4]) or "none")
+    print("most throttled keys:", ", ".join(f"{k['key']['S']} ({k['throttles']})" for k in hot["by_throttles"]) or "none")
 
 
 def main() -> None:

@@ -30,10 +30,11 @@ def make_client(url: str, region: str = "us-east-1", key: str = "AKIDTEST", serv
 
 @pytest.fixture(scope="session")
 def server_url() -> Iterator[str]:
-    """The shared server of the functional tests: capacity is accounted but never refused
-    (--throttling off), as functional tests write in bursts no real table would admit.
-    Throttling is tested on servers of its own with a virtual clock."""
-    with DynemuServer(throttling=False) as url:
+    """The shared server of the functional tests, with dynemu's defaults (throttling on,
+    the default capacity model): ordinary workloads are within what DynamoDB documents as
+    available, so they are never throttled. Scenarios that go beyond it run on servers of
+    their own with a virtual clock (tests/test_throttling.py)."""
+    with DynemuServer() as url:
         yield url
 
 
@@ -46,6 +47,19 @@ def ddb(server_url: str) -> Any:
 def virtual_uniform() -> Iterator[tuple[Any, Any]]:
     """A private server on a virtual clock, throttling on, uniform model: (client, clock)."""
     server = DynemuServer(clock="virtual", capacity_model="uniform", throttling=True)
+    url = server.start()
+    try:
+        yield make_client(url), server.app[NAMESPACES].clock
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def virtual_default() -> Iterator[tuple[Any, Any]]:
+    """A private server on a virtual clock with dynemu's defaults: (client, clock). For
+    workloads beyond what a table serves in an instant (tens of MB written at once), which
+    advance the clock between their steps as an application's real time would pass."""
+    server = DynemuServer(clock="virtual")
     url = server.start()
     try:
         yield make_client(url), server.app[NAMESPACES].clock

@@ -121,12 +121,20 @@ def test_get_capacity_rounds_each_item(two_tables: tuple[str, str], ddb: Any) ->
     assert "ConsumedCapacity" not in out
 
 
-def test_get_16mb_limit_leaves_unprocessed_keys(table: str, ddb: Any) -> None:
+def test_get_16mb_limit_leaves_unprocessed_keys(virtual_default: tuple[Any, Any]) -> None:
+    # 35 MB (35,000 WRU) is more than a new on-demand table (4,000 WRU/s) takes in an
+    # instant: written 3,500 WRU at a time, 5 s apart on a virtual clock
+    ddb, clock = virtual_default
+    table = "batch-get-16mb"
+    ddb.create_table(TableName=table, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST")
     blob = "x" * (350 * 1024)
-    for start in range(0, 100, 20):
-        ddb.batch_write_item(
-            RequestItems={table: [put({"pk": S(f"k{i:03}"), "v": S(blob)}) for i in range(start, start + 20)]}
+    for start in range(0, 100, 10):
+        out = ddb.batch_write_item(
+            RequestItems={table: [put({"pk": S(f"k{i:03}"), "v": S(blob)}) for i in range(start, start + 10)]}
         )
+        assert out["UnprocessedItems"] == {}
+        clock.advance(5)
     request = {
         table: {
             "Keys": [key(f"k{i:03}") for i in range(100)],

@@ -13,6 +13,8 @@ import boto3
 import pytest
 from botocore.config import Config
 
+from dynemu.testing import DynemuServer
+from tests.conftest import make_client
 from tests.helpers import assert_error, assert_validation, error_of
 
 _names = itertools.count()
@@ -492,10 +494,18 @@ def test_gsi_query_capacity(ddb: Any, three: str) -> None:
 # --- item collections -----------------------------------------------------------------------------------
 
 
-def test_item_collection_metrics_and_limit(ddb: Any, create: Callable[..., str], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DYNEMU_ITEM_COLLECTION_LIMIT", "3000")  # read when the table is created
-    name = create(defs={"l": "N"}, lsis=[lsi("by_l", "l", "ALL")])
-    monkeypatch.delenv("DYNEMU_ITEM_COLLECTION_LIMIT")
+@pytest.fixture
+def small_collections() -> Iterator[Any]:
+    """A private server whose item collections are limited to 3000 bytes."""
+    with DynemuServer(throttling=False, item_collection_limit="3000") as url:
+        yield make_client(url)
+
+
+def test_item_collection_metrics_and_limit(small_collections: Any) -> None:
+    ddb = small_collections
+    name = "collections"
+    ddb.create_table(TableName=name, KeySchema=ks(("pk", "HASH"), ("sk", "RANGE")), BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=ad(pk="S", sk="N", l="N"), LocalSecondaryIndexes=[lsi("by_l", "l", "ALL")])
     resp = ddb.put_item(TableName=name, Item={"pk": S("a"), "sk": N(0), "l": N(1), "v": S("v" * 500)},
                         ReturnItemCollectionMetrics="SIZE")
     assert resp["ItemCollectionMetrics"] == {"ItemCollectionKey": {"pk": S("a")}, "SizeEstimateRangeGB": [0.0, 1.0]}

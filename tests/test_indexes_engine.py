@@ -161,15 +161,14 @@ def test_drop_table_removes_index_data(h: Harness) -> None:
     assert leftovers == []
 
 
-def test_item_collection_limit_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
-    indexes.configure(1234)
-    try:
-        monkeypatch.delenv("DYNEMU_ITEM_COLLECTION_LIMIT", raising=False)
-        assert indexes._collection_limit() == 1234
-        monkeypatch.setenv("DYNEMU_ITEM_COLLECTION_LIMIT", "2KB")
-        assert indexes._collection_limit() == 2048
-    finally:
-        indexes.configure(indexes.ITEM_COLLECTION_LIMIT)
+def test_item_collection_limit_configuration() -> None:
+    """The limit reaches the tables from the Database (Settings.item_collection_limit)."""
+    db = Database(MemoryStore(), RealClock(), item_collection_limit=1234)
+    ctx = Context(db=db, region="us-east-1", access_key="AKIDTEST", settings=Settings(in_memory=True), endpoint="")
+    tables.create_table(ctx, {"TableName": "t", "KeySchema": ks(("pk", "HASH")), "AttributeDefinitions": ad(pk="S"),
+                              "BillingMode": "PAY_PER_REQUEST"})
+    assert db.get("t").indexes.collection_limit == 1234
+    assert Harness().db.item_collection_limit == indexes.ITEM_COLLECTION_LIMIT
 
 
 def test_size_estimate() -> None:

@@ -273,3 +273,53 @@ def test_statement_longer_than_8192_characters(table: str, server_url: str) -> N
 def test_bad_statements_are_client_errors(ddb: Any, statement: str) -> None:
     code, _ = error_of(run, ddb, statement) if statement else ("ParamValidationError", "")
     assert code in ("ValidationException", "ResourceNotFoundException", "ParamValidationError")
+
+
+def test_insert_over_400_kb_is_refused(table: str, ddb: Any) -> None:
+    assert_validation("Item size has exceeded the maximum allowed size",
+                      run, ddb, f"INSERT INTO \"{table}\" VALUE {{'pk': 'k', 'big': ?}}", {"S": "x" * (400 * 1024)})
+    assert ddb.get_item(TableName=table, Key={"pk": {"S": "k"}}).get("Item") is None
+
+
+def test_next_token_of_another_statement_is_refused(music: str, ddb: Any) -> None:
+    out = run(ddb, f"SELECT * FROM \"{music}\" WHERE pk = 'a'", Limit=1)
+    assert_validation("The provided NextToken is invalid",
+                      run, ddb, f"SELECT * FROM \"{music}\" WHERE pk = 'b'", Limit=1, NextToken=out["NextToken"])
+
+
+def test_order_by_needs_the_partition_key_fixed(music: str, ddb: Any) -> None:
+    assert_validation("Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY "
+                      "clause.", run, ddb, f"SELECT * FROM \"{music}\" WHERE genre = 'rock' ORDER BY sk")
+
+
+def test_in_on_the_partition_key_pages_by_ten(table: str, ddb: Any) -> None:
+    for i in range(12):
+        run(ddb, f"INSERT INTO \"{table}\" VALUE {{'pk': ?}}", {"S": f"k{i}"})
+    keys = ", ".join(f"'k{i}'" for i in range(12))
+    first = run(ddb, f"SELECT pk FROM \"{table}\" WHERE pk IN [{keys}]")
+    assert len(first["Items"]) == 10 and "NextToken" in first
+    rest = run(ddb, f"SELECT pk FROM \"{table}\" WHERE pk IN [{keys}]", NextToken=first["NextToken"])
+    assert len(rest["Items"]) == 2 and "NextToken" not in rest
+    many = ", ".join(f"'k{i}'" for i in range(51))
+    assert_validation("The IN operator takes at most 50 values of the partition key; it was given 51",
+                      run, ddb, f"SELECT pk FROM \"{table}\" WHERE pk IN [{many}]")
+    many = ", ".join(str(i) for i in range(101))
+    assert_validation("The IN operator takes at most 100 values; it was given 101",
+                      run, ddb, f"SELECT pk FROM \"{table}\" WHERE v IN [{many}]")
+
+
+def test_attributes_an_index_does_not_project(ddb: Any) -> None:
+    name = f"keys_only_{next(_music_names)}"
+    ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{"IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "KEYS_ONLY"}}],
+    )
+    try:
+        run(ddb, f"INSERT INTO {name} VALUE {{'pk': 'a', 'g': 'x', 'other': 1}}")
+        assert run(ddb, f"SELECT * FROM {name}.by_g WHERE g = 'x'")["Items"] == [{"pk": {"S": "a"}, "g": {"S": "x"}}]
+        assert_validation("One or more parameter values were invalid: Global secondary index by_g does not project "
+                          "[other]", run, ddb, f"SELECT other FROM {name}.by_g WHERE g = 'x'")
+    finally:
+        ddb.delete_table(TableName=name)

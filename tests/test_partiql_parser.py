@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dynemu.engine.expressions import ast as ex
 from dynemu.engine.partiql import ast
@@ -191,3 +193,57 @@ def test_unsupported_constructs(text: str) -> None:
         plan_select(s, KEYS) if isinstance(s, ast.Select) else plan_write(s, KEYS)
 
     assert message_of(run).startswith("Unsupported operation: ")
+
+
+# --- robustness: any token soup is a DynamoError or a plan the engine can run ---------------------
+
+VOCABULARY = ["SELECT", "*", "FROM", "t", "\"t\".\"i\"", "WHERE", "pk", "sk", "a", "a.b", "a[0]", "=", "<>", "<",
+              ">=", "AND", "OR", "NOT", "IN", "[", "]", "(", ")", ",", "BETWEEN", "IS", "MISSING", "NULL", "?",
+              "'x'", "1", "-2", "{", "}", "'k'", ":", "<<", ">>", "begins_with(", "size(", "contains(",
+              "attribute_type(", "list_append(", "set_add(", "set_delete(", "upper(", "+", "-", "INSERT", "INTO",
+              "VALUE", "UPDATE", "SET", "REMOVE", "DELETE", "RETURNING", "ALL", "OLD", "NEW", "MODIFIED",
+              "EXISTS", "ORDER", "BY", "DESC", "TRUE", ";", "'", "\""]
+PREFIXES = ["SELECT * FROM t WHERE ", "UPDATE t SET a = ", "UPDATE t SET ", "DELETE FROM t WHERE pk = 'x' AND sk = 1 AND ",
+            "INSERT INTO t VALUE {'pk': 'x', 'sk': 1, 'a': ", "SELECT a FROM t WHERE pk = 'x' AND sk = 1 AND ", ""]
+ITEM = {"pk": {"S": "x"}, "sk": {"N": "1"}, "a": {"M": {"b": {"L": [{"N": "1"}]}}}, "s": {"SS": ["x"]}}
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(PREFIXES), st.lists(st.sampled_from(VOCABULARY), max_size=14))
+def test_token_soup_never_escapes_as_another_exception(prefix: str, words: list[str]) -> None:
+    text = prefix + " ".join(words)
+    try:
+        parsed = parse(text)
+        s = bind(parsed, [{"N": "1"}] * parsed.parameters)
+        if isinstance(s, ast.Select):
+            plan = plan_select(s, KEYS)
+            if plan.filter is not None:
+                plan.filter.evaluate(ITEM)
+            if plan.projection is not None:
+                plan.projection.apply(ITEM)
+        else:
+            p = plan_write(s, KEYS)
+            if p.condition is not None:
+                p.condition.evaluate(ITEM)
+            if p.update is not None:
+                p.update.apply(ITEM, {"pk": {"S": "x"}, "sk": {"N": "1"}})
+    except DynamoError as e:
+        assert e.type_name == "ValidationException"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["SELECT * FROM t WHERE " + "(" * 3000 + "a = 1" + ")" * 3000,
+     "SELECT * FROM t WHERE " + "NOT " * 3000 + "a = 1",
+     "UPDATE t SET a = a" + " + 1" * 3000 + " WHERE pk = 'x' AND sk = 1",
+     "INSERT INTO t VALUE " + "{'a': " * 3000 + "1" + "}" * 3000,
+     "SELECT * FROM t WHERE a = " + "size(" * 3000 + "a" + ")" * 3000],
+)
+def test_deep_nesting_is_refused_not_a_crash(text: str) -> None:
+    assert "nested too deeply" in message(text)
+
+
+def test_update_paths_must_not_overlap() -> None:
+    assert message_of(lambda: plan_write(statement("UPDATE t SET a = 1 REMOVE a.b WHERE pk = 'x' AND sk = 1"), KEYS)) \
+        == ("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [a], "
+            "path two: [a, b]")

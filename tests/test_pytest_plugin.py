@@ -53,6 +53,7 @@ def test_tables_do_not_leak_between_tests(dynamodb):
 
 def test_environment(dynemu_url):
     assert os.environ["AWS_ENDPOINT_URL_DYNAMODB"] == dynemu_url
+    assert os.environ["AWS_ENDPOINT_URL_DYNAMODB_STREAMS"] == dynemu_url
     assert os.environ["AWS_ACCESS_KEY_ID"] == "dynemu"
     assert os.environ["AWS_DEFAULT_REGION"] == "us-east-1"
     with urllib.request.urlopen(dynemu_url + "/") as response:
@@ -127,3 +128,18 @@ def test_options_are_listed_in_help(tmp_path: Path) -> None:
     for flag in ("--dynemu-capacity-model", "--dynemu-throttling", "--dynemu-clock", "--dynemu-autouse"):
         assert flag in text
     assert "--dynemu-port" not in text and "--dynemu-data-dir" not in text
+
+
+def test_autouse_sets_the_endpoint_for_every_test(tmp_path: Path) -> None:
+    project, env = _project(tmp_path, "gac")
+    (project / "test_app.py").unlink()
+    (project / "test_plain.py").write_text(
+        "import os\n\n\ndef test_plain():\n    assert os.environ['AWS_ENDPOINT_URL_DYNAMODB'].startswith('http://')\n"
+    )
+    assert _pytest(project, env).returncode == 1  # without autouse nothing starts dynemu
+    result = _pytest(project, env, "--dynemu-autouse")
+    assert result.returncode == 0, result.stdout + result.stderr
+    with open(project / "pytest.ini", "a") as ini:
+        ini.write("dynemu_autouse = true\n")
+    result = _pytest(project, env)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -163,11 +163,20 @@ def test_query_touches_only_its_partition(ddb: Any, big: str) -> None:
     assert out["Items"] == [] and out["ScannedCount"] == 0 and "LastEvaluatedKey" not in out
 
 
-def test_one_megabyte_pages(make_table: Any, ddb: Any) -> None:
-    t = make_table(range=("sk", "N"))
+def test_one_megabyte_pages(virtual_default: tuple[Any, Any]) -> None:
+    # 3.5 MB under one partition key is 3,500 WCU on one partition, whose ceiling is 1,000
+    # WCU/s: written 900 WCU a second on a virtual clock, as a real client's time would pass
+    ddb, clock = virtual_default
+    t = "one-megabyte-pages"
+    ddb.create_table(TableName=t, BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                           {"AttributeName": "sk", "AttributeType": "N"}])
     payload = "x" * (100 * 1024)  # ~100 KB items: a page holds about ten
     for i in range(35):
         ddb.put_item(TableName=t, Item={"pk": {"S": "big"}, "sk": {"N": str(i)}, "v": {"S": payload}})
+        if i % 9 == 8:
+            clock.advance(1)
     for forward in (True, False):
         items, pages = query_all(ddb, TableName=t, ScanIndexForward=forward,
                                  KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": {"S": "big"}})

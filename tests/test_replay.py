@@ -12,7 +12,8 @@ import pytest
 from dynemu.replay import report, scenario, traffic
 from dynemu.replay.cli import main as replay_main
 from dynemu.replay.cli import replay
-from dynemu.replay.runner import Outcome, Resource
+from dynemu.replay.runner import Outcome, ReplayError, Resource
+from dynemu.testing import DynemuServer
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "scenarios"
 
@@ -160,20 +161,25 @@ def test_hot_key_throttled_under_table_throughput() -> None:
 def test_burst_absorbs_a_spike_then_runs_out() -> None:
     out = replay(str(EXAMPLES / "burst_spike.json"))
     r = _resource(out, "events")
-    assert not throttles_between(out, r, 0, 140)  # quiet phase and the spike's start: absorbed
-    assert consumed_between(out, r, 120, 140) > 20  # twice the provisioned 10 WCU, from burst
-    late = throttles_between(out, r, 200, 240)
+    assert not throttles_between(out, r, 0, 230)  # first spike, quiet phase, second spike's start
+    assert consumed_between(out, r, 0, 90) > 20  # twice the provisioned 10 WCU, from burst
+    late = throttles_between(out, r, 350, 390)
     assert set(late) == {"TableWriteProvisionedThroughputExceeded"}
-    assert consumed_between(out, r, 200, 240) <= 11  # back to the provisioned rate
+    assert consumed_between(out, r, 350, 390) <= 11  # back to the provisioned rate
+    t0 = int(out.start)
+    assert r.history[t0 + 89]["burst_write"] < r.history[t0 + 209]["burst_write"]  # saved while quiet
 
 
 def test_adaptive_capacity_ends_sustained_throttling() -> None:
     out = replay(str(EXAMPLES / "adaptive_capacity.json"))
     r = _resource(out, "sessions")
-    assert set(throttles_between(out, r, 0, 120)) == {"TableWriteKeyRangeThroughputExceeded"}
-    assert not throttles_between(out, r, 390, 420)
+    assert not throttles_between(out, r, 0, 30)  # the hot partition's burst savings first
+    assert set(throttles_between(out, r, 90, 300)) == {"TableWriteKeyRangeThroughputExceeded"}
+    assert not throttles_between(out, r, 420, 450)
+    assert len(throttled_partitions(r)) == 1
     hot = r.final["partitions"][throttled_partitions(r)[0]]
-    assert hot["allocated_write"] > 100  # the boost, above its 400 / 4 share
+    assert hot["allocated_write"] > 100  # the boost, above its 800 / 8 share
+    assert consumed_between(out, r, 420, 450) > 600  # the hot key's whole rate is admitted
 
 
 def test_dilution_after_a_decrease() -> None:
@@ -203,3 +209,29 @@ def test_time_ordered_keys_against_sharded_keys() -> None:
     # each minute's load sits on one partition: per second, one partition at most throttles
     for rec in by_minute.history.values():
         assert sum(1 for v in rec["parts"].values() if v[2]) <= 1
+
+
+def test_replay_against_an_endpoint_and_splits_in_the_report(tmp_path: Path) -> None:
+    grow = {
+        "name": "grow",
+        "model": "gac",
+        "tables": [{"name": "grow", "hash": ["pk", "S"], "read": 10, "write": 500}],
+        "phases": [
+            {"name": "before", "duration": 5,
+             "operations": [{"table": "grow", "op": "write", "rate": 5, "keys": {"distribution": "uniform"}}]},
+            {"name": "raised", "duration": 5, "update": [{"table": "grow", "read": 10, "write": 3500}],
+             "operations": [{"table": "grow", "op": "write", "rate": 5, "keys": {"distribution": "uniform"}}]},
+        ],
+    }
+    path = tmp_path / "grow.json"
+    path.write_bytes(__import__("orjson").dumps(grow))
+    with DynemuServer(clock="virtual", capacity_model="gac") as url:
+        out = replay(str(path), endpoint=url)
+    r = _resource(out, "grow")
+    assert [(s["from"], s["to"]) for s in r.splits] == [(1, 4)]  # ceil(3500 / 1000): doubled twice
+    assert r.splits[0]["t"] - int(out.start) in (5, 6)
+    html = report.render(out)
+    assert "split: 1 → 4 partitions" in html and "phase: raised" in html
+    assert out.admitted[("grow", "write")] == 50
+    with DynemuServer(clock="real") as url, pytest.raises(ReplayError, match="--clock virtual"):
+        replay(str(path), endpoint=url)

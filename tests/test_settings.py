@@ -120,3 +120,17 @@ def test_server_on_each_disk_store(tmp_path: Path, store: str) -> None:
             else:
                 assert c.scan(TableName="items")["Count"] == 30
                 assert c.get_item(TableName="items", Key={"pk": {"S": "k7"}})["Item"]["n"] == {"N": "7"}
+
+
+def test_port_in_use_is_a_startup_error() -> None:
+    import socket
+
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        server = DynemuServer(port=other.getsockname()[1])
+        with pytest.raises(StartupError, match="already in use"):
+            server.start()
+        assert not server.running
+    with server as url:  # the same object starts once the port is free
+        assert url.endswith(f":{server.settings.port}")

@@ -227,3 +227,23 @@ def test_plyvel_is_required_only_where_it_has_wheels() -> None:
         assert ("plyvel" in required) is wanted, (system, machine)
         assert {"aiohttp", "orjson", "botocore", "boto3"} <= required
     assert [Requirement(d).name for d in project["optional-dependencies"]["leveldb"]] == ["plyvel"]
+
+
+def test_verify_signatures_without_credentials(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    result = subprocess.run(
+        [sys.executable, "-m", "dynemu", "--in-memory", "--port", "0", "--verify-signatures"],
+        capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path,
+    )
+    assert_fails(result, "--verify-signatures needs credentials")
+
+
+def test_data_dir_is_a_file(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert_fails(run("--data-dir", str(blocker)), "is a file", "--data-dir")
+
+
+def test_host_that_is_not_local() -> None:
+    # 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine
+    assert_fails(run("--in-memory", "--host", "192.0.2.1", "--port", "0"), "192.0.2.1", "--host")

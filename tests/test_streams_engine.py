@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from dynemu.api.operations.tables import stream_fields
 from dynemu.engine import streams
 from dynemu.engine.clock import VirtualClock
 from dynemu.engine.database import Database
@@ -86,14 +87,13 @@ def test_restart_recovers_sequence_numbers_and_shards() -> None:
     before = records(db, table)
     shard_ids = [s.shard_id for s in streams.catalog(db).tables[table.spec.table_id].streams[0].shards]
     db2 = new_db(store, clock)  # a restart: only storage survives
-    streams.attach_all(db2)
     table2 = db2.get("things")
     put(db2, table2, {"pk": {"S": "k9"}})
     after = records(db2, table2)
     assert [r.seq for r in after[:5]] == [r.seq for r in before]
     assert after[5].seq > before[-1].seq
     assert [s.shard_id for s in streams.catalog(db2).tables[table2.spec.table_id].streams[0].shards] == shard_ids
-    assert streams.describe_fields(table2)["StreamSpecification"] == {
+    assert stream_fields(table2)["StreamSpecification"] == {
         "StreamEnabled": True,
         "StreamViewType": "NEW_IMAGE",
     }
@@ -164,13 +164,13 @@ def test_validate_spec_messages() -> None:
 def test_describe_fields() -> None:
     db = new_db()
     table = new_table(db)
-    assert streams.describe_fields(table) == {}
+    assert stream_fields(table) == {}
     stream = streams.enable(db, table, "OLD_IMAGE", db.now())
-    assert streams.describe_fields(table) == {
+    assert stream_fields(table) == {
         "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "OLD_IMAGE"},
         "LatestStreamArn": stream.arn,
         "LatestStreamLabel": stream.label,
     }
     assert stream.arn == f"{table.spec.arn}/stream/{stream.label}"
     streams.disable(db, table, db.now())
-    assert streams.describe_fields(table) == {"LatestStreamArn": stream.arn, "LatestStreamLabel": stream.label}
+    assert stream_fields(table) == {"LatestStreamArn": stream.arn, "LatestStreamLabel": stream.label}

@@ -11,9 +11,13 @@ import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
+import boto3
 import pytest
+from botocore.config import Config
 from botocore.exceptions import ClientError
 
+from dynemu.api.server import NAMESPACES
+from dynemu.storage import keyspace
 from dynemu.testing import DynemuServer
 from tests.conftest import make_client
 
@@ -125,8 +129,11 @@ def test_burst_absorbs_a_spike_until_300_seconds_of_savings_are_spent(virtual: V
 @pytest.mark.parametrize("virtual", ["adaptive"], indirect=True)
 def test_adaptive_capacity_ends_sustained_throttling(virtual: Virtual) -> None:
     t = virtual.create("adaptive", rcu=9000, wcu=40)  # 4 partitions of 10 WCU; table 40 WCU
-    # Before adaptive capacity steps in, the hot partition is throttled as a hot key range.
-    assert virtual.put(t, "hot", 10) is None
+    # The partition starts with 300 s of its 10 WCU saved; a spike spends them, and before
+    # adaptive capacity steps in the hot partition is throttled as a hot key range.
+    for _ in range(4):  # 100 KB puts, 800 WCU a second: the 3,000 saved units go in 4 s
+        virtual.puts_admitted(t, "hot", 8, kb=100)
+        virtual.advance(1)
     assert_throttled(virtual.put(t, "hot", 10), "TableWriteKeyRangeThroughputExceeded", arn(virtual, t))
     virtual.advance(1)
     throttled_early = 0
@@ -146,9 +153,10 @@ def test_adaptive_capacity_ends_sustained_throttling(virtual: Virtual) -> None:
 def test_gac_serves_a_hot_key_up_to_the_partition_ceiling_and_not_beyond(virtual: Virtual) -> None:
     t = virtual.create("gac-ceiling", rcu=1000, wcu=3000)  # 4 partitions; table 3000 WCU, 300 s burst
     virtual.advance(300)
-    # One key can use far more than 3000/4 = 750 WCU/s, but never more than 1000 WCU/s.
+    # One key can use far more than 3000/4 = 750 WCU/s, but not more than its 1000 WCU/s
+    # ceiling, of which a partition keeps 3 s for a spike.
     admitted = virtual.puts_admitted(t, "hot", 40, kb=100)
-    assert 10 <= admitted <= 11
+    assert admitted == 30
     assert_throttled(virtual.put(t, "hot", 100), "TableWriteKeyRangeThroughputExceeded", arn(virtual, t))
     # Keys in the other three partitions are not affected.
     assert sum(virtual.put(t, f"other-{i}", 1) is None for i in range(12)) >= 6
@@ -207,7 +215,8 @@ def test_on_demand_throttles_a_hot_key_and_doubles_behind_a_peak() -> None:
         desc = v.ddb.describe_table(TableName=t)["Table"]
         assert desc["WarmThroughput"] == {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"}
         # One key cannot pass its partition's 1,000 WCU, on-demand or not.
-        assert v.puts_admitted(t, "hot", 10, kb=300) == 4  # 300 x 4 overdraws the 1,000 unit bucket once
+        # 300 x 10 spends the 3,000 units (3 s of the ceiling) the partition holds
+        assert v.puts_admitted(t, "hot", 12, kb=300) == 10
         err = v.put(t, "hot", 300)
         assert err is not None
         assert err.response["Error"]["Code"] == "ThrottlingException"
@@ -215,13 +224,10 @@ def test_on_demand_throttles_a_hot_key_and_doubles_behind_a_peak() -> None:
         assert err.response["throttlingReasons"] == [
             {"reason": "TableWriteKeyRangeThroughputExceeded", "resource": arn(v, t)}
         ]
-        # A peak of ~1,200 WCU that stands for 30 minutes makes room for twice as much.
-        v.advance(1801)
-        assert len(v.partitions(t)["partitions"]) >= 4
-        v.advance(1)
-        for i in range(8):
-            v.put(t, f"spread-{i}", 300)
-        v.advance(1801)
+        # Once that peak of 3,000 WCU is the previous peak, the table has scaled to twice it.
+        v.advance(59)
+        assert len(v.partitions(t)["partitions"]) == 4
+        v.advance(2)
         assert len(v.partitions(t)["partitions"]) == 8
 
 
@@ -296,7 +302,8 @@ def test_gsi_back_pressure_throttles_base_table_writes(virtual: Virtual) -> None
         }],
     )
     item = {"g": {"S": "x"}, "v": {"S": "y" * 3000}}  # ~3 KB: 3 WCU on the table and on the GSI
-    virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "a"}, **item})  # the GSI's 1 unit, overdrawn
+    # ~303 KB: spends the 300 units the GSI saved for bursts (its 1 WCU for 300 s)
+    virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "a"}, "g": {"S": "x"}, "v": {"S": "y" * 310_000}})
     with pytest.raises(ClientError) as info:
         virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "b"}, **item})
     err = info.value.response
@@ -345,11 +352,13 @@ def test_batch_write_items_refused_by_a_gsi_are_unprocessed(virtual: Virtual) ->
             "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
         }],
     )
-    puts = [{"PutRequest": {"Item": {"pk": {"S": f"k{i}"}, "g": {"S": "x"}, "v": {"S": "y" * 3000}}}} for i in range(4)]
+    # k0 (~303 KB) spends the GSI's 300 saved units; k1-k3 are ~3 KB
+    puts = [{"PutRequest": {"Item": {"pk": {"S": f"k{i}"}, "g": {"S": "x"}, "v": {"S": "y" * (310_000 if i == 0 else 3000)}}}}
+            for i in range(4)]
     puts.append({"PutRequest": {"Item": {"pk": {"S": "plain"}}}})  # not in the index
     out = virtual.ddb.batch_write_item(RequestItems={t: puts})
     left = out["UnprocessedItems"].get(t, [])
-    # The GSI admits the first write (overdrawing its 1 unit) and refuses the next three.
+    # The GSI admits the first write (spending its savings) and refuses the next three.
     assert [r["PutRequest"]["Item"]["pk"]["S"] for r in left] == ["k1", "k2", "k3"]
     assert "Item" in virtual.ddb.get_item(TableName=t, Key={"pk": {"S": "plain"}})
     assert "Item" not in virtual.ddb.get_item(TableName=t, Key={"pk": {"S": "k1"}})
@@ -385,7 +394,7 @@ def test_transaction_refused_by_a_gsi_is_cancelled_whole(virtual: Virtual) -> No
             "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
         }],
     )
-    virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "first"}, "g": {"S": "x"}, "v": {"S": "y" * 3000}})
+    virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "first"}, "g": {"S": "x"}, "v": {"S": "y" * 310_000}})
     with pytest.raises(ClientError) as info:
         virtual.ddb.transact_write_items(TransactItems=[
             {"Put": {"TableName": t, "Item": {"pk": {"S": "plain"}}}},
@@ -395,3 +404,196 @@ def test_transaction_refused_by_a_gsi_is_cancelled_whole(virtual: Virtual) -> No
     assert reasons[0] == {"Code": "None"}
     assert reasons[1] == {"Code": "ProvisionedThroughputExceeded", "Message": INDEX_MESSAGE}
     assert "Item" not in virtual.ddb.get_item(TableName=t, Key={"pk": {"S": "plain"}})  # all or nothing
+
+
+# --- calibration: what DynamoDB documents as available is never refused (issue 10) ------------
+
+
+def retrying_client(url: str) -> Any:
+    """boto3 with its standard retry mode (3 attempts), as applications run it."""
+    return boto3.client(
+        "dynamodb", endpoint_url=url, region_name="us-east-1", aws_access_key_id="AKIDTEST",
+        aws_secret_access_key="secret", config=Config(retries={"mode": "standard", "total_max_attempts": 3}),
+    )
+
+
+@pytest.mark.parametrize("virtual", ["gac", "burst"], indirect=True)
+def test_batch_write_of_57_items_into_a_1_wcu_table(virtual: Virtual) -> None:
+    t = virtual.create("tiny", rcu=1, wcu=1)  # 300 s of 1 WCU saved from the start
+    ddb = retrying_client(virtual.url)
+    items = [{"PutRequest": {"Item": {"pk": {"S": f"item-{i}"}, "n": {"N": str(i)}}}} for i in range(57)]
+    for i in range(0, 57, 25):  # PynamoDB's batch_write: 25 at a time, on a clock that does not move
+        out = ddb.batch_write_item(RequestItems={t: items[i : i + 25]})
+        assert out["UnprocessedItems"] == {}
+    assert virtual.ddb.scan(TableName=t, Select="COUNT")["Count"] == 57
+    assert virtual.partitions(t)["summary"]["throttles"] == {}
+
+
+@pytest.mark.parametrize("virtual", ["gac", "uniform"], indirect=True)
+def test_70_puts_into_a_5_wcu_table_and_a_100_kb_put(virtual: Virtual) -> None:
+    t = virtual.create("five", rcu=5, wcu=5)
+    burst = virtual.admin("/_dynemu/tables/five/partitions")["summary"]["model"] != "uniform"
+    if burst:
+        assert virtual.puts_admitted(t, "k", 70) == 70
+        # a request costing 20 s of the table's throughput draws on the 300 s saved ...
+        assert virtual.put(t, "large", 100) is None
+        # ... so the next puts are not refused for debt
+        assert virtual.puts_admitted(t, "after", 5) == 5
+    else:  # uniform keeps no burst: one second of 5 WCU, as the model documents
+        assert virtual.puts_admitted(t, "k", 70) == 5
+        # one partition: its share is the whole table's throughput
+        assert_throttled(virtual.put(t, "k"), "TableWriteProvisionedThroughputExceeded", arn(virtual, t))
+
+
+@pytest.mark.parametrize("virtual", ["gac"], indirect=True)
+def test_batch_write_right_after_a_4_mb_transaction_on_demand(virtual: Virtual) -> None:
+    t = virtual.create("tx-4mb")
+    blob = "x" * 39_000  # 100 items x ~39 KB: ~3.9 MB, 8,000 WRU as a transaction
+    virtual.ddb.transact_write_items(
+        TransactItems=[{"Put": {"TableName": t, "Item": {"pk": {"S": f"tx-{i}"}, "v": {"S": blob}}}} for i in range(100)]
+    )
+    puts = [{"PutRequest": {"Item": {"pk": {"S": f"after-{i}"}}}} for i in range(25)]
+    assert virtual.ddb.batch_write_item(RequestItems={t: puts})["UnprocessedItems"] == {}
+
+
+@pytest.mark.parametrize("virtual", ["gac"], indirect=True)
+def test_30_items_of_49_kb_under_one_partition_key(virtual: Virtual) -> None:
+    t = virtual.create(
+        "collection",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"}],
+    )
+    blob = "x" * (49 * KB - 20)
+    for i in range(30):  # 1,470 WRU in one instant on one partition
+        virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "one"}, "sk": {"N": str(i)}, "v": {"S": blob}})
+    q = virtual.ddb.query(TableName=t, KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": {"S": "one"}})
+    assert q["Count"] == 21 and "LastEvaluatedKey" in q  # a 1 MB page
+
+
+# --- calibration: what goes beyond it is refused as DynamoDB refuses it --------------------------
+
+
+@pytest.mark.parametrize("virtual", ["gac"], indirect=True)
+def test_reads_and_writes_share_the_partition_ceiling(virtual: Virtual) -> None:
+    t = virtual.create("combined", rcu=40000, wcu=40000)  # 14 partitions, table far above one key
+    blob = "x" * (300 * KB - 20)
+    virtual.ddb.put_item(TableName=t, Item={"pk": {"S": "hot"}, "v": {"S": blob}})
+    get = dict(TableName=t, Key={"pk": {"S": "hot"}}, ConsistentRead=True, ReturnConsumedCapacity="TOTAL")
+    assert virtual.ddb.get_item(**get)["ConsumedCapacity"]["CapacityUnits"] == 75.0
+    virtual.advance(5)
+    # 2,400 RCU/s alone is under the 3,000 RCU ceiling: never refused
+    for _ in range(5):
+        for _ in range(32):
+            virtual.ddb.get_item(**get)
+        virtual.advance(1)
+    # with 800 WCU/s of writes on the same item it is 1.6x the ceiling (2.4/3 + 0.8/1)
+    read_errors: list[ClientError] = []
+    served = 0.0
+    for _second in range(8):
+        for i in range(32):
+            try:
+                virtual.ddb.get_item(**get)
+                served += 75 / 3000
+            except ClientError as err:
+                read_errors.append(err)
+            if i % 12 == 0 and virtual.put(t, "hot", 267) is None:  # 3 x 267 WCU a second
+                served += 267 / 1000
+        virtual.advance(1)
+    assert read_errors
+    assert_throttled(read_errors[-1], "TableReadKeyRangeThroughputExceeded", arn(virtual, t))
+    assert served <= 8 + 3 + 0.4  # 8 s of one ceiling, its 3 s of savings, one request over
+
+
+def spread_keys(partitions: int, per_partition: int) -> list[str]:
+    """Partition keys landing ``per_partition`` in each of ``partitions`` even hash ranges,
+    so a scenario loads every partition alike (DynamoDB's "if the table access is
+    distributed evenly across partitions")."""
+    room = dict.fromkeys(range(partitions), per_partition)
+    keys = []
+    for i in range(100_000):
+        k = f"k{i}"
+        p = int.from_bytes(keyspace.key_hash(keyspace.item_key(1, {"S": k}, None)), "big") * partitions >> 64
+        if room[p]:
+            room[p] -= 1
+            keys.append(k)
+            if len(keys) == partitions * per_partition:
+                return keys
+    raise AssertionError("not enough keys")
+
+
+def test_on_demand_serves_double_the_previous_peak_and_throttles_beyond() -> None:
+    """The model's constants shrunk 100-fold (as CapacityConfig allows tests to): a partition
+    serves 10 WRU/s, a new on-demand table 40 WRU/s on its 4 partitions."""
+    server = DynemuServer(clock="virtual", throttling=True)
+    url = server.start()
+    try:
+        server.app[NAMESPACES].capacity.partition_write_max = 10
+        v = Virtual(url)
+        t = v.create("peaks")
+        keys = spread_keys(16, 4)
+        for k in keys:  # a peak of 64 WRU in one second: the ceilings' savings (4 x 30) carry it
+            assert v.put(t, k) is None
+        v.advance(120)  # two minutes later the table has scaled to twice that peak
+        view = v.partitions(t)
+        assert view["summary"]["on_demand_peak"][1] == 64 and len(view["partitions"]) == 16
+        for _ in range(5):  # 128 WRU/s, double the previous peak: served at once, and on
+            for k in keys * 2:
+                assert v.put(t, k) is None
+            v.advance(1)
+        errors = []
+        for _ in range(8):  # 256 WRU/s: beyond what the table has scaled to
+            errors += [e for k in keys * 4 if (e := v.put(t, k)) is not None]
+            v.advance(1)
+        assert errors
+        err = errors[-1].response
+        assert err["Error"]["Code"] == "ThrottlingException"
+        assert err["Error"]["Message"] == ON_DEMAND_MESSAGE
+        assert err["throttlingReasons"] == [{"reason": "TableWriteKeyRangeThroughputExceeded", "resource": arn(v, t)}]
+    finally:
+        server.stop()
+
+
+def test_split_bookkeeping_is_exact_after_writes_and_deletes() -> None:
+    with DynemuServer(clock="virtual", throttling=True, partition_size=64 * KB) as url:
+        v = Virtual(url)
+        t = v.create("bookkeeping", rcu=1, wcu=100)  # one partition
+        for i in range(72):  # 72 KB: more than one 64 KB partition holds
+            assert v.put(t, f"k{i}") is None
+        def books() -> tuple[int, int, list[dict[str, Any]]]:
+            desc = v.ddb.describe_table(TableName=t)["Table"]
+            return desc["ItemCount"], desc["TableSizeBytes"], v.partitions(t)["partitions"]
+
+        count, size, parts = books()
+        assert count == 72 and len(parts) >= 2  # the full partition split
+        assert sum(p["item_count"] for p in parts) == count and sum(p["size_bytes"] for p in parts) == size
+        assert all(p["size_bytes"] <= 64 * KB for p in parts)
+        for i in range(0, 72, 2):
+            v.ddb.delete_item(TableName=t, Key={"pk": {"S": f"k{i}"}})
+        v.ddb.put_item(TableName=t, Item={"pk": {"S": "k1"}, "v": {"S": "short"}})  # an overwrite shrinks
+        count, size, parts = books()
+        assert count == 36
+        assert sum(p["item_count"] for p in parts) == count and sum(p["size_bytes"] for p in parts) == size
+        assert all(p["item_count"] >= 0 and p["size_bytes"] >= 0 for p in parts)
+
+
+@pytest.mark.parametrize("virtual", ["gac"], indirect=True)
+def test_admin_partition_figures(virtual: Virtual) -> None:
+    t = virtual.create("figures", rcu=1, wcu=3999)  # 4 partitions
+    virtual.ddb.update_table(TableName=t, ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 400})
+    view = virtual.partitions(t)
+    # gac: the table's 400 WCU spread over 4 partitions, any one of which may take all 400
+    assert [p["allocated_write"] for p in view["partitions"]] == [100] * 4
+    assert [p["max_write"] for p in view["partitions"]] == [400] * 4
+    for _ in range(3):
+        assert virtual.put(t, "hot", 10) is None
+    virtual.advance(1)
+    view = virtual.partitions(t)
+    assert view["hot_keys"]["by_consumed_units"][0] == {"key": {"S": "hot"}, "units": 30.0}
+    # 30 WCU in the one second the table has existed: 30/s, not 30 spread over a minute
+    assert max(p["consumed_write_per_second"] for p in view["partitions"]) == 30.0
+    assert virtual.puts_admitted(t, "hot", 12, kb=300) == 10  # the 3,000 units the ceiling holds
+    refused = sum(virtual.put(t, "hot") is not None for _ in range(100))
+    assert refused == 100
+    view = virtual.partitions(t)
+    assert view["hot_keys"]["by_throttles"][0] == {"key": {"S": "hot"}, "throttles": 101}  # exact, no 64 cap
+    assert view["summary"]["throttles"] == {"TableWriteKeyRangeThroughputExceeded": 101}

@@ -69,7 +69,6 @@ def test_settings_survive_a_restart() -> None:
     table = new_table(db)
     ttl.update(db, table, "exp", True, db.now())
     db2 = new_db(store, db.clock)  # type: ignore[arg-type]
-    ttl.attach_all(db2)
     t2 = db2.get("things")
     state = ttl.describe(db2, t2, db2.now())
     assert (state.attribute, state.enabled, state.status(db2.now())) == ("exp", True, "ENABLED")

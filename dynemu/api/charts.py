@@ -5,23 +5,26 @@ dashboard and the replay report.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from html import escape
 
 Series = tuple[str, str, Sequence[tuple[float, float]]]  # (name, colour, [(x, y)])
 PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563")
 MAX_POINTS = 900
+_ANCHORS = {0: " first", 5: " last"}  # the axis' first and last labels stay inside the chart
 
 
 def _nice(v: float) -> float:
-    """A round number >= v for the top of an axis."""
+    """The top of an axis of four round steps (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten) >= v."""
     if v <= 0:
         return 1.0
-    mag = 10 ** len(str(int(v))) / 10 if v >= 1 else 1.0
-    for step in (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10):
-        if step * mag >= v:
-            return step * mag
-    return 10 * mag
+    step = v / 4
+    mag = 10.0 ** math.floor(math.log10(step))
+    for m in (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10):
+        if m * mag >= step:
+            return 4 * m * mag
+    return 40 * mag
 
 
 def _fmt(v: float) -> str:
@@ -80,7 +83,7 @@ def line_chart(
         out.append(f'<text x="{left - 4}" y="{py(y) + 4:.1f}" class="ylab">{_fmt(y)}</text>')
     for i in range(6):
         x = x0 + span * i / 5
-        out.append(f'<text x="{px(x):.1f}" y="{height - 6}" class="xlab">{escape(x_label(x))}</text>')
+        out.append(f'<text x="{px(x):.1f}" y="{height - 6}" class="xlab{_ANCHORS.get(i, "")}">{escape(x_label(x))}</text>')
     for x, label in markers:
         if x0 <= x <= x1:
             out.append(
@@ -153,7 +156,7 @@ def heat_strip(
     for i in range(6):
         x = x0 + (x1 - x0) * i / 5
         px = left + (x - x0) / ((x1 - x0) or 1) * (width - left - right)
-        out.append(f'<text x="{px:.1f}" y="{height - 6}" class="xlab">{escape(x_label(x))}</text>')
+        out.append(f'<text x="{px:.1f}" y="{height - 6}" class="xlab{_ANCHORS.get(i, "")}">{escape(x_label(x))}</text>')
     if not rows:
         out.append(f'<text x="{left}" y="{top + 11}" class="legend">none</text>')
     out.append("</svg>")

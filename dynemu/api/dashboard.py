@@ -22,6 +22,8 @@ from aiohttp import web
 
 from dynemu.api import dashboard_html as html
 from dynemu.api.prometheus_gauges import partition_gauges
+from dynemu.api.protocol import parse_credential
+from dynemu.engine.namespaces import DEFAULT_REGION
 
 if TYPE_CHECKING:
     from dynemu.api.admin import Admin
@@ -112,6 +114,8 @@ class Dashboard:
 
     async def index(self, request: web.Request) -> web.Response:
         db = self.admin._database(request)
+        if isinstance(db, web.Response):  # a region that names no namespace
+            return db
         now = db.now()
         rows = []
         for name, table in sorted(db.tables.items()):
@@ -128,12 +132,15 @@ class Dashboard:
                     "recent_throttles": _recent_throttles(table, now),
                 }
             )
-        region = request.query.get("region") or getattr(db, "region", "") or "namespace"
+        auth = request.headers.get("Authorization", "")
+        region = parse_credential(auth)[1] if "Credential=" in auth else request.query.get("region", DEFAULT_REGION)
         body = html.index_body(str(region), _clock_text(now), rows, self._clock())
         return self._html(f"dynemu · {region}", body)
 
     async def table_page(self, request: web.Request) -> web.Response:
         db = self.admin._database(request)
+        if isinstance(db, web.Response):
+            return db
         name = request.match_info["table"]
         table = db.lookup(name)
         if table is None:
@@ -160,6 +167,8 @@ class Dashboard:
 
     async def history(self, request: web.Request) -> web.Response:
         db = self.admin._database(request)
+        if isinstance(db, web.Response):
+            return db
         table = db.lookup(request.match_info["table"])
         if table is None:
             return _json({"error": f"table not found: {request.match_info['table']}"}, 404)

@@ -16,6 +16,7 @@ from typing import Any
 from dynemu.api.charts import PALETTE, heat_strip, line_chart
 
 XLabel = Callable[[float], str]
+MAX_HEAT_ROWS = 40  # partitions drawn in a heat strip
 
 
 def static_text(name: str) -> str:
@@ -44,7 +45,7 @@ def page(title: str, body: str, head: str = "") -> str:
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title>"
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
         f"{head}</head><body>{body}</body></html>"
     )
 
@@ -82,10 +83,12 @@ def _charts(view: dict[str, Any]) -> str:
         )
     out.append(
         line_chart(
-            "burst balance (units saved up, over the allocated rate)",
+            "burst balance (units saved above the allocated rate)",
             [
-                ("read", PALETTE[0], _series(hist, "burst_read")),
-                ("write", PALETTE[2], _series(hist, "burst_write")),
+                ("read (all)", PALETTE[0], _series(hist, "burst_read")),
+                ("write (all)", PALETTE[2], _series(hist, "burst_write")),
+                ("read (lowest partition)", PALETTE[5], _series(hist, "burst_low_read")),
+                ("write (lowest partition)", PALETTE[3], _series(hist, "burst_low_write")),
             ],
             xr,
             xl,
@@ -107,18 +110,19 @@ def _charts(view: dict[str, Any]) -> str:
         )
     )
     starts = [p["start"] for p in view["partitions"]]
-    rows = []
-    for i, start in enumerate(starts):
-        vals = {h["t"]: h["parts"][start][2] for h in hist if start in h["parts"]}
-        rows.append((f"#{i} {start[:8] or '0'}", vals))
-    out.append(heat_strip("throttles per partition over time", rows, (int(xr[0]), int(xr[1])), xl))
-    rows = []
-    for i, start in enumerate(starts):
-        vals = {h["t"]: h["parts"][start][0] + h["parts"][start][1] for h in hist if start in h["parts"]}
-        rows.append((f"#{i} {start[:8] or '0'}", vals))
-    out.append(
-        heat_strip("consumed units per partition over time", rows, (int(xr[0]), int(xr[1])), xl, "37,99,235")
-    )
+    for title, pick, colour in (
+        ("throttles per partition over time", lambda v: v[2], "220,38,38"),
+        ("consumed units per partition over time", lambda v: v[0] + v[1], "37,99,235"),
+    ):
+        rows = []
+        for i, start in enumerate(starts):
+            vals = {h["t"]: pick(h["parts"][start]) for h in hist if start in h["parts"]}
+            rows.append((f"#{i} {start[:8] or '0'}", vals))
+        if len(rows) > MAX_HEAT_ROWS:  # the busiest ones, in key order
+            busiest = sorted(range(len(rows)), key=lambda i: -sum(rows[i][1].values()))[:MAX_HEAT_ROWS]
+            rows = [rows[i] for i in sorted(busiest)]
+            title += f" (busiest {MAX_HEAT_ROWS} of {len(starts)} partitions)"
+        out.append(heat_strip(title, rows, (int(xr[0]), int(xr[1])), xl, colour))
     return '<div class="charts">' + "".join(out) + "</div>"
 
 

@@ -188,7 +188,8 @@ class Protocol:
             self._observe(request, started, "InternalServerError")
             return self._error(request, errors.internal_server_error(), reply_type)
         self._observe(request, started, None)
-        return self._respond(request, 200, orjson.dumps(result), reply_type)
+        # None: an operation whose success has no body (TagResource, UntagResource)
+        return self._respond(request, 200, orjson.dumps(result) if result is not None else b"", reply_type)
 
     def _observe(self, request: web.Request, started: float, error: str | None) -> None:
         if self.metrics is not None:

@@ -10,19 +10,16 @@ from dynemu.api.operations import registry
 from dynemu.api.operations import ttl as ttl_operations
 from dynemu.api.protocol import MAX_BODY_BYTES, Protocol
 from dynemu.config import Settings
-from dynemu.engine import indexes
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import make_clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.namespaces import Namespaces
-from dynemu.storage import select as store_select
 
 NAMESPACES = web.AppKey("namespaces", Namespaces)
 PROTOCOL = web.AppKey("protocol", Protocol)
 
 
 def create_app(settings: Settings) -> web.Application:
-    indexes.configure(settings.item_collection_limit)
     # A little above 16 MB so that the protocol itself answers 413 for larger bodies.
     # Request bodies are decoded by the protocol (unknown codings refused, signatures over the
     # bytes sent), not by aiohttp.
@@ -42,7 +39,8 @@ def create_app(settings: Settings) -> web.Application:
         shared_db=settings.shared_db,
         isolate_access_keys=settings.isolate_access_keys,
         max_open=settings.max_open_namespaces,
-        store=store_select.resolve(settings.store, settings.in_memory),
+        store=settings.store,
+        item_collection_limit=settings.item_collection_limit,
     )
     metrics = RequestMetrics()
     credentials = sigv4.credentials_for(settings.credentials_file) if settings.verify_signatures else None

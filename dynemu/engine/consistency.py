@@ -89,21 +89,14 @@ class RecentWrites:
 
 
 def _observer(table: Table) -> RecentWrites | None:
-    for o in table.observers:
-        if isinstance(o, RecentWrites):
-            return o
-    return None
+    obs: RecentWrites | None = table.recent
+    return obs
 
 
 def attach(table: Table, cfg: ConsistencyConfig) -> None:
     """Give ``table`` the lag model when ``cfg`` enables it (idempotent)."""
-    if cfg.enabled and _observer(table) is None:
-        table.observers.append(RecentWrites(cfg, table.spec.table_id))
-
-
-def attach_all(db: Any, cfg: ConsistencyConfig) -> None:
-    for table in db.tables.values():
-        attach(table, cfg)
+    if cfg.enabled and table.recent is None:
+        table.recent = RecentWrites(cfg, table.spec.table_id)
 
 
 def stale_item(table: Table, key: bytes, item: Item | None, now: float) -> Item | None:
@@ -170,18 +163,17 @@ def lagging_index_page(
     pending = pending_writes(table, now)
     if not pending:
         return entries
-    skip = len(keyspace.items_prefix(table.spec.table_id)) + 8  # the table key after its hash
     keyed: list[tuple[bytes, Item]] = []
     for entry in entries:
         table_key = table.key_for_item(entry)
         if table_key in pending:
             continue  # the index does not show this write yet
-        ek = ix.entry_key(entry, table_key[skip:])
+        ek = ix.entry_key(entry, keyspace.table_key_of(table_key))
         keyed.append((ek if ek is not None else b"", entry))
     for table_key, before in pending.items():
         if before is None or not table_key.startswith(keyspace.items_prefix(table.spec.table_id)):
             continue
-        ek = ix.entry_key(before, table_key[skip:])
+        ek = ix.entry_key(before, keyspace.table_key_of(table_key))
         if ek is None or not (start <= ek < stop) or (keep is not None and not keep(before)):
             continue
         keyed.append((ek, ix.project(before, 0)[0]))

@@ -16,11 +16,12 @@ from typing import Any
 import orjson
 
 from dynemu import errors
-from dynemu.engine import indexes
+from dynemu.engine import consistency, indexes, streams, ttl
 from dynemu.engine import writes as writes_
 from dynemu.engine.capacity.admission import TableCapacity
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
+from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.schema import TableSpec
 from dynemu.engine.table import Mutation, Table, encode_stored
 from dynemu.engine.transactions import TokenCache
@@ -39,15 +40,25 @@ def _counts_key(table_id: int) -> bytes:
 class Database:
     """The tables of one namespace (a region, or region and access key)."""
 
-    def __init__(self, store: Store, clock: Clock, capacity: CapacityConfig | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        capacity: CapacityConfig | None = None,
+        *,
+        consistency: ConsistencyConfig | None = None,
+        item_collection_limit: int = indexes.ITEM_COLLECTION_LIMIT,
+    ) -> None:
         self.store = store
         self.clock = clock
         self.now = clock.now
         self.capacity_config = capacity or CapacityConfig()
+        self.consistency = consistency or ConsistencyConfig()
+        self.item_collection_limit = item_collection_limit
         self.tables: dict[str, Table] = {}
         self.tokens = TokenCache()  # TransactWriteItems' ClientRequestTokens (engine.transactions)
-        # Called with every table created after start-up (loaded ones are attached by the
-        # namespace when it opens the database): streams, TTL, the stale-read model.
+        self.streams = streams.StreamCatalog(store)  # every retained stream (engine.streams)
+        # Called with every table created after start-up, once it is attached.
         self.table_hooks: list[Callable[[Table], None]] = []
         self._load()
         # On a virtual clock, time moves only when advanced: run what is then due.
@@ -58,10 +69,14 @@ class Database:
             table.capacity.state.maintain(now)
 
     def _attach(self, table: Table) -> Table:
-        """Give a loaded or new table its capacity state and write observers."""
+        """Give a loaded or new table what is attached to it (the one place): its capacity
+        state, its indexes, its stream writer and TTL index when it has them, and the
+        stale-read model when it is on."""
         table.capacity = TableCapacity(table.spec, self.capacity_config, self.store, self.now(), table.size_bytes)
-        table.observers.append(table.capacity)
-        indexes.attach(table, self.save_spec)  # secondary indexes (engine.indexes)
+        indexes.attach(table, self.save_spec, self.item_collection_limit)
+        streams.bind(self.streams, table)
+        ttl.load(self, table)
+        consistency.attach(table, self.consistency)
         return table
 
     # --- catalog ------------------------------------------------------------------------------

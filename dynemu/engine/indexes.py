@@ -26,19 +26,17 @@ the entry changes and attaches them as ``m.derived["indexes"]`` (a list of ``Ind
 from __future__ import annotations
 
 import math
-import os
 import struct
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from dynemu import errors
 from dynemu.engine import capacity, values
-from dynemu.engine.schema import TYPE_NAMES, Item, KeyAttr, Throughput
+from dynemu.engine.schema import TYPE_NAMES, IndexSpec, Item, KeyAttr
 from dynemu.engine.table import Mutation, Table, decode_stored, encode_stored
 from dynemu.storage import keyspace
 from dynemu.storage.base import WriteBatch
-from dynemu.storage.encoding import encode_key_value, hash8
 
 MAX_LSI = 5
 MAX_GSI = 20
@@ -46,16 +44,13 @@ MAX_KEY_ATTRIBUTES = 4  # per HASH and per RANGE part of a GSI key (multi-attrib
 MAX_PROJECTED_ATTRIBUTES = 100  # NonKeyAttributes summed over all indexes of a table
 MAX_INDEX_HASH_BYTES = 2048
 MAX_INDEX_RANGE_BYTES = 1024
-# The item collection size limit of tables with an LSI (10 GB); the server may configure
-# another (``configure``). DYNEMU_ITEM_COLLECTION_LIMIT (bytes, or with a KB/MB/GB suffix),
-# read when a table is loaded or created, overrides both: tests reach the limit with it.
+# The item collection size limit of tables with an LSI (10 GB); the server may set another
+# (Settings.item_collection_limit, given to the Database).
 ITEM_COLLECTION_LIMIT = 10 * 1024**3
-_limit = ITEM_COLLECTION_LIMIT
 BACKFILL_STEP = 1000  # items indexed per backfill step
 
 _COUNTS = struct.Struct(">qq")
 _SIZE = struct.Struct(">q")
-_ITEM_KEY_SKIP = len(keyspace.ITEMS) + 4  # "t/" + table id: what precedes h(pk) in an item key
 
 
 def _counter(name: str) -> bytes:
@@ -63,59 +58,6 @@ def _counter(name: str) -> bytes:
 
 
 # --- definitions ----------------------------------------------------------------------------
-
-
-@dataclass
-class IndexSpec:
-    """One index as DescribeTable reports it (what is not derived from the data)."""
-
-    name: str
-    index_id: int
-    is_global: bool
-    hash_keys: tuple[KeyAttr, ...]
-    range_keys: tuple[KeyAttr, ...]
-    projection_type: str  # KEYS_ONLY | INCLUDE | ALL
-    non_key_attributes: tuple[str, ...] = ()
-    throughput: Throughput = field(default_factory=Throughput)  # GSIs only
-    status: str = "ACTIVE"  # GSIs: CREATING while UpdateTable's backfill runs
-    on_demand_max_read: int | None = None
-    on_demand_max_write: int | None = None
-
-    @property
-    def key_schema(self) -> list[tuple[str, str, str]]:
-        """``[(name, "HASH"|"RANGE", type)]``, HASH entries first."""
-        return [(a.name, "HASH", a.type) for a in self.hash_keys] + [(a.name, "RANGE", a.type) for a in self.range_keys]
-
-    def to_record(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "id": self.index_id,
-            "global": self.is_global,
-            "hash": [[a.name, a.type] for a in self.hash_keys],
-            "range": [[a.name, a.type] for a in self.range_keys],
-            "projection": self.projection_type,
-            "non_key": list(self.non_key_attributes),
-            "throughput": vars(self.throughput),
-            "status": self.status,
-            "odr": self.on_demand_max_read,
-            "odw": self.on_demand_max_write,
-        }
-
-    @classmethod
-    def from_record(cls, r: dict[str, Any]) -> IndexSpec:
-        return cls(
-            name=r["name"],
-            index_id=r["id"],
-            is_global=r["global"],
-            hash_keys=tuple(KeyAttr(*a) for a in r["hash"]),
-            range_keys=tuple(KeyAttr(*a) for a in r["range"]),
-            projection_type=r["projection"],
-            non_key_attributes=tuple(r.get("non_key", ())),
-            throughput=Throughput(**r.get("throughput", {})),
-            status=r.get("status", "ACTIVE"),
-            on_demand_max_read=r.get("odr"),
-            on_demand_max_write=r.get("odw"),
-        )
 
 
 # --- one index at run time ------------------------------------------------------------------
@@ -149,33 +91,29 @@ class Index:
     def key_schema(self) -> list[tuple[str, str, str]]:
         return self.spec.key_schema
 
-    def partition_bytes(self, item: Item) -> bytes | None:
-        """The encoded index partition key of ``item``, None when it is not indexed."""
-        out = b""
-        for a in self._hash:
+    def _key_values(self, attrs: tuple[KeyAttr, ...], item: Item) -> list[Any] | None:
+        out = []
+        for a in attrs:
             v = item.get(a.name)
             if v is None or a.type not in v:
                 return None
-            out += encode_key_value(v)
+            out.append(v)
         return out
 
-    def entry_key(self, item: Item, table_suffix: bytes) -> bytes | None:
-        """Storage key of ``item``'s entry (``table_suffix`` = encoded table key), or None
-        when the item lacks an index key attribute or has one of another type."""
-        ipk = self.partition_bytes(item)
+    def entry_key(self, item: Item, table_key: bytes) -> bytes | None:
+        """Storage key of ``item``'s entry (``table_key``: its encoded table key,
+        ``keyspace.table_key_of``), or None when the item lacks an index key attribute or
+        has one of another type."""
+        ipk = self._key_values(self._hash, item)
         if ipk is None:
             return None
-        key = self.prefix + hash8(ipk) + ipk
-        for a in self._range:
-            v = item.get(a.name)
-            if v is None or a.type not in v:
-                return None
-            key += encode_key_value(v)
-        return key + table_suffix
+        isk = self._key_values(self._range, item)
+        if isk is None:
+            return None
+        return keyspace.index_entry_at(self.prefix, ipk, isk, table_key)
 
     def partition_prefix(self, values_: tuple[Any, ...]) -> bytes:
-        ipk = b"".join(encode_key_value(v) for v in values_)
-        return self.prefix + hash8(ipk) + ipk
+        return keyspace.index_partition_at(self.prefix, values_)
 
     def project(self, item: Item, size: int) -> tuple[Item, int]:
         """The entry of ``item`` (of DynamoDB size ``size``) and the entry's size."""
@@ -247,12 +185,12 @@ class IndexMaintainer:
 
     __slots__ = ("table", "indexes", "by_name", "lsi", "collection_limit", "_spec", "_pending", "_pending_batch")
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, collection_limit: int = ITEM_COLLECTION_LIMIT) -> None:
         self.table = table
         self.indexes: list[Index] = []
         self.by_name: dict[str, Index] = {}
         self.lsi = False
-        self.collection_limit = _collection_limit()
+        self.collection_limit = collection_limit
         self._pending: dict[bytes, int] = {}  # item collection sizes written in the current batch
         self._pending_batch: WriteBatch | None = None
         self.sync()
@@ -297,7 +235,7 @@ class IndexMaintainer:
             for ix in reversed(self.indexes):
                 if not ix.is_global:
                     ix.check_item(new, old)
-        suffix = m.key[_ITEM_KEY_SKIP + 8 :]
+        suffix = keyspace.table_key_of(m.key)
         writes: list[IndexWrite] = []
         lsi_delta = 0
         for ix in self.indexes:
@@ -342,9 +280,8 @@ class IndexMaintainer:
     def collection_key(self, m: Mutation) -> bytes:
         item = m.new if m.new is not None else m.old
         assert item is not None
-        pk = item[self.table.spec.hash_key.name]
-        hashed = keyspace.partition_prefix(self.table.spec.table_id, pk)[_ITEM_KEY_SKIP:]
-        return _counter(f"item-collections/{self.table.spec.table_id}/") + hashed
+        tid = self.table.spec.table_id
+        return keyspace.item_collection_key(tid, keyspace.partition_prefix(tid, item[self.table.spec.hash_key.name]))
 
     def collection_size(self, key: bytes) -> int:
         raw = self.table.store.get(key)
@@ -384,34 +321,17 @@ class IndexMaintainer:
 # --- tables and their indexes -----------------------------------------------------------------
 
 
-def configure(item_collection_limit: int) -> None:
-    """Set the item collection size limit of the tables loaded or created from now on."""
-    global _limit
-    _limit = item_collection_limit
-
-
-def _collection_limit() -> int:
-    text = os.environ.get("DYNEMU_ITEM_COLLECTION_LIMIT", "").strip().lower()
-    if not text:
-        return _limit
-    for suffix, mult in (("gb", 1024**3), ("mb", 1024**2), ("kb", 1024), ("b", 1)):
-        if text.endswith(suffix):
-            return int(float(text[: -len(suffix)]) * mult)
-    return int(text)
-
-
 def maintainer(table: Table) -> IndexMaintainer | None:
-    for o in table.observers:
-        if isinstance(o, IndexMaintainer):
-            return o.current()
-    return None
+    m: IndexMaintainer | None = table.indexes
+    return m.current() if m is not None else None
 
 
-def attach(table: Table, save_spec: Callable[[Table], None]) -> IndexMaintainer:
+def attach(
+    table: Table, save_spec: Callable[[Table], None], collection_limit: int = ITEM_COLLECTION_LIMIT
+) -> IndexMaintainer:
     """Give a loaded or new table its index maintenance. An index that was being
     backfilled when the server stopped is rebuilt from scratch here."""
-    m = IndexMaintainer(table)
-    table.observers.append(m)
+    m = table.indexes = IndexMaintainer(table, collection_limit)
     restarted = False
     for ix in m.indexes:
         if ix.spec.status == "CREATING":
@@ -479,9 +399,9 @@ def drop_table_data(table: Table) -> None:
     """Remove the index entries, index counters and item collection sizes of a dropped table."""
     tid = table.spec.table_id
     for prefix in (
-        keyspace.index_prefix(tid, 0)[:-4],
+        keyspace.table_indexes_prefix(tid),
         _counter(f"index-counts/{tid}/"),
-        _counter(f"item-collections/{tid}/"),
+        keyspace.item_collections_prefix(tid),
         _counter(f"index-id/{tid}"),
     ):
         _drop_range(table, prefix, keyspace.prefix_end(prefix))
@@ -519,7 +439,7 @@ class Backfill:
         for key, raw in self.table.store.iterate(ix.cursor + b"\x00", self._end):
             item, size = decode_stored(raw)
             last = key
-            ek = ix.entry_key(item, key[_ITEM_KEY_SKIP + 8 :])
+            ek = ix.entry_key(item, keyspace.table_key_of(key))
             if ek is not None and _indexable(ix, item):
                 entry, esize = ix.project(item, size)
                 batch.put(ek, encode_stored(entry, esize))
@@ -596,8 +516,8 @@ def item_collection(table: Table, m: Mutation) -> tuple[Item, int] | None:
 
 
 def _collection_key_for(table: Table, pk: Any) -> bytes:
-    hashed = keyspace.partition_prefix(table.spec.table_id, pk)[_ITEM_KEY_SKIP:]
-    return _counter(f"item-collections/{table.spec.table_id}/") + hashed
+    tid = table.spec.table_id
+    return keyspace.item_collection_key(tid, keyspace.partition_prefix(tid, pk))
 
 
 def size_estimate_gb(size: int) -> list[float]:

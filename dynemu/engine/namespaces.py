@@ -19,13 +19,13 @@ import re
 from collections import OrderedDict
 
 from dynemu import errors
-from dynemu.engine import consistency, streams, ttl
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.database import Database
+from dynemu.engine.indexes import ITEM_COLLECTION_LIMIT
 from dynemu.storage.base import Store
-from dynemu.storage.select import open_store
+from dynemu.storage.select import open_store, resolve
 
 DEFAULT_REGION = "us-east-1"
 SHARED = "shared"
@@ -101,15 +101,17 @@ class Namespaces:
         consistency: ConsistencyConfig | None = None,
         max_open: int = DEFAULT_MAX_OPEN,
         store: str = "leveldb",
+        item_collection_limit: int = ITEM_COLLECTION_LIMIT,
     ) -> None:
-        """``data_dir`` None means in memory; ``store`` is the on-disk store's kind (memory
+        """``data_dir`` None means in memory; ``store`` is the on-disk store's setting (memory
         namespaces hold no file descriptors and cannot be closed without losing them: only
         on-disk ones are bounded)."""
         self.data_dir = None if data_dir is None else os.path.realpath(data_dir)
-        self.store_kind = "memory" if data_dir is None else store
+        self.store_kind = "memory" if data_dir is None else resolve(store, False)  # --store auto|leveldb|sqlite
         self.clock = clock
         self.capacity = capacity
         self.consistency = consistency or ConsistencyConfig()
+        self.item_collection_limit = item_collection_limit
         self.shared_db = shared_db
         self.isolate_access_keys = isolate_access_keys
         self.max_open = max(1, max_open)
@@ -140,13 +142,9 @@ class Namespaces:
             while len(self.databases) >= self.max_open:
                 _, idle = self.databases.popitem(last=False)
                 idle.store.close()
-        db = Database(self._open_store(name), self.clock, self.capacity)
-        # What lives beside the items: streams and TTL state saved in the store, and the
-        # stale-read model; tables created later get them through the table hooks.
-        streams.attach_all(db)
-        ttl.attach_all(db)
-        consistency.attach_all(db, self.consistency)
-        db.table_hooks.append(lambda table: consistency.attach(table, self.consistency))
+        # The database attaches what lives beside the items (streams, TTL, the stale-read model).
+        db = Database(self._open_store(name), self.clock, self.capacity, consistency=self.consistency,
+                      item_collection_limit=self.item_collection_limit)
         self.databases[name] = db
         return db
 

@@ -1,4 +1,14 @@
-"""Reading many items: the page loop shared by Query and Scan.
+"""The one read executor: GetItem, BatchGetItem, TransactGetItems, Query and Scan.
+
+It owns what a read means once the request is parsed: the source (the table or one of its
+indexes, ``find_index``), the storage range (key condition, segment), ExclusiveStartKey,
+admission by the partition where the read starts and the debit of what it consumed
+(``dynemu.engine.capacity.units`` for the rules), the stale-read model of eventually
+consistent reads (``dynemu.engine.consistency``), an LSI's fetch of attributes it does not
+project, and the page limits below. It returns items and the ConsumedCapacity; projection
+of the returned items and their wire shape are the API layer's.
+
+The page loop shared by Query and Scan:
 
 A page reads items in key order from one storage range and stops at ``Limit`` items
 evaluated or once 1 MB has been read, measured before any filter is applied (developer
@@ -12,14 +22,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
+from dynemu import errors
+from dynemu.engine import capacity, consistency, indexes, values
+from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
+from dynemu.engine.expressions.keycondition import KeyCondition
+from dynemu.engine.indexes import Index
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Table, decode_stored
+from dynemu.engine.transactions import THROTTLE_ERRORS
+from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, admit_or_cancel
 from dynemu.storage import keyspace
 
-MAX_PAGE_BYTES = 1024 * 1024
+if TYPE_CHECKING:
+    from dynemu.engine.database import Database
+
+MAX_PAGE_BYTES = 1024 * 1024  # "a single Query only returns a result set that fits within the 1 MB size limit"
 _READ_BLOCK = 4096
-_HASH_SPACE = 1 << 64
+Fetch = Callable[[Item], tuple[Item | None, int]]
 
 
 @dataclass(slots=True)
@@ -77,14 +98,295 @@ def read_page(
     return page
 
 
+# --- sources: the table or one of its indexes ---------------------------------------------------
+
+
+def find_index(table: Table, name: str, *, consistent: bool) -> Index:
+    """The index a Query or Scan names, with the checks DynamoDB makes first (dynalite's
+    actions/query.js and scan.js; the backfill message: aws-cloudformation/cloudformation-
+    coverage-roadmap#1075, quoting the service)."""
+    ix = indexes.find(table, name)
+    if ix is None:
+        raise errors.validation(f"The table does not have the specified index: {name}")
+    if ix.spec.status == "CREATING":
+        raise errors.validation("Cannot read from backfilling global secondary index")
+    if ix.is_global and consistent:
+        raise errors.validation("Consistent reads are not supported on global secondary indexes")
+    return ix
+
+
+@dataclass(slots=True)
+class RangeRead:
+    """One Query (``key_condition`` set, bound to the source's key schema) or Scan page."""
+
+    table: Table
+    table_name: str  # as the request named it: ConsumedCapacity's TableName
+    index: Index | None = None
+    key_condition: KeyCondition | None = None
+    start_key: Item | None = None  # ExclusiveStartKey, as sent
+    segment: int | None = None
+    total_segments: int | None = None
+    limit: int | None = None
+    reverse: bool = False  # read backwards (Query's ScanIndexForward false)
+    consistent: bool = False
+    filter: Any = None  # a compiled condition: ``evaluate(item)``, ``names``
+    projection: Any = None  # a compiled projection: ``top_names``
+    select: str | None = None  # Select as sent
+    consumed: bool = False  # build the ConsumedCapacity
+
+
+@dataclass(slots=True)
+class RangeResult:
+    page: Page
+    consumed: ConsumedCapacity | None
+
+
+MSG_INVALID_START = "The provided starting key is invalid"
+MSG_INVALID_SCAN_START = "The provided starting key is invalid: The provided key element does not match the schema"
+MSG_OUTSIDE = "The provided starting key is outside query boundaries based on provided condition"
+
+
+def read_range(db: Database, r: RangeRead) -> RangeResult:
+    """One page of a Query or Scan on the table or an index."""
+    table, ix = r.table, r.index
+    query = r.key_condition is not None
+    if query:
+        start, stop, partition = _query_range(table, ix, r.key_condition)  # type: ignore[arg-type]
+    else:
+        start, stop = _scan_range(table, ix, r.segment, r.total_segments)
+    after = _start_key(table, ix, r.start_key, MSG_INVALID_START if query else MSG_INVALID_SCAN_START)
+    if after is not None and query and not after.startswith(partition):
+        raise errors.validation(MSG_OUTSIDE)
+    if after is not None and r.total_segments is not None and not (start <= after < stop):
+        raise errors.validation(
+            "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with "
+            f"correct Segment. TotalSegments: {r.total_segments} Segment: {r.segment}"
+        )
+    fetch = _index_fetch(r, table, ix) if ix is not None else None
+    keep = r.filter.evaluate if r.filter is not None else None
+    reverse = r.reverse
+    now = db.now()
+    cap = table.capacity
+    # Admission on the partition where the read starts: the table's capacity for the table
+    # and its LSIs (LSI.md), a GSI's own for the GSI.
+    state = cap.index_state(ix, now) if ix is not None and ix.is_global else cap.state
+    suffix = keyspace.hashed_part(start) if ix is None else keyspace.index_hashed_part(start)
+    p = cap.check_index(state, suffix, now, write=False)
+    page = read_page(
+        table, start, stop, reverse=reverse, limit=r.limit, after=after, keep=keep,
+        key_of=ix.key_of if ix is not None else None, fetch=fetch,
+    )  # fmt: skip
+    if not r.consistent and ix is None:  # the replication-lag model, when --eventual-lag-ms is set
+        page.items = consistency.stale_items(table, page.items, now)
+    elif ix is not None and ix.is_global:  # a GSI shows a write only once the lag has passed
+        page.items = consistency.lagging_index_page(
+            table, ix, page.items, start, stop, reverse=reverse, keep=keep, now=now
+        )
+    # Query and Scan: the sizes of the items read, summed and rounded up to 4 KB once; an
+    # LSI's fetches are the table's, each item rounded to 4 KB (LSI.md).
+    units_h = capacity.query_read_units_h(page.read_bytes, r.consistent)
+    fetch_h = capacity.query_read_units_h(page.fetch_bytes, r.consistent) if page.fetched else 0
+    state.debit(p, (units_h + fetch_h) / 2, 0.0, now, suffix)
+    cap.maintain(now)  # what is due on the table's and its GSIs' capacity
+    cc = None
+    if r.consumed:
+        cc = ConsumedCapacity(r.table_name)
+        if ix is None:
+            cc.add_read(units_h)
+        else:
+            cc.add_index(ix.name, is_global=ix.is_global, read_h=units_h)
+            if fetch_h:
+                cc.add_read(fetch_h)
+    return RangeResult(page, cc)
+
+
+def _query_range(table: Table, ix: Index | None, kc: KeyCondition) -> tuple[bytes, bytes, bytes]:
+    """``(start, stop, partition prefix)`` of a key condition: one partition, narrowed by
+    the sort key condition (and a multi-attribute sort key's leading ``=`` values)."""
+    if ix is None:
+        partition = keyspace.partition_prefix(table.spec.table_id, kc.partition_value)  # type: ignore[arg-type]
+    else:
+        partition = ix.partition_prefix(kc.partition_values)
+    prefix = partition + keyspace.encode_values(kc.sort_prefix) if kc.sort_prefix else partition
+    if kc.sort is None:
+        return prefix, keyspace.prefix_end(prefix), partition
+    start, stop = keyspace.condition_range(prefix, kc.sort.op, kc.sort.values)
+    return start, stop, partition
+
+
+def _scan_range(table: Table, ix: Index | None, segment: int | None, total: int | None) -> tuple[bytes, bytes]:
+    prefix = keyspace.items_prefix(table.spec.table_id) if ix is None else ix.prefix
+    if total is None:
+        return prefix, keyspace.prefix_end(prefix)
+    return keyspace.segment_range(prefix, segment or 0, total)
+
+
 def segment_bounds(table_id: int, segment: int, total: int, prefix: bytes | None = None) -> tuple[bytes, bytes]:
-    """The storage range of one parallel-scan segment: an equal share of the hash space, so
-    that the segments together cover every item exactly once (``prefix``: an index's)."""
-    if prefix is None:
-        prefix = keyspace.items_prefix(table_id)
-    lo = segment * _HASH_SPACE // total
-    start = prefix + lo.to_bytes(8, "big")
-    if segment == total - 1:
-        return start, keyspace.prefix_end(prefix)
-    hi = (segment + 1) * _HASH_SPACE // total
-    return start, prefix + hi.to_bytes(8, "big")
+    """The storage range of one parallel-scan segment (``prefix``: an index's)."""
+    return keyspace.segment_range(keyspace.items_prefix(table_id) if prefix is None else prefix, segment, total)
+
+
+def _start_key(table: Table, ix: Index | None, esk: Item | None, invalid: str) -> bytes | None:
+    """ExclusiveStartKey as a storage key: the table key, or for an index exactly the index
+    and table key attributes (the LastEvaluatedKey an index page returns)."""
+    if esk is None:
+        return None
+    try:
+        esk = values.validate_item(esk)
+        if ix is None:
+            return table.key_for_request(esk)
+    except errors.DynamoError as err:
+        if err.type_name != "ValidationException":
+            raise
+        raise errors.validation(invalid) from None
+    spec = table.spec
+    types = {a.name: a.type for a in spec.attribute_definitions}
+    if len(esk) != len(ix.lek_names) or any(types.get(n) not in (esk.get(n) or {}) for n in ix.lek_names):
+        raise errors.validation(invalid)
+    sk = esk[spec.range_key.name] if spec.range_key is not None else None
+    key = ix.entry_key(esk, keyspace.encode_table_key(esk[spec.hash_key.name], sk))
+    if key is None:
+        raise errors.validation(invalid)
+    return key
+
+
+def _index_fetch(r: RangeRead, table: Table, ix: Index) -> Fetch | None:
+    """How an index read gets attributes its projection lacks: an LSI fetches the table
+    item (LSI.md, "Read capacity units"); a GSI refuses them with the service's messages
+    (dynalite's probes; localstack/localstack#478 and sensedeep/dynamodb-onetable#377 quote
+    the two "does not project" texts)."""
+    projected = ix.projected
+    if projected is None:
+        return None
+    projection = r.projection
+    needs = r.select == "ALL_ATTRIBUTES" or (projection is not None and not projection.top_names <= projected)
+    if ix.is_global and needs:
+        if r.select == "ALL_ATTRIBUTES":
+            raise errors.invalid_parameter(
+                f"Select type ALL_ATTRIBUTES is not supported for global secondary index {ix.name} because its "
+                "projection type is not ALL"
+            )
+        missing = sorted(projection.top_names - projected)
+        raise errors.invalid_parameter(f"Global secondary index {ix.name} does not project [{', '.join(missing)}]")
+    if not needs:
+        if r.filter is not None and not r.filter.names <= projected:
+            missing = sorted(r.filter.names - projected)
+            raise errors.invalid_parameter(
+                f"Secondary index {ix.name} does not project one or more filter attributes: [{', '.join(missing)}]"
+            )
+        return None
+    tid = table.spec.table_id
+    hk = table.spec.hash_key.name
+    rk = table.spec.range_key.name if table.spec.range_key is not None else None
+
+    def fetch(entry: Item) -> tuple[Item | None, int]:
+        return table.read(keyspace.item_key(tid, entry[hk], entry[rk] if rk else None))
+
+    return fetch
+
+
+# --- single items: GetItem, BatchGetItem, TransactGetItems -------------------------------------------
+
+# "BatchGetItem returns a partial result if the response size limit is exceeded ... if you
+# ask to retrieve 100 items, but each individual item is 300 KB in size, the system
+# returns 52 items (so as not to exceed the 16 MB limit)": 52 x 300 KiB fits and 53 does
+# not only if the limit is 16,000,000 bytes, so that is the limit used.
+MAX_BATCH_GET_BYTES = 16_000_000
+
+
+@dataclass(slots=True)
+class KeyRead:
+    """One item to read, keyed (``Table.key_for_request``)."""
+
+    table: Table
+    key: bytes
+    attrs: Item  # the Key as sent
+    table_name: str = ""  # as the request named it
+    consistent: bool = False
+
+
+def get_item(db: Database, r: KeyRead, *, consumed: bool = False) -> tuple[Item | None, ConsumedCapacity | None]:
+    """GetItem: admitted by the item's partition, read (eventually consistent reads through
+    the lag model), charged per 4 KB; a missing item costs the minimum."""
+    table, key = r.table, r.key
+    now = db.now()
+    p = table.capacity.check(key, now)
+    item, size = table.read(key)
+    if not r.consistent:
+        item = consistency.stale_item(table, key, item, now)  # the replication-lag model
+    read_h = capacity.read_units_h(size, r.consistent)
+    table.capacity.debit(p, key, now, read=read_h / 2)
+    cc = None
+    if consumed:
+        cc = ConsumedCapacity(r.table_name or table.name)
+        cc.add_read(read_h)
+    return item, cc
+
+
+@dataclass(slots=True)
+class BatchGetResult:
+    found: dict[str, list[Item]] = field(default_factory=dict)  # table name as sent -> items read
+    unprocessed: list[KeyRead] = field(default_factory=list)
+    ledger: CapacityLedger | None = None
+
+
+def batch_get(db: Database, reads: list[KeyRead], *, consumed: bool = False) -> BatchGetResult:
+    """BatchGetItem's reads, in request order: each key admitted by its partition on its own
+    (a throttled key is left unprocessed), until the response would pass 16 MB (the rest
+    left unprocessed). Throttled only when no key at all could be read (API reference)."""
+    result = BatchGetResult(ledger=CapacityLedger() if consumed else None)
+    budget = MAX_BATCH_GET_BYTES
+    throttle: errors.DynamoError | None = None
+    now = db.now()
+    for i, r in enumerate(reads):
+        table, key = r.table, r.key
+        try:
+            p = table.capacity.check(key, now)
+        except errors.DynamoError as e:
+            if e.type_name not in THROTTLE_ERRORS:
+                raise
+            throttle = e
+            result.unprocessed.append(r)
+            continue
+        item, size = table.read(key)
+        if not r.consistent:  # the replication-lag model, when --eventual-lag-ms is set
+            item = consistency.stale_item(table, key, item, now)
+        if item is not None and size > budget:
+            result.unprocessed.extend(reads[i:])
+            break
+        found = result.found.setdefault(r.table_name, [])
+        if item is not None:
+            budget -= size
+            found.append(item)
+        read_h = capacity.read_units_h(size, r.consistent)  # each item rounded to 4 KB
+        table.capacity.debit(p, key, now, read=read_h / 2)
+        if result.ledger is not None:
+            result.ledger.for_table(r.table_name).add_read(read_h)
+    if throttle is not None and not result.found:
+        raise throttle
+    return result
+
+
+def transact_get(
+    db: Database, reads: list[KeyRead], *, consumed: bool = False
+) -> tuple[list[Item | None], CapacityLedger | None]:
+    """TransactGetItems: every read admitted first (a throttle cancels the whole request),
+    then all read in this one synchronous call, a consistent snapshot; 2 units per 4 KB
+    (transaction-apis.md)."""
+    seen: set[bytes] = set()
+    for r in reads:
+        if r.key in seen:
+            raise errors.validation(MSG_MULTIPLE_OPERATIONS)
+        seen.add(r.key)
+    now = db.now()
+    parts = admit_or_cancel([(r.table, r.key) for r in reads], now, write=False)
+    ledger = CapacityLedger(split=True) if consumed else None
+    out: list[Item | None] = []
+    for r, p in zip(reads, parts, strict=True):
+        item, size = r.table.read(r.key)
+        out.append(item)
+        read_h = capacity.read_units_h(size, True, transactional=True)
+        r.table.capacity.debit(p, r.key, now, read=read_h / 2)
+        if ledger is not None:
+            ledger.for_table(r.table_name).add_read(read_h)
+    return out, ledger

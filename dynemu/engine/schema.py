@@ -96,7 +96,9 @@ class TableSpec:
     on_demand_max_write: int = -1
     warm_read: int = 0  # WarmThroughput asked for (units per second); 0: none
     warm_write: int = 0
-    indexes: list[Any] = field(default_factory=list)  # engine.indexes.IndexSpec: LSIs, then GSIs
+    indexes: list[IndexSpec] = field(default_factory=list)  # LSIs, then GSIs
+    pitr_since: float | None = None  # point-in-time recovery: when enabled; None: disabled
+    pitr_days: int = 35  # its RecoveryPeriodInDays
 
     @property
     def key_schema(self) -> list[tuple[str, str, str]]:
@@ -134,6 +136,8 @@ class TableSpec:
             "warm_read": self.warm_read,
             "warm_write": self.warm_write,
             "indexes": [i.to_record() for i in self.indexes],
+            "pitr_since": self.pitr_since,
+            "pitr_days": self.pitr_days,
         }
 
     @classmethod
@@ -160,12 +164,12 @@ class TableSpec:
             warm_read=r.get("warm_read", 0),
             warm_write=r.get("warm_write", 0),
             indexes=_indexes_from(r.get("indexes") or ()),
+            pitr_since=r.get("pitr_since"),
+            pitr_days=r.get("pitr_days", 35),
         )
 
 
-def _indexes_from(records: Any) -> list[Any]:
-    from dynemu.engine.indexes import IndexSpec  # indexes imports this module
-
+def _indexes_from(records: Any) -> list[IndexSpec]:
     return [IndexSpec.from_record(r) for r in records]
 
 
@@ -243,3 +247,56 @@ def key_of_request(spec: TableSpec, key: Item) -> tuple[Value, Value | None]:
         _check_key_value(attr, v, is_hash)
         out.append(v)
     return out[0], out[1]  # type: ignore[return-value]
+
+
+@dataclass
+class IndexSpec:
+    """One index as DescribeTable reports it (what is not derived from the data)."""
+
+    name: str
+    index_id: int
+    is_global: bool
+    hash_keys: tuple[KeyAttr, ...]
+    range_keys: tuple[KeyAttr, ...]
+    projection_type: str  # KEYS_ONLY | INCLUDE | ALL
+    non_key_attributes: tuple[str, ...] = ()
+    throughput: Throughput = field(default_factory=Throughput)  # GSIs only
+    status: str = "ACTIVE"  # GSIs: CREATING while UpdateTable's backfill runs
+    on_demand_max_read: int | None = None
+    on_demand_max_write: int | None = None
+
+    @property
+    def key_schema(self) -> list[tuple[str, str, str]]:
+        """``[(name, "HASH"|"RANGE", type)]``, HASH entries first."""
+        return [(a.name, "HASH", a.type) for a in self.hash_keys] + [(a.name, "RANGE", a.type) for a in self.range_keys]
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "id": self.index_id,
+            "global": self.is_global,
+            "hash": [[a.name, a.type] for a in self.hash_keys],
+            "range": [[a.name, a.type] for a in self.range_keys],
+            "projection": self.projection_type,
+            "non_key": list(self.non_key_attributes),
+            "throughput": vars(self.throughput),
+            "status": self.status,
+            "odr": self.on_demand_max_read,
+            "odw": self.on_demand_max_write,
+        }
+
+    @classmethod
+    def from_record(cls, r: dict[str, Any]) -> IndexSpec:
+        return cls(
+            name=r["name"],
+            index_id=r["id"],
+            is_global=r["global"],
+            hash_keys=tuple(KeyAttr(*a) for a in r["hash"]),
+            range_keys=tuple(KeyAttr(*a) for a in r["range"]),
+            projection_type=r["projection"],
+            non_key_attributes=tuple(r.get("non_key", ())),
+            throughput=Throughput(**r.get("throughput", {})),
+            status=r.get("status", "ACTIVE"),
+            on_demand_max_read=r.get("odr"),
+            on_demand_max_write=r.get("odw"),
+        )

@@ -25,7 +25,6 @@ retained old ones) under ``m/s/<table id>``.
 from __future__ import annotations
 
 import struct
-import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -55,10 +54,7 @@ SEQUENCE_BASE = 10**20  # wire sequence numbers have 21 to 40 digits (SequenceNu
 # record carries userIdentity {Type: Service, PrincipalId: dynamodb.amazonaws.com}.
 SERVICE_CHANGE = "service"
 
-_META = keyspace.META_PREFIX + b"s/"
 _CHUNK = 10_000  # deletions per storage batch when trimming or purging
-_U32 = struct.Struct(">I")
-_U64 = struct.Struct(">Q")
 _TIME = struct.Struct(">d")
 
 # Messages of the service (ack-api-quirks DDB-TABLE-050/035, live captures; botocore model).
@@ -67,7 +63,7 @@ MSG_SHARD_NOT_FOUND = "Requested resource not found: Shard does not exist"
 
 
 def meta_key(table_id: int) -> bytes:
-    return _META + _U32.pack(table_id)
+    return keyspace.stream_meta_key(table_id)
 
 
 def stream_not_found(arn: str) -> errors.DynamoError:
@@ -400,11 +396,26 @@ class TableStreams:
             return max(shard.first_seq, shard.trimmed + 1)
         if kind == "LATEST":
             return shard.last_seq + 1 if shard.last_seq is not None else self.seq + 1
+        if kind == "AT_TIMESTAMP":
+            raise ValueError("AT_TIMESTAMP: use position_at_time")
         assert seq is not None
         pos = seq if kind == "AT_SEQUENCE_NUMBER" else seq + 1
         if shard.trimmed and pos <= shard.trimmed:
             raise trimmed()
         return pos
+
+    def position_at_time(self, shard: Shard, at: float, now: float) -> int:
+        """AT_TIMESTAMP (API_streams_GetShardIterator, ``Timestamp``): the first record whose
+        ApproximateCreationDateTime is at or after ``at``, the oldest untrimmed record when
+        ``at`` is older than the trim horizon, else just after the shard's last record."""
+        start = self.position(shard, "TRIM_HORIZON", None, now)
+        at_ms = round(at * 1000)  # "Unix epoch date with precision in milliseconds"
+        stop = _shard_range(self.table_id, shard.num)[1]
+        for key, raw in self.store.iterate(keyspace.stream_key(self.table_id, shard.num, start), stop):
+            rec = decode_record(keyspace.decode_stream_key(key)[2], raw)
+            if int(rec.created * 1000) >= at_ms:
+                return rec.seq
+        return self.position(shard, "LATEST", None, now)
 
     def read(self, shard: Shard, pos: int, limit: int, now: float) -> tuple[list[Record], int | None]:
         """Records from sequence ``pos`` on (at most ``limit`` records or 1 MB) and the next
@@ -463,11 +474,10 @@ def decode_record(seq: int, raw: bytes) -> Record:
 class StreamWriter:
     """Writes one record per changed item into the commit's storage batch."""
 
-    __slots__ = ("ts", "_skip")
+    __slots__ = ("ts",)
 
     def __init__(self, ts: TableStreams) -> None:
         self.ts = ts
-        self._skip = len(keyspace.items_prefix(ts.table_id))
 
     def on_plan(self, m: Mutation) -> None:
         return None
@@ -480,7 +490,7 @@ class StreamWriter:
         old, new = m.old, m.new
         if old is not None and new is not None and same_item(old, new):
             return  # "If a write does not change the item, no stream record is written"
-        shard = ts.shard_for(m.key[self._skip :], now, batch)
+        shard = ts.shard_for(keyspace.hashed_part(m.key), now, batch)
         ts.seq += 1
         shard.written = ts.seq
         keys = m.table.key_attributes(new if new is not None else old)  # type: ignore[arg-type]
@@ -506,8 +516,9 @@ class StreamCatalog:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.tables: dict[int, TableStreams] = {}
-        for key, raw in store.iterate(_META, keyspace.prefix_end(_META)):
-            tid = _U32.unpack_from(key, len(_META))[0]
+        start = keyspace.STREAM_META_PREFIX
+        for key, raw in store.iterate(start, keyspace.prefix_end(start)):
+            tid = keyspace.table_id_of_meta_key(key)
             self.tables[tid] = TableStreams.from_record(store, tid, raw)
 
     def for_table(self, table: Table) -> TableStreams:
@@ -539,26 +550,19 @@ class StreamCatalog:
                 del self.tables[tid]
 
 
-_CATALOGS: weakref.WeakKeyDictionary[Any, StreamCatalog] = weakref.WeakKeyDictionary()
-
-
 def catalog(db: Any) -> StreamCatalog:
-    """The stream catalog of a Database (loaded from storage on first use)."""
-    cat = _CATALOGS.get(db)
-    if cat is None:
-        cat = _CATALOGS[db] = StreamCatalog(db.store)
-        _bind(cat, db)
+    """The stream catalog of a Database (``Database.streams``, loaded when it opens)."""
+    cat: StreamCatalog = db.streams
     return cat
 
 
-def _bind(cat: StreamCatalog, db: Any) -> None:
-    """Give the live tables that have streams their writer (idempotent)."""
-    for table in db.tables.values():
-        ts = cat.tables.get(table.spec.table_id)
-        if ts is not None and not ts.deleted:
-            ts.table = table
-            if not any(isinstance(o, StreamWriter) for o in table.observers):
-                table.observers.append(StreamWriter(ts))
+def bind(cat: StreamCatalog, table: Table) -> None:
+    """Give a loaded table that has a live stream its writer (``Database._attach``)."""
+    ts = cat.tables.get(table.spec.table_id)
+    if ts is not None and not ts.deleted:
+        ts.table = table
+        if table.stream is None:
+            table.stream = StreamWriter(ts)
 
 
 # --- what the control plane calls ------------------------------------------------------------------
@@ -597,15 +601,9 @@ def attach(db: Any, table: Table, *, throughput: Any = None) -> TableStreams:
     if throughput is not None:
         ts.throughput = throughput
         ts._pmap, ts._version = None, -1
-    if not any(isinstance(o, StreamWriter) for o in table.observers):
-        table.observers.append(StreamWriter(ts))
+    if table.stream is None:
+        table.stream = StreamWriter(ts)
     return ts
-
-
-def attach_all(db: Any) -> None:
-    """Load the streams of ``db`` and give the loaded tables that have one their writer
-    (call once when a database is opened; tables enabled later are attached by ``enable``)."""
-    _bind(catalog(db), db)
 
 
 def enable(db: Any, table: Table, view_type: str, now: float) -> Stream:
@@ -646,19 +644,11 @@ def on_table_deleted(db: Any, table: Table, now: float) -> None:
     ts.save()
 
 
-def describe_fields(table: Table) -> dict[str, Any]:
-    """DescribeTable's StreamSpecification (only while enabled), LatestStreamArn and
-    LatestStreamLabel (kept after a disable); empty for a table never streamed. Reads the
-    table's writer, which ``enable`` and ``attach_all`` give every streamed table."""
-    writer = next((o for o in table.observers if isinstance(o, StreamWriter)), None)
-    ts = writer.ts if writer is not None else None
-    if ts is None or ts.latest is None:
-        return {}
-    out: dict[str, Any] = {}
-    if ts.active is not None:
-        out["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": ts.active.view_type}
-    out["LatestStreamArn"], out["LatestStreamLabel"] = ts.latest
-    return out
+def of_table(table: Table) -> TableStreams | None:
+    """The streams of ``table`` (through its writer, which ``enable`` and ``bind`` give
+    every streamed table); None for a table never streamed."""
+    writer: StreamWriter | None = table.stream
+    return writer.ts if writer is not None else None
 
 
 def maintain(db: Any, now: float) -> None:

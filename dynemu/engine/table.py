@@ -78,16 +78,29 @@ class Mutation:
 
 
 class Table:
-    __slots__ = ("spec", "store", "item_count", "size_bytes", "observers", "capacity", "_id")
+    """A table and what is attached to it. The attachments are set up in one place,
+    ``Database._attach`` (streams and TTL also when enabled later), and are the table's
+    write observers in a fixed order: ``observers``."""
+
+    __slots__ = ("spec", "store", "item_count", "size_bytes", "capacity", "indexes", "stream", "ttl", "recent", "_id")
 
     def __init__(self, spec: TableSpec, store: Store, item_count: int = 0, size_bytes: int = 0) -> None:
         self.spec = spec
         self.store = store
         self.item_count = item_count
         self.size_bytes = size_bytes
-        self.observers: list[WriteObserver] = []
-        self.capacity: Any = None  # the table's TableCapacity (engine.capacity.admission), set by Database
+        self.capacity: Any = None  # TableCapacity (engine.capacity.admission): partitions, throughput
+        self.indexes: Any = None  # IndexMaintainer (engine.indexes): secondary indexes, item collections
+        self.stream: Any = None  # StreamWriter (engine.streams), while the table has a stream
+        self.ttl: Any = None  # TTLIndex (engine.ttl), once TTL was ever set on the table
+        self.recent: Any = None  # RecentWrites (engine.consistency), when the stale-read model is on
         self._id = spec.table_id
+
+    @property
+    def observers(self) -> tuple[WriteObserver, ...]:
+        """The write observers, in this order: partition sizes and splits, index entries,
+        stream records, TTL entries, the stale-read model's recent writes."""
+        return tuple(o for o in (self.capacity, self.indexes, self.stream, self.ttl, self.recent) if o is not None)
 
     @property
     def name(self) -> str:

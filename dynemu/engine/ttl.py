@@ -23,7 +23,6 @@ Rules implemented (developer guide "Time to Live (TTL)", API_UpdateTimeToLive; R
 from __future__ import annotations
 
 import math
-import struct
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,14 +50,10 @@ MSG_ALREADY_DISABLED = "TimeToLive is already disabled"
 MSG_OTHER_ATTRIBUTE = "TimeToLive is active on a different AttributeName: current AttributeName is {}"
 MSG_COOLDOWN = "Time to live has been modified multiple times within a fixed interval"
 
-_META = keyspace.META_PREFIX + b"x/"
-_U32 = struct.Struct(">I")
-_U64 = struct.Struct(">Q")
-_EXPIRY_AT = len(keyspace.TTL) + 4
 
 
 def _meta_key(table_id: int) -> bytes:
-    return _META + _U32.pack(table_id)
+    return keyspace.ttl_meta_key(table_id)
 
 
 @dataclass(slots=True)
@@ -178,10 +173,8 @@ class TTLIndex:
 
 
 def _index_of(table: Table) -> TTLIndex | None:
-    for o in table.observers:
-        if isinstance(o, TTLIndex):
-            return o
-    return None
+    idx: TTLIndex | None = table.ttl
+    return idx
 
 
 def attach(db: Any, table: Table) -> TTLIndex:
@@ -190,17 +183,15 @@ def attach(db: Any, table: Table) -> TTLIndex:
     if idx is None:
         raw = db.store.get(_meta_key(table.spec.table_id))
         state = TTLState(**orjson.loads(raw)) if raw is not None else TTLState()
-        idx = TTLIndex(table, state)
-        table.observers.append(idx)
+        idx = table.ttl = TTLIndex(table, state)
     return idx
 
 
-def attach_all(db: Any) -> None:
-    """Attach the loaded tables of ``db`` that have TTL settings (call once when a database
-    is opened; other tables are attached by their first UpdateTimeToLive)."""
-    for table in db.tables.values():
-        if db.store.get(_meta_key(table.spec.table_id)) is not None:
-            attach(db, table)
+def load(db: Any, table: Table) -> None:
+    """Attach a loaded table that has TTL settings (``Database._attach``); other tables are
+    attached by their first UpdateTimeToLive."""
+    if db.store.get(_meta_key(table.spec.table_id)) is not None:
+        attach(db, table)
 
 
 def _state_record(state: TTLState) -> bytes:
@@ -254,7 +245,7 @@ def on_table_deleted(db: Any, table: Table) -> None:
 
 
 def _entry_expiry(key: bytes) -> int:
-    return _U64.unpack_from(key, _EXPIRY_AT)[0] - (1 << 63)
+    return keyspace.decode_ttl_expiry(key)
 
 
 def sweep(db: Any, now: float, limit: int = SWEEP_LIMIT) -> int:

@@ -40,6 +40,7 @@ from dynemu.engine.transactions import (
     failure_reason,
     throttle_reason,
 )
+from dynemu.storage import keyspace
 
 if TYPE_CHECKING:
     from dynemu.engine.database import Database
@@ -59,14 +60,6 @@ MSG_TOO_LARGE = (
 )
 
 
-class UpdateAction:
-    """What an Update write applies (``engine.expressions.Update`` is one): ``apply(old,
-    key) -> (new item, touched paths)``."""
-
-    def apply(self, item: Item | None, key: Item) -> tuple[Item, Any]:  # pragma: no cover - protocol
-        raise NotImplementedError
-
-
 @dataclass(slots=True)
 class Write:
     """One item write, parsed and keyed. Build it with ``put`` / ``update`` / ``delete`` /
@@ -77,7 +70,8 @@ class Write:
     key: bytes  # the storage key (Table.key_for_item / key_for_request)
     attrs: Item  # Put: the item; otherwise the key attributes
     size: int | None = None  # Put: the item's size when the caller measured (and checked) it
-    update: Any = None  # Update: an UpdateAction; None creates the item with its key only
+    update: Any = None  # Update: ``apply(old, key) -> (new or None, touched)`` (engine.expressions.Update);
+    # None creates the item with its key only
     condition: Condition | None = None
     return_old_on_failure: bool = False  # ReturnValuesOnConditionCheckFailure ALL_OLD
     table_name: str = ""  # as the request named it (may be an ARN): ConsumedCapacity's TableName
@@ -172,7 +166,7 @@ def admit_index_writes(table: Table, m: Mutation, now: float) -> list[_IndexChar
         if w.is_global and w.write_h:
             state = cap.index_state(w.index, now)
             ikey = w.new_key if w.new_key is not None else w.old_key
-            suffix = ikey[len(w.index.prefix) :]
+            suffix = keyspace.index_hashed_part(ikey)
             charged.append((state, cap.check_index(state, suffix, now, write=True), suffix, w.write_h / 2))
     return charged
 

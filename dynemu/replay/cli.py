@@ -23,24 +23,31 @@ def _parser() -> argparse.ArgumentParser:
         help="a running `dynemu --clock virtual` server (default: a private in-memory one); "
         "its --capacity-model applies, not the scenario's",
     )
+    p.add_argument("--admin-token", help="the --admin-token of the --endpoint server, if it has one")
     p.add_argument("--model", help="override the scenario's capacity model (private server only)")
     return p
 
 
-def replay(path: str, endpoint: str | None = None, model: str | None = None) -> runner.Outcome:
+def replay(
+    path: str, endpoint: str | None = None, model: str | None = None, admin_token: str | None = None
+) -> runner.Outcome:
     sc = scenario.load(path)
     if model:
         sc.model = model
     if endpoint:
-        return runner.run(sc, endpoint.rstrip("/"))
+        return runner.run(sc, endpoint.rstrip("/"), _progress, admin_token)
     with DynemuServer(clock="virtual", capacity_model=sc.model, throttling=True) as url:
-        return runner.run(sc, url)
+        return runner.run(sc, url, _progress)
+
+
+def _progress(elapsed: int, total: int) -> None:
+    print(f"  replayed {elapsed:,} of {total:,} s", file=sys.stderr, flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        out = replay(args.scenario, args.endpoint, args.model)
+        out = replay(args.scenario, args.endpoint, args.model, args.admin_token)
     except (scenario.ScenarioError, runner.ReplayError, OSError) as e:
         print(f"dynemu replay: {e}", file=sys.stderr)
         return 2

@@ -40,6 +40,8 @@ def _full_history(r: Resource, t0: int, t1: int) -> list[dict[str, Any]]:
                 "alloc_write": 0.0,
                 "burst_read": 0.0,
                 "burst_write": 0.0,
+                "burst_low_read": 0.0,
+                "burst_low_write": 0.0,
                 "partitions": 0,
             }
             rec = {**base, "t": t, "read": 0.0, "write": 0.0, "throttles": {}, "parts": {}}
@@ -116,6 +118,17 @@ def write(out: Outcome, directory: str | Path) -> Path:
     return path
 
 
+def _consumed_per_partition(r: Resource, duration: int) -> dict[str, tuple[float, float]]:
+    """Average units per second each partition (by its start) consumed over the run."""
+    sums: dict[str, list[float]] = {}
+    for rec in r.history.values():
+        for start, (read, write, _) in rec["parts"].items():
+            acc = sums.setdefault(start, [0.0, 0.0])
+            acc[0] += read
+            acc[1] += write
+    return {k: (v[0] / max(1, duration), v[1] / max(1, duration)) for k, v in sums.items()}
+
+
 def summary_text(out: Outcome) -> str:
     """The per-partition summary printed at the end of a replay."""
     lines = [
@@ -135,13 +148,16 @@ def summary_text(out: Outcome) -> str:
             f"\n{r.label}: {s['partitions']} partitions, {html.throughput_text(s)}, splits {len(r.splits)}"
         )
         lines.append(
-            f"  {'#':>3} {'key range (hash)':<36} {'items':>8} {'size':>10} {'alloc R/W':>13}  throttles"
+            f"  {'#':>3} {'key range (hash)':<36} {'items':>8} {'size':>10} {'alloc R/W':>13} "
+            f"{'used R/W per s':>15}  throttles"
         )
+        used = _consumed_per_partition(r, out.scenario.duration)
         for p in r.final["partitions"]:
             thr = ", ".join(f"{k} {v}" for k, v in sorted(p["throttles"].items())) or "-"
             alloc = f"{html.fmt_units(p['allocated_read'])}/{html.fmt_units(p['allocated_write'])}"
+            rate = used.get(p["start"], (0.0, 0.0))
             lines.append(
                 f"  {p['index']:>3} {html._range(p):<36} {p['item_count']:>8,} "
-                f"{html.fmt_size(p['size_bytes']):>10} {alloc:>13}  {thr}"
+                f"{html.fmt_size(p['size_bytes']):>10} {alloc:>13} {f'{rate[0]:.1f}/{rate[1]:.1f}':>15}  {thr}"
             )
     return "\n".join(lines)

@@ -11,8 +11,8 @@ five minutes of virtual time (the server keeps ten).
 
 from __future__ import annotations
 
-import http.client
 import math
+import socket
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -33,22 +33,81 @@ class ReplayError(RuntimeError):
 
 
 class Client:
-    """A minimal keep-alive HTTP client for the data plane and the admin API."""
+    """A minimal keep-alive HTTP/1.1 client for the data plane and the admin API (a replay
+    spends its client-side time here: no header objects, one ``sendall`` per request)."""
 
-    def __init__(self, endpoint: str, region: str) -> None:
+    def __init__(self, endpoint: str, region: str, admin_token: str | None = None) -> None:
         u = urlsplit(endpoint)
-        self.conn = http.client.HTTPConnection(u.hostname or "127.0.0.1", u.port or 80, timeout=120)
+        self.address = (u.hostname or "127.0.0.1", u.port or 80)
+        self.host = f"{self.address[0]}:{self.address[1]}"
+        self.admin_headers = {"X-Dynemu-Admin-Token": admin_token} if admin_token else {}
         self.auth = (
             f"AWS4-HMAC-SHA256 Credential=dynemu-replay/20260101/{region}/dynamodb/aws4_request, "
             "SignedHeaders=host;x-amz-date, Signature=0"
         )
+        self.sock: socket.socket | None = None
+        self.buf = b""
+
+    def _connect(self) -> socket.socket:
+        sock = socket.create_connection(self.address, timeout=120)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock, self.buf = sock, b""
+        return sock
+
+    def _read_until(self, sock: socket.socket, marker: bytes) -> bytes:
+        while (i := self.buf.find(marker)) < 0:
+            chunk = sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("the server closed the connection")
+            self.buf += chunk
+        head, self.buf = self.buf[:i], self.buf[i + len(marker) :]
+        return head
+
+    def _read_exactly(self, sock: socket.socket, n: int) -> bytes:
+        while len(self.buf) < n:
+            chunk = sock.recv(max(65536, n - len(self.buf)))
+            if not chunk:
+                raise ConnectionError("the server closed the connection")
+            self.buf += chunk
+        data, self.buf = self.buf[:n], self.buf[n:]
+        return data
 
     def _send(self, method: str, path: str, body: bytes | None, headers: dict[str, str]) -> tuple[int, Any]:
-        headers = {"Authorization": self.auth, **headers}
-        self.conn.request(method, path, body=body, headers=headers)
-        resp = self.conn.getresponse()
-        data = resp.read()
-        return resp.status, orjson.loads(data) if data else {}
+        body = body or b""
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {self.host}", f"Authorization: {self.auth}"]
+        lines += [f"{k}: {v}" for k, v in headers.items()]
+        lines.append(f"Content-Length: {len(body)}")
+        request = ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+        sock = self.sock or self._connect()
+        try:
+            sock.sendall(request)
+            head = self._read_until(sock, b"\r\n\r\n")
+        except (ConnectionError, BrokenPipeError):  # a keep-alive connection the server closed
+            sock = self._connect()
+            sock.sendall(request)
+            head = self._read_until(sock, b"\r\n\r\n")
+        status_line, *fields = head.decode("latin-1").split("\r\n")
+        status = int(status_line.split(" ", 2)[1])
+        meta = {k.strip().lower(): v.strip() for k, _, v in (f.partition(":") for f in fields)}
+        if meta.get("transfer-encoding", "").lower() == "chunked":
+            data = b""
+            while size := int(self._read_until(sock, b"\r\n").split(b";")[0], 16):
+                data += self._read_exactly(sock, size + 2)[:-2]
+            self._read_until(sock, b"\r\n")
+        else:
+            data = self._read_exactly(sock, int(meta.get("content-length", "0")))
+        if meta.get("connection", "").lower() == "close":
+            sock.close()
+            self.sock = None
+        try:
+            return status, orjson.loads(data) if data else {}
+        except orjson.JSONDecodeError:  # e.g. aiohttp's own "404: Not Found"
+            return status, {"error": data.decode("utf-8", "replace")}
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
 
     def call(self, operation: str, body: dict[str, Any]) -> tuple[int, Any]:
         headers = {
@@ -65,9 +124,10 @@ class Client:
 
     def admin(self, path: str, body: dict[str, Any] | None = None) -> Any:
         if body is None:
-            status, out = self._send("GET", path, None, {})
+            status, out = self._send("GET", path, None, self.admin_headers)
         else:
-            status, out = self._send("POST", path, orjson.dumps(body), {"Content-Type": "application/json"})
+            headers = {"Content-Type": "application/json", **self.admin_headers}
+            status, out = self._send("POST", path, orjson.dumps(body), headers)
         if status != 200:
             raise ReplayError(f"{path}: {status} {out}")
         return out
@@ -214,9 +274,16 @@ def _pull(client: Client, out: Outcome, final: bool = False) -> None:
             r.final = client.admin(f"/_dynemu/tables/{quote(r.table)}/partitions{q}")
 
 
-def run(scenario: Scenario, endpoint: str, progress: Any = None) -> Outcome:
+def run(scenario: Scenario, endpoint: str, progress: Any = None, admin_token: str | None = None) -> Outcome:
     """Replay ``scenario`` against ``endpoint`` (a dynemu server on a virtual clock)."""
-    client = Client(endpoint, scenario.region)
+    client = Client(endpoint, scenario.region, admin_token)
+    try:
+        return _run(client, scenario, progress)
+    finally:
+        client.close()
+
+
+def _run(client: Client, scenario: Scenario, progress: Any) -> Outcome:
     clock = client.admin("/_dynemu/clock")
     if clock["mode"] != "virtual":
         raise ReplayError(f"the server's clock is {clock['mode']}: start it with --clock virtual")

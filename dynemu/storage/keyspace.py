@@ -10,6 +10,12 @@ is needed after them; ``enc`` is ``encoding.encode_key_value`` (self-delimiting)
     i/<tid:4><iid:4><h(ipk):8><enc ipk><enc isk><enc pk><enc sk>   index entries
     s/<tid:4><shard:8><seq:8>                       stream records
     x/<tid:4><expiry:8, sign-flipped><enc pk><enc sk>   TTL entries, by expiry time
+    m/s/<tid:4>, m/x/<tid:4>                        a table's stream and TTL settings
+    m/c/item-collections/<tid>/<h(pk)><enc pk>      item collection sizes (tables with an LSI)
+
+A multi-attribute index key (up to 4 HASH and 4 RANGE attributes) is the concatenation of
+its components' encodings, hashed together: ``h(enc ipk1 enc ipk2 ...)``. Nothing outside
+this module slices or assembles key bytes: it has an encoder and a decoder for each part.
 
 Items in hash order make Scan follow DynamoDB's hash order and a partition key a
 contiguous range; within one partition key, items follow sort-key order, so Query is
@@ -62,6 +68,34 @@ def table_name_from_meta_key(key: bytes) -> str:
     return key[len(META_TABLES_PREFIX) :].decode("utf-8")
 
 
+# Per-table settings records: m/s/<tid:4> a table's streams, m/x/<tid:4> its TTL settings.
+STREAM_META_PREFIX = META_PREFIX + b"s/"
+TTL_META_PREFIX = META_PREFIX + b"x/"
+
+
+def stream_meta_key(table_id: int) -> bytes:
+    return STREAM_META_PREFIX + _U32.pack(table_id)
+
+
+def ttl_meta_key(table_id: int) -> bytes:
+    return TTL_META_PREFIX + _U32.pack(table_id)
+
+
+def table_id_of_meta_key(key: bytes) -> int:
+    """The table id of a ``stream_meta_key`` or ``ttl_meta_key``."""
+    return _U32.unpack_from(key, len(STREAM_META_PREFIX))[0]
+
+
+def item_collection_key(table_id: int, partition_prefix_: bytes) -> bytes:
+    """The size counter of the item collection whose items start with ``partition_prefix_``
+    (``partition_prefix``): tables with an LSI."""
+    return meta_counter_key(f"item-collections/{table_id}/") + hashed_part(partition_prefix_)
+
+
+def item_collections_prefix(table_id: int) -> bytes:
+    return meta_counter_key(f"item-collections/{table_id}/")
+
+
 # --- items ---------------------------------------------------------------------------------
 
 
@@ -84,6 +118,11 @@ def item_key(table_id: int, pk: Value, sk: Value | None) -> bytes:
     return key if sk is None else key + encode_key_value(sk)
 
 
+def item_key_for(table_id: int, table_key: bytes, pk: Value) -> bytes:
+    """The item key of encoded table key ``table_key`` whose partition key is ``pk``."""
+    return ITEMS + _U32.pack(table_id) + hash8(encode_key_value(pk)) + table_key
+
+
 def decode_item_key(
     key: bytes, table_id: int, pk_type: str, sk_type: str | None
 ) -> tuple[Value, Value | None]:
@@ -92,6 +131,48 @@ def decode_item_key(
     if sk_type is None:
         return pk, None
     return pk, decode_key_value(sk_type, key, pos)[0]
+
+
+_HASH_AT = len(ITEMS) + 4  # where h(pk) starts in an item key
+_TABLE_KEY_AT = _HASH_AT + 8  # where the encoded table key (enc pk, enc sk) starts
+
+
+def encode_table_key(pk: Value, sk: Value | None) -> bytes:
+    """The encoded table key ``<enc pk><enc sk>`` that ends an item key and every index
+    entry key of the item."""
+    enc = encode_key_value(pk)
+    return enc if sk is None else enc + encode_key_value(sk)
+
+
+def table_key_of(item_key_: bytes) -> bytes:
+    """The encoded table key of an item key (what follows ``h(pk)``)."""
+    return item_key_[_TABLE_KEY_AT:]
+
+
+def hashed_part(item_key_: bytes) -> bytes:
+    """An item key without its table prefix: ``<h(pk)><enc pk><enc sk>`` (what partition
+    maps and item collections are keyed on). Also accepts a partition prefix."""
+    return item_key_[_HASH_AT:]
+
+
+def encode_values(values: Sequence[Value]) -> bytes:
+    """The concatenated encodings of key values (a multi-attribute key's components)."""
+    return b"".join(encode_key_value(v) for v in values)
+
+
+_HASH_SPACE = 1 << 64
+
+
+def segment_range(prefix: bytes, segment: int, total: int) -> tuple[bytes, bytes]:
+    """The range of parallel-scan segment ``segment`` of ``total`` under ``prefix`` (a
+    table's items or an index's entries, both ``<prefix><h:8>...``): an equal share of the
+    hash space, so that the segments together cover every key exactly once."""
+    lo = segment * _HASH_SPACE // total
+    start = prefix + lo.to_bytes(8, "big")
+    if segment == total - 1:
+        return start, prefix_end(prefix)
+    hi = (segment + 1) * _HASH_SPACE // total
+    return start, prefix + hi.to_bytes(8, "big")
 
 
 def key_hash(key: bytes) -> bytes:
@@ -152,32 +233,79 @@ def index_prefix(table_id: int, index_id: int) -> bytes:
     return INDEXES + _U32.pack(table_id) + _U32.pack(index_id)
 
 
-def index_partition_prefix(table_id: int, index_id: int, ipk: Value) -> bytes:
-    return index_prefix(table_id, index_id) + _hashed(ipk)
+def index_hashed_part(entry_key: bytes) -> bytes:
+    """An index entry key without its index prefix: ``<h(ipk)><enc ipk>...`` (what a GSI's
+    partition map is keyed on). Also accepts a partition prefix or range bound."""
+    return entry_key[len(INDEXES) + 8 :]
+
+
+def table_indexes_prefix(table_id: int) -> bytes:
+    """Every index entry of every index of a table starts with this."""
+    return INDEXES + _U32.pack(table_id)
+
+
+def _values(v: Value | Sequence[Value] | None) -> Sequence[Value]:
+    """One key value, or the components of a multi-attribute key, as a sequence."""
+    if v is None:
+        return ()
+    return (v,) if isinstance(v, dict) else v
+
+
+def index_partition_at(prefix: bytes, ipk: Value | Sequence[Value]) -> bytes:
+    """Every entry of index partition ``ipk`` under index prefix ``prefix``: ``h(ipk)`` is
+    the hash of the concatenated encodings of a multi-attribute key's components."""
+    enc = b"".join(encode_key_value(v) for v in _values(ipk))
+    return prefix + hash8(enc) + enc
+
+
+def index_partition_prefix(table_id: int, index_id: int, ipk: Value | Sequence[Value]) -> bytes:
+    return index_partition_at(index_prefix(table_id, index_id), ipk)
+
+
+def index_entry_at(
+    prefix: bytes, ipk: Value | Sequence[Value], isk: Value | Sequence[Value] | None, table_key: bytes
+) -> bytes:
+    """The entry key under index prefix ``prefix`` of index key ``(ipk, isk)`` (one value
+    or a multi-attribute key's components) and encoded table key ``table_key``."""
+    key = index_partition_at(prefix, ipk)
+    for v in _values(isk):
+        key += encode_key_value(v)
+    return key + table_key
 
 
 def index_entry_key(
-    table_id: int, index_id: int, ipk: Value, isk: Value | None, pk: Value, sk: Value | None
+    table_id: int,
+    index_id: int,
+    ipk: Value | Sequence[Value],
+    isk: Value | Sequence[Value] | None,
+    pk: Value,
+    sk: Value | None,
 ) -> bytes:
-    key = index_prefix(table_id, index_id) + _hashed(ipk)
-    if isk is not None:
-        key += encode_key_value(isk)
-    key += encode_key_value(pk)
-    return key if sk is None else key + encode_key_value(sk)
+    return index_entry_at(index_prefix(table_id, index_id), ipk, isk, encode_table_key(pk, sk))
+
+
+def decode_index_entry(
+    key: bytes, ipk_types: Sequence[str], isk_types: Sequence[str], pk_type: str, sk_type: str | None
+) -> tuple[tuple[Value, ...], tuple[Value, ...], Value, Value | None]:
+    """Inverse of ``index_entry_at`` for any key shape: ``(ipk values, isk values, pk, sk)``."""
+    pos = len(INDEXES) + 8 + 8
+    ipk: list[Value] = []
+    isk: list[Value] = []
+    for types, out in ((ipk_types, ipk), (isk_types, isk)):
+        for t in types:
+            v, pos = decode_key_value(t, key, pos)
+            out.append(v)
+    pk, pos = decode_key_value(pk_type, key, pos)
+    sk = decode_key_value(sk_type, key, pos)[0] if sk_type is not None else None
+    return tuple(ipk), tuple(isk), pk, sk
 
 
 def decode_index_entry_key(
     key: bytes, ipk_type: str, isk_type: str | None, pk_type: str, sk_type: str | None
 ) -> tuple[Value, Value | None, Value, Value | None]:
-    """Inverse of ``index_entry_key``: ``(ipk, isk, pk, sk)``."""
-    ipk, pos = decode_key_value(ipk_type, key, len(INDEXES) + 8 + 8)
-    isk = sk = None
-    if isk_type is not None:
-        isk, pos = decode_key_value(isk_type, key, pos)
-    pk, pos = decode_key_value(pk_type, key, pos)
-    if sk_type is not None:
-        sk = decode_key_value(sk_type, key, pos)[0]
-    return ipk, isk, pk, sk
+    """Inverse of ``index_entry_key`` for a single-attribute index key: ``(ipk, isk, pk, sk)``."""
+    ipk, isk, pk, sk = decode_index_entry(key, (ipk_type,), (isk_type,) if isk_type else (), pk_type, sk_type)
+    return ipk[0], isk[0] if isk else None, pk, sk
 
 
 # --- streams -------------------------------------------------------------------------------
@@ -220,10 +348,14 @@ def ttl_until(table_id: int, expiry: int) -> bytes:
     return TTL + _U32.pack(table_id) + _expiry_bytes(expiry + 1)
 
 
+def decode_ttl_expiry(key: bytes) -> int:
+    """The expiry (epoch seconds) of a TTL entry."""
+    return _U64.unpack_from(key, len(TTL) + 4)[0] - (1 << 63)
+
+
 def decode_ttl_key(key: bytes, pk_type: str, sk_type: str | None) -> tuple[int, Value, Value | None]:
     """``(expiry, pk, sk)`` of a TTL entry."""
-    start = len(TTL) + 4
-    expiry = _U64.unpack_from(key, start)[0] - (1 << 63)
-    pk, pos = decode_key_value(pk_type, key, start + 8)
+    expiry = decode_ttl_expiry(key)
+    pk, pos = decode_key_value(pk_type, key, len(TTL) + 4 + 8)
     sk = decode_key_value(sk_type, key, pos)[0] if sk_type is not None else None
     return expiry, pk, sk

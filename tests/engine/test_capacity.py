@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from dynemu.engine.capacity import (
-    CapacityLedger,
-    ConsumedCapacity,
     index_write_units,
     index_write_units_h,
     query_read_units,
@@ -73,75 +71,3 @@ def test_index_write_units_follow_gsi_rules() -> None:
     assert index_write_units(3 * KB, 18) == 3.0  # in place: the larger entry
     assert index_write_units(300, 300, changed=False) == 0.0  # identical overwrite
     assert index_write_units_h(None, 2 * KB) == 4
-
-
-# --- ConsumedCapacity shapes ------------------------------------------------------------
-
-
-def test_get_item_shapes() -> None:
-    cc = ConsumedCapacity("Music")
-    cc.add_read(1)
-    assert cc.render("NONE") is None
-    assert cc.render("TOTAL") == {"TableName": "Music", "CapacityUnits": 0.5}
-    assert cc.render("INDEXES") == {
-        "TableName": "Music",
-        "CapacityUnits": 0.5,
-        "Table": {"CapacityUnits": 0.5},
-    }
-
-
-def test_write_with_indexes_reports_each_charged_index() -> None:
-    cc = ConsumedCapacity("T")
-    cc.add_write(2)
-    cc.add_index("gsi1", is_global=True, write_h=4)
-    cc.add_index("lsi1", is_global=False, write_h=2)
-    cc.add_index("gsi2", is_global=True, write_h=0)  # untouched: no arm at all
-    assert cc.total == 4.0
-    assert cc.render("TOTAL") == {"TableName": "T", "CapacityUnits": 4.0}
-    assert cc.render("INDEXES") == {
-        "TableName": "T",
-        "CapacityUnits": 4.0,
-        "Table": {"CapacityUnits": 1.0},
-        "LocalSecondaryIndexes": {"lsi1": {"CapacityUnits": 1.0}},
-        "GlobalSecondaryIndexes": {"gsi1": {"CapacityUnits": 2.0}},
-    }
-
-
-def test_gsi_query_reports_a_zero_table_arm() -> None:
-    cc = ConsumedCapacity("T")
-    cc.add_index("byDate", is_global=True, read_h=3)
-    assert cc.render("INDEXES") == {
-        "TableName": "T",
-        "CapacityUnits": 1.5,
-        "Table": {"CapacityUnits": 0.0},
-        "GlobalSecondaryIndexes": {"byDate": {"CapacityUnits": 1.5}},
-    }
-
-
-def test_transactions_split_read_and_write_units() -> None:
-    ledger = CapacityLedger(split=True)
-    ledger.for_table("A").add_read(8)
-    ledger.for_table("B").add_write(4)
-    ledger.for_table("A").add_read(4)
-    assert ledger.render("TOTAL") == [
-        {"TableName": "A", "CapacityUnits": 6.0, "ReadCapacityUnits": 6.0},
-        {"TableName": "B", "CapacityUnits": 2.0, "WriteCapacityUnits": 2.0},
-    ]
-    assert ledger.render("INDEXES")[0] == {
-        "TableName": "A",
-        "CapacityUnits": 6.0,
-        "ReadCapacityUnits": 6.0,
-        "Table": {"CapacityUnits": 6.0, "ReadCapacityUnits": 6.0},
-    }
-    assert ledger.render("NONE") is None
-
-
-def test_batch_ledger_and_merge() -> None:
-    ledger = CapacityLedger()
-    first = ConsumedCapacity("Forum")
-    first.add_write(2)
-    first.add_index("g", is_global=True, write_h=2)
-    ledger.for_table("Forum").merge(first)
-    ledger.for_table("Forum").merge(first)
-    assert ledger.render("TOTAL") == [{"TableName": "Forum", "CapacityUnits": 4.0}]
-    assert ledger.render("INDEXES")[0]["GlobalSecondaryIndexes"] == {"g": {"CapacityUnits": 2.0}}

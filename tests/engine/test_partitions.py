@@ -78,9 +78,9 @@ def test_heat_split_key_balances_consumption() -> None:
     pm = PartitionMap(1)
     part = pm.parts[0]
     for _ in range(10):
-        part.record(h(0.10, b"a"), 5)
-        part.record(h(0.20, b"b"), 5)
-        part.record(h(0.30, b"c"), 10)
+        part.record(h(0.10, b"a"), 0, 5)
+        part.record(h(0.20, b"b"), 0, 5)
+        part.record(h(0.30, b"c"), 0, 10)
     assert pm.balanced_split_key(0) == h(0.30, b"c")  # 100 | 100
     new = pm.split(0, pm.balanced_split_key(0))
     # samples follow their keys into the two halves
@@ -95,10 +95,10 @@ def test_heat_split_inside_an_item_collection_only_without_lsi() -> None:
     with_lsi = PartitionMap(1, lsi=True)
     for pm in (plain, with_lsi):
         for k in keys:
-            pm.parts[0].record(k, 1)
+            pm.parts[0].record(k, 0, 1)
     assert plain.balanced_split_key(0) == keys[2]
     assert with_lsi.balanced_split_key(0) is None  # one item collection stays together
-    with_lsi.parts[0].record(h(0.7), 4)
+    with_lsi.parts[0].record(h(0.7), 0, 4)
     assert with_lsi.balanced_split_key(0) == h(0.7)
     with_lsi.split(0, keys[1] + b"zz")  # cut to the hash prefix
     assert with_lsi.starts[1] == keys[1][:8]
@@ -107,9 +107,9 @@ def test_heat_split_inside_an_item_collection_only_without_lsi() -> None:
 def test_hot_keys_by_units_and_throttles() -> None:
     pm = PartitionMap(1)
     part = pm.parts[0]
-    part.record(h(0.1), 1)
-    part.record(h(0.2), 3)
-    part.record(h(0.2), 3)
+    part.record(h(0.1), 0, 1)
+    part.record(h(0.2), 0, 3)
+    part.record(h(0.2), 0, 3)
     part.record_throttle(h(0.1))
     by_units, by_throttles = part.hot_keys(1)
     assert by_units == [(h(0.2), 6)]

@@ -10,11 +10,8 @@ from dynemu.engine.capacity.throughput import (
     ON_DEMAND_MESSAGE,
     TABLE_MESSAGE,
     CapacityConfig,
-    Charge,
     ThrottleDecision,
     ThroughputState,
-    admit,
-    admit_all,
 )
 from dynemu.engine.clock import VirtualClock
 
@@ -29,6 +26,17 @@ def h(x: float, tail: bytes = b"") -> bytes:
 def make(model: str = "gac", now: float = T0, **kw: object) -> ThroughputState:
     cfg_keys = {k: kw.pop(k) for k in list(kw) if k in CapacityConfig.__dataclass_fields__}
     return ThroughputState(CapacityConfig(model=model, **cfg_keys), arn=ARN, now=now, **kw)  # type: ignore[arg-type]
+
+
+def spent(state: ThroughputState) -> ThroughputState:
+    """The state of a table that has just used up its savings: every bucket holds one
+    second of its rate (new tables start full, with their burst allowance)."""
+    buckets = list(state.table)
+    for part in state.pmap.parts:
+        buckets += [part.load.ceil, *part.load.share]
+    for b in buckets:
+        b.tokens = min(b.cap, b.rate)
+    return state
 
 
 def run(
@@ -53,7 +61,7 @@ def run(
                     continue
                 key, units = item
                 p = state.partition_for(key)
-                d = admit(state, p, units if read else 0.0, 0.0 if read else units, now, key)
+                d = state.admit(p, units if read else 0.0, 0.0 if read else units, now, key)
                 if d is None:
                     got[key] += units
                 else:
@@ -122,7 +130,7 @@ def test_uniform_has_no_burst() -> None:
 
 def test_adaptive_capacity_ends_sustained_throttling() -> None:
     clock = VirtualClock(T0)
-    state = make("adaptive", rcu=1, wcu=400, warm_write=4000, adaptive_after=60)
+    state = spent(make("adaptive", rcu=1, wcu=400, warm_write=4000, adaptive_after=60))
     served, throttled = run(state, clock, 120, [(HOT, 1, 150)])
     assert throttled[1] and throttled[50]  # hot partition throttled for a sustained period
     assert not any(throttled[70:])  # then boosted with the table's unused capacity
@@ -136,7 +144,7 @@ def test_adaptive_capacity_ends_sustained_throttling() -> None:
 
 def test_adaptive_never_exceeds_the_table() -> None:
     clock = VirtualClock(T0)
-    state = make("adaptive", rcu=1, wcu=400, warm_write=4000, adaptive_after=10)
+    state = spent(make("adaptive", rcu=1, wcu=400, warm_write=4000, adaptive_after=10))
     traffic = [(HOT, 1, 150), (h(0.35), 1, 100), (h(0.6), 1, 100), (h(0.85), 1, 100)]
     served, _ = run(state, clock, 60, traffic)
     assert all(sum(s.values()) <= 401 for s in served[20:])
@@ -179,8 +187,8 @@ def test_dilation_after_a_decrease_and_doubling_on_increase() -> None:
 
 def test_gac_serves_a_hot_key_up_to_the_partition_ceiling_and_not_beyond() -> None:
     clock = VirtualClock(T0)
-    gac = make("gac", rcu=6000, wcu=1, warm_read=12000)  # 4 partitions
-    uniform = make("uniform", rcu=6000, wcu=1, warm_read=12000)
+    gac = spent(make("gac", rcu=6000, wcu=1, warm_read=12000))  # 4 partitions
+    uniform = spent(make("uniform", rcu=6000, wcu=1, warm_read=12000))
     served, throttled = run(gac, clock, 10, [(HOT, 50, 80)], read=True)  # 4000 RCU/s on one key
     assert all(3000 <= s[HOT] <= 3050 for s in served[1:])
     assert {d.reason for t in throttled for d in t} == {"TableReadKeyRangeThroughputExceeded"}
@@ -190,7 +198,7 @@ def test_gac_serves_a_hot_key_up_to_the_partition_ceiling_and_not_beyond() -> No
 
 def test_gac_table_bucket_limits_the_whole_table() -> None:
     clock = VirtualClock(T0)
-    state = make("gac", rcu=6000, wcu=1, warm_read=12000)
+    state = spent(make("gac", rcu=6000, wcu=1, warm_read=12000))
     keys = [h(0.1), h(0.35), h(0.6), h(0.85)]
     served, throttled = run(state, clock, 5, [(k, 50, 40) for k in keys], read=True)  # 8000/s
     assert all(sum(s.values()) <= 6050 for s in served[1:])
@@ -199,7 +207,7 @@ def test_gac_table_bucket_limits_the_whole_table() -> None:
 
 def test_gac_splits_a_hot_partition_for_heat() -> None:
     clock = VirtualClock(T0)
-    state = make("gac", rcu=11000, wcu=1, heat_after=5, heat_window=5)  # 4 partitions
+    state = spent(make("gac", rcu=11000, wcu=1, heat_after=5, heat_window=5))  # 4 partitions
     a, b = h(0.05, b"a"), h(0.15, b"b")  # two hot keys sharing partition 0
     assert state.partition_for(a) == state.partition_for(b) == 0
     served, throttled = run(state, clock, 20, [(a, 50, 40), (b, 50, 40)], read=True)
@@ -220,24 +228,40 @@ def test_gac_does_not_split_for_a_single_hot_key() -> None:
 # --- on-demand --------------------------------------------------------------------------
 
 
-def test_on_demand_doubles_after_a_peak_has_stood_30_minutes() -> None:
+def test_on_demand_serves_double_the_previous_peak_and_throttles_beyond_until_scaled() -> None:
     clock = VirtualClock(T0)
     state = make("gac", on_demand=True)
     clock.on_advance(state.maintain)
     assert len(state.pmap) == 4 and state.warm_throughput() == (12000, 4000)
     keys = [h((i + 0.5) / 16) for i in range(16)]
-    traffic = [(k, 50, 25) for k in keys]  # 20,000 RRU/s, evenly spread
-    served, throttled = run(state, clock, 10, traffic, read=True)
-    assert all(12000 <= sum(s.values()) <= 12200 for s in served[1:])
+    traffic = [(k, 50, 25) for k in keys]  # 20,000 RRU/s, evenly spread: beyond 2 x 6,000
+    served, throttled = run(state, clock, 30, traffic, read=True)
+    # the 4 partition ceilings (12,000 RRU/s) serve it until the table has scaled
+    assert all(12000 <= sum(s.values()) <= 12200 for s in served[6:])  # savings spent
     d = throttled[-1][0]
     assert d.reason == "TableReadKeyRangeThroughputExceeded"
     assert d.error_type == "ThrottlingException" and d.message == ON_DEMAND_MESSAGE
-    clock.advance(600)
-    assert len(state.pmap) == 4  # within 30 minutes: still 2x the previous peak at most
-    clock.advance(1200)
-    assert len(state.pmap) == 8 and state.warm_throughput() == (24000, 8000)
+    assert len(state.pmap) == 4
+    assert sum(served[0].values()) == 20000  # the first second: the ceilings' 3 s of savings
+    clock.advance(60)  # that peak (20,000 RRU/s) is now the previous peak: room for 2x
+    assert len(state.pmap) == 16 and state.warm_throughput() == (48000, 16000)
     served, throttled = run(state, clock, 5, traffic, read=True)
     assert not any(throttled) and all(sum(s.values()) == 20000 for s in served)
+
+
+def test_on_demand_doubles_a_peak_of_8000_wru_within_minutes() -> None:
+    clock = VirtualClock(T0)
+    state = make("gac", on_demand=True, warm_write=8000)  # 8 partitions
+    clock.on_advance(state.maintain)
+    keys = [h((i + 0.5) / 32) for i in range(32)]
+    run(state, clock, 3, [(k, 10, 25) for k in keys])  # 8,000 WRU/s
+    clock.advance(120)  # two minutes later
+    assert len(state.pmap) == 16 and state.peak[1] == 8000
+    served, throttled = run(state, clock, 3, [(k, 10, 50) for k in keys])  # 16,000 WRU/s
+    assert not any(throttled) and all(sum(s.values()) == 16000 for s in served)
+    # three times the previous peak is beyond what the table has scaled to
+    _, throttled = run(state, clock, 8, [(k, 10, 75) for k in keys])  # once the savings are spent
+    assert throttled[-1] and throttled[-1][0].reason == "TableWriteKeyRangeThroughputExceeded"
 
 
 def test_on_demand_max_throughput_and_account_quota() -> None:
@@ -260,20 +284,21 @@ def test_gsi_back_pressure_throttles_base_table_writes() -> None:
     clock = VirtualClock(T0)
     table = make("gac", rcu=100, wcu=1000)
     gsi_arn = ARN + "/index/byStatus"
-    gsi = ThroughputState(CapacityConfig(), arn=gsi_arn, index_name="byStatus", now=T0, rcu=5, wcu=5)
+    gsi = spent(ThroughputState(CapacityConfig(), arn=gsi_arn, index_name="byStatus", now=T0, rcu=5, wcu=5))
     admitted = 0
     decisions: list[ThrottleDecision] = []
     for _ in range(10):
         for i in range(20):
             key, gkey = h(i / 20), h(0.5)
-            charges = [
-                Charge(table, table.partition_for(key), write=1, key=key),
-                Charge(gsi, 0, write=1, key=gkey),
-            ]
-            d = admit_all(charges, clock.now())
+            # as the write path does: the table and the GSI both admit, then both are debited
+            now, p = clock.now(), table.partition_for(key)
+            d = table.check(p, 0, 1, now) or gsi.check(0, 0, 1, now)
             if d is None:
+                table.debit(p, 0, 1, now, key)
+                gsi.debit(0, 0, 1, now, gkey)
                 admitted += 1
             else:
+                (gsi if d.resource_kind == "Index" else table).record_throttle(d, now)
                 decisions.append(d)
         clock.advance(1)
     assert 50 <= admitted <= 52  # the GSI's 5 WCU/s governs the table's writes
@@ -288,12 +313,12 @@ def test_gsi_back_pressure_throttles_base_table_writes() -> None:
 def test_a_large_write_is_admitted_and_repaid_later() -> None:
     clock = VirtualClock(T0)
     state = make("uniform", rcu=1, wcu=1)
-    assert admit(state, 0, 0, 400, clock.now()) is None  # 400 KB item on a 1 WCU table
+    assert state.admit(0, 0, 400, clock.now()) is None  # 400 KB item on a 1 WCU table
     assert state.table[1].tokens == -399
     clock.advance(398)
-    assert admit(state, 0, 0, 1, clock.now()) is not None  # still repaying
+    assert state.admit(0, 0, 1, clock.now()) is not None  # still repaying
     clock.advance(2)
-    assert admit(state, 0, 0, 1, clock.now()) is None
+    assert state.admit(0, 0, 1, clock.now()) is None
 
 
 def test_throttling_off_admits_everything_but_keeps_the_books() -> None:
@@ -307,14 +332,50 @@ def test_throttling_off_admits_everything_but_keeps_the_books() -> None:
 
 def test_admin_views() -> None:
     clock = VirtualClock(T0)
-    state = make("burst", rcu=1, wcu=400, warm_write=4000)
+    state = spent(make("burst", rcu=1, wcu=400, warm_write=4000))
     run(state, clock, 3, [(HOT, 1, 150), (COLD, 1, 10)])
     rows = state.describe_partitions(clock.now())
     assert [r["index"] for r in rows] == [0, 1, 2, 3]
-    assert rows[0]["allocated_write"] == 100 and rows[0]["ceiling_write"] == 1000
+    assert rows[0]["allocated_write"] == 100 and rows[0]["ceiling_write"] == 1000 and rows[0]["max_write"] == 100
     assert rows[0]["throttles"] == {"TableWriteKeyRangeThroughputExceeded": 150}
     assert rows[0]["consumed_write_per_second"] > 0
     hot = state.hot_keys(2)
     assert hot["by_units"][0][0] == HOT and hot["by_throttles"][0][0] == HOT
     summary = state.summary(clock.now())
     assert summary["partitions"] == 4 and summary["mode"] == "PROVISIONED"
+
+
+# --- calibration: buckets start with their burst allowance ------------------------------------
+
+
+def test_new_tables_and_new_partitions_start_with_their_burst_allowance() -> None:
+    clock = VirtualClock(T0)
+    state = make("burst", rcu=1, wcu=5)
+    assert state.pmap.parts[0].load.share[1].level(T0) == 1500  # 300 s x 5 WCU from the start
+    assert state.admit(0, 0, 100, T0) is None  # 20 s of the share, drawn on burst
+    assert state.pmap.parts[0].load.share[1].burst(T0) == 1395  # no debt: 1,400 left, 5 of them this second's
+    spent(state)
+    state.set_provisioned(1, 10, clock.now())  # a throughput increase starts full again
+    assert state.pmap.parts[0].load.share[1].level(T0) == 3000
+    spent(state)
+    state.split(0, state.pmap.hash_midpoint(0), clock.now())  # so do both halves of a split
+    assert [p.load.share[1].level(T0) for p in state.pmap.parts] == [1500, 1500]
+    assert [p.load.ceil.level(T0) for p in state.pmap.parts] == [3000, 3000]
+    state.set_provisioned(1, 4, clock.now())  # a decrease only lowers the cap
+    assert [p.load.share[1].level(T0) for p in state.pmap.parts] == [600, 600]
+
+
+def test_reads_and_writes_share_one_ceiling() -> None:
+    clock = VirtualClock(T0)
+    state = spent(make("gac", rcu=40000, wcu=40000))
+    p = state.partition_for(HOT)
+    served = [0.0, 0.0]
+    for _ in range(20):  # 2,400 RCU + 800 WCU a second on one key: 1.6 ceilings
+        now = clock.now()
+        for _ in range(24):
+            served[0] += 100 * (state.admit(p, 100, 0, now, HOT) is None)
+            if _ % 3 == 0:
+                served[1] += 100 * (state.admit(p, 0, 100, now, HOT) is None)
+        clock.advance(1)
+    assert served[0] / 3000 + served[1] / 1000 <= 20 + 1 + 0.1  # 20 s of the ceiling, 1 s held, one over
+    assert state.throttle_counts.get("TableReadKeyRangeThroughputExceeded", 0) > 0

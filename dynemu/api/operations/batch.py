@@ -23,24 +23,19 @@ from __future__ import annotations
 from typing import Any
 
 from dynemu import errors
+from dynemu.api.operations.common import render_ledger
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context, Handler
-from dynemu.engine import capacity, consistency, values
-from dynemu.engine.capacity import CapacityLedger
+from dynemu.engine import reads, values
+from dynemu.engine.expressions import Compiled
+from dynemu.engine.reads import KeyRead
 from dynemu.engine.table import MAX_ITEM_BYTES, Table
-from dynemu.engine.transactions import THROTTLE_ERRORS
 from dynemu.engine.writes import Write
 
 Item = dict[str, Any]
 
 MAX_BATCH_GET_KEYS = 100  # "A single operation can retrieve up to 16 MB of data, ... up to 100 items"
 MAX_BATCH_WRITE_REQUESTS = 25  # "as many as 25 put or delete requests"
-# "BatchGetItem returns a partial result if the response size limit is exceeded ... if you
-# ask to retrieve 100 items, but each individual item is 300 KB in size, the system
-# returns 52 items (so as not to exceed the 16 MB limit)": 52 x 300 KiB fits and 53 does
-# not only if the limit is 16,000,000 bytes, so that is the limit used.
-MAX_BATCH_GET_BYTES = 16_000_000
-
 MSG_DUPLICATES = "Provided list of item keys contains duplicates"
 MSG_TOO_MANY_GET = "Too many items requested for the BatchGetItem call"
 MSG_TOO_MANY_WRITE = "Too many items requested for the BatchWriteItem call"
@@ -96,20 +91,6 @@ def _key_identity(key: Item) -> tuple[Any, ...]:
     return tuple(parts)
 
 
-def _throttle(e: errors.DynamoError) -> errors.DynamoError:
-    """``e`` if it is a throttling refusal, else re-raise it."""
-    if e.type_name not in THROTTLE_ERRORS:
-        raise e
-    return e
-
-
-def _ledger(body: dict[str, Any]) -> tuple[str | None, CapacityLedger | None]:
-    mode = body.get("ReturnConsumedCapacity")
-    if mode == "TOTAL" or mode == "INDEXES":
-        return mode, CapacityLedger()
-    return None, None
-
-
 # --- BatchGetItem --------------------------------------------------------------------------
 
 
@@ -134,56 +115,30 @@ def batch_get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
             keys.append(key)
         staged.append((name, spec, compiled, keys))
     # 2. tables and keys
-    resolved = []
+    resolved: dict[str, tuple[dict[str, Any], Compiled]] = {}
+    keyed: list[KeyRead] = []
     for name, spec, compiled, keys in staged:
         table = ctx.db.get(name)
-        compiled = bind_to(compiled, table)
-        resolved.append((name, spec, compiled, table, [(k, table.key_for_request(k)) for k in keys]))
-    # 3. reads, in request order: each key admitted by its partition (a throttled key is
-    # left unprocessed), until the response would pass 16 MB (the rest left unprocessed)
-    mode, ledger = _ledger(body)
-    responses: dict[str, list[Item]] = {}
-    unprocessed: dict[str, Any] = {}
-    budget = MAX_BATCH_GET_BYTES
-    full = False
-    throttle: errors.DynamoError | None = None
-    now = ctx.db.now()
-    for name, spec, compiled, table, keys in resolved:
+        resolved[name] = (spec, bind_to(compiled, table))
         consistent = bool(spec.get("ConsistentRead"))
-        projection = compiled.projection
-        left: list[Item] = []
-        for i, (attrs, key) in enumerate(keys):
-            if full:
-                left.extend(k for k, _ in keys[i:])
-                break
-            try:
-                p = table.capacity.check(key, now)
-            except errors.DynamoError as e:
-                throttle = _throttle(e)
-                left.append(attrs)
-                continue
-            item, size = table.read(key)
-            if not consistent:  # the replication-lag model, when --eventual-lag-ms is set
-                item = consistency.stale_item(table, key, item, now)
-            if item is not None and size > budget:
-                full = True
-                left.extend(k for k, _ in keys[i:])
-                break
-            found = responses.setdefault(name, [])
-            if item is not None:
-                budget -= size
-                found.append(projection.apply(item) if projection is not None else item)
-            read_h = capacity.read_units_h(size, consistent)
-            table.capacity.debit(p, key, now, read=read_h / 2)
-            if ledger is not None:
-                ledger.for_table(name).add_read(read_h)
-        if left:  # in the request's per-table shape
-            unprocessed[name] = {**{k: v for k, v in spec.items() if k != "Keys"}, "Keys": left}
-    if throttle is not None and not responses:
-        raise throttle  # throttled only when no key at all could be read
+        keyed.extend(KeyRead(table, table.key_for_request(k), k, name, consistent) for k in keys)
+    # 3. reads, in request order (dynemu.engine.reads.batch_get)
+    mode = body.get("ReturnConsumedCapacity")
+    result = reads.batch_get(ctx.db, keyed, consumed=mode == "TOTAL" or mode == "INDEXES")
+    responses: dict[str, list[Item]] = {}
+    for name, found in result.found.items():
+        projection = resolved[name][1].projection
+        responses[name] = [projection.apply(i) for i in found] if projection is not None else found
+    unprocessed: dict[str, Any] = {}
+    for r in result.unprocessed:  # in the request's per-table shape
+        left = unprocessed.get(r.table_name)
+        if left is None:
+            spec = resolved[r.table_name][0]
+            left = unprocessed[r.table_name] = {**{k: v for k, v in spec.items() if k != "Keys"}, "Keys": []}
+        left["Keys"].append(r.attrs)
     out: dict[str, Any] = {"Responses": responses, "UnprocessedKeys": unprocessed}
-    if ledger is not None:
-        out["ConsumedCapacity"] = ledger.render(mode)  # type: ignore[arg-type]
+    if result.ledger is not None:
+        out["ConsumedCapacity"] = render_ledger(result.ledger, mode)  # type: ignore[arg-type]
     return out
 
 
@@ -241,7 +196,7 @@ def batch_write_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         unprocessed.setdefault(w.table_name, []).append(request)
     out: dict[str, Any] = {"UnprocessedItems": unprocessed}
     if result.ledger is not None:
-        out["ConsumedCapacity"] = result.ledger.render(mode)  # type: ignore[arg-type]
+        out["ConsumedCapacity"] = render_ledger(result.ledger, mode)  # type: ignore[arg-type]
     return out
 
 

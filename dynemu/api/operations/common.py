@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from dynemu import errors
-from dynemu.engine.capacity import ConsumedCapacity
+from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
 from dynemu.engine.schema import Throughput
-from dynemu.engine.table import Table
 
 
 def return_values(body: dict[str, Any], allowed: tuple[str, ...]) -> str:
@@ -33,18 +32,51 @@ def describe_throughput(tp: Throughput) -> dict[str, Any]:
     return out
 
 
-def consumed_capacity(
-    body: dict[str, Any], table: Table, *, read_h: int = 0, write_h: int = 0
-) -> dict[str, Any] | None:
-    """The ConsumedCapacity member for ReturnConsumedCapacity TOTAL / INDEXES, or None.
-    Units are integer half-units (dynemu.engine.capacity)."""
-    mode = body.get("ReturnConsumedCapacity")
-    if mode != "TOTAL" and mode != "INDEXES":
+# --- ConsumedCapacity on the wire ---------------------------------------------------------
+
+
+def _arm(read_h: int, write_h: int, split: bool, has_read: bool, has_write: bool) -> dict[str, float]:
+    arm: dict[str, float] = {"CapacityUnits": (read_h + write_h) / 2}
+    if split:
+        if has_read:
+            arm["ReadCapacityUnits"] = read_h / 2
+        if has_write:
+            arm["WriteCapacityUnits"] = write_h / 2
+    return arm
+
+
+def render_consumed(cc: ConsumedCapacity, mode: str) -> dict[str, Any] | None:
+    """The ``ConsumedCapacity`` member for ``ReturnConsumedCapacity=mode`` (None for NONE).
+
+    Transactional (``cc.split``) responses fill ReadCapacityUnits / WriteCapacityUnits (top
+    level and in ``Table``); the others only CapacityUnits (measured against the service:
+    paritysuite/dynamodb-conformance#69, ExtendDB/extenddb#77). Under INDEXES the ``Table``
+    arm is always present (0.0 for a GSI query), an index arm only for an index charged,
+    and the LocalSecondaryIndexes / GlobalSecondaryIndexes maps only when not empty."""
+    if mode not in ("TOTAL", "INDEXES"):
         return None
-    # TableName echoes the request's TableName, which may be the table's ARN.
-    cc = ConsumedCapacity(body.get("TableName", table.name))
-    if read_h:
-        cc.add_read(read_h)
-    if write_h:
-        cc.add_write(write_h)
-    return cc.render(mode)
+    ir, iw = cc.index_totals()
+    has_index_read = has_index_write = False
+    for arms in (cc.lsi, cc.gsi):
+        for r, w in (arms or {}).values():
+            has_index_read = has_index_read or r > 0
+            has_index_write = has_index_write or w > 0
+    split = cc.split
+    out: dict[str, Any] = {"TableName": cc.table_name}
+    out.update(
+        _arm(cc.read_h + ir, cc.write_h + iw, split, cc.has_read or has_index_read, cc.has_write or has_index_write)
+    )
+    if mode == "INDEXES":
+        out["Table"] = _arm(cc.read_h, cc.write_h, split, cc.has_read, cc.has_write)
+        if cc.lsi:
+            out["LocalSecondaryIndexes"] = {n: _arm(r, w, split, r > 0, w > 0) for n, (r, w) in cc.lsi.items()}
+        if cc.gsi:
+            out["GlobalSecondaryIndexes"] = {n: _arm(r, w, split, r > 0, w > 0) for n, (r, w) in cc.gsi.items()}
+    return out
+
+
+def render_ledger(ledger: CapacityLedger, mode: str) -> list[dict[str, Any]] | None:
+    """The ``ConsumedCapacity`` list of a multi-table request, one entry per table."""
+    if mode not in ("TOTAL", "INDEXES"):
+        return None
+    return [render_consumed(cc, mode) for cc in ledger.tables.values()]  # type: ignore[misc]

@@ -6,11 +6,12 @@ from typing import Any
 
 from dynemu import errors
 from dynemu.api.operations import index_specs
-from dynemu.api.operations.common import consumed_capacity, return_values
+from dynemu.api.operations.common import render_consumed, return_values
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context
-from dynemu.engine import capacity, consistency, values
+from dynemu.engine import reads, values
 from dynemu.engine.expressions import Compiled
+from dynemu.engine.reads import KeyRead
 from dynemu.engine.schema import Item
 from dynemu.engine.table import MAX_ITEM_BYTES, Condition, Mutation, Table
 from dynemu.engine.writes import Write, WriteResult
@@ -41,7 +42,7 @@ def _write_response(body: dict[str, Any], result: WriteResult, attributes: dict[
     if result.ledger is not None and mode is not None:
         # the table's units plus its indexes' (INDEXES: per index; engine.indexes.charge)
         ((cc),) = result.ledger.tables.values()
-        out["ConsumedCapacity"] = cc.render(mode)
+        out["ConsumedCapacity"] = render_consumed(cc, mode)
     m = result.done[0].mutation
     assert m is not None
     metrics = index_specs.item_collection_metrics(body, m.table, m)
@@ -112,20 +113,15 @@ def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    _, compiled, table, key = _keyed(ctx, body, "GetItem")
-    now = ctx.db.now()
-    p = table.capacity.check(key, now)
-    item, size = table.read(key)
-    if ctx.settings.eventual_lag_ms and not body.get("ConsistentRead"):
-        item = consistency.stale_item(table, key, item, now)  # the replication-lag model
-    read_h = capacity.read_units_h(size, bool(body.get("ConsistentRead")))
-    table.capacity.debit(p, key, now, read=read_h / 2)
+    key_attrs, compiled, table, key = _keyed(ctx, body, "GetItem")
+    mode = body.get("ReturnConsumedCapacity")
+    read = KeyRead(table, key, key_attrs, body["TableName"], bool(body.get("ConsistentRead")))
+    item, cc = reads.get_item(ctx.db, read, consumed=mode == "TOTAL" or mode == "INDEXES")
     out: dict[str, Any] = {}
     if item is not None:
         out["Item"] = compiled.projection.apply(item) if compiled.projection is not None else item
-    cc = consumed_capacity(body, table, read_h=read_h)
     if cc is not None:
-        out["ConsumedCapacity"] = cc
+        out["ConsumedCapacity"] = render_consumed(cc, mode)  # type: ignore[arg-type]
     return out
 
 

@@ -16,7 +16,9 @@ import orjson
 
 from dynemu import errors
 from dynemu.api.operations import partiql_adapter as run
+from dynemu.api.operations.common import render_consumed, render_ledger
 from dynemu.api.protocol import Context, Handler
+from dynemu.engine import values
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
 from dynemu.engine.partiql import ast
 from dynemu.engine.partiql.parser import parse
@@ -30,6 +32,7 @@ MSG_MIXED_TRANSACTION = ("Transaction statements must be either all reads (SELEC
 MSG_EXISTS = "EXISTS is supported only in ExecuteTransaction"
 MSG_INDEX = "This operation is not supported on an index"
 MSG_NEXT_TOKEN = "The provided NextToken is invalid"
+IN_PAGE_ITEMS = 10
 # error types -> BatchStatementError codes (API reference, BatchStatementError)
 _BATCH_CODES = {
     "ConditionalCheckFailedException": "ConditionalCheckFailed",
@@ -66,12 +69,11 @@ def execute_statement(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if isinstance(statement, ast.Exists):
         raise errors.validation(MSG_EXISTS)
     plan = plan_write(statement, table.spec.key_schema)
-    m = run.write_one(ctx, table, plan, return_old=body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD")
+    return_old = body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
+    m, ledger = run.write_one(ctx, table, plan, return_old=return_old, consumed=mode is not None)
     out: dict[str, Any] = {"Items": _returning(plan, m)}
-    if mode is not None:
-        cc = ConsumedCapacity(plan.table)
-        run.write_capacity(cc, m)
-        out["ConsumedCapacity"] = cc.render(mode)
+    if ledger is not None and mode is not None:
+        out["ConsumedCapacity"] = render_consumed(ledger.for_table(table.name), mode)
     return out
 
 
@@ -96,13 +98,17 @@ def _select(ctx: Context, body: dict[str, Any], s: ast.Select, table: Table, mod
     position, after = _decode_token(body)
     partitions: tuple[Item | None, ...] = plan.partitions if plan.partitions is not None else (None,)
     limit: int | None = body.get("Limit")
+    if len(partitions) > 1:
+        # several partitions (IN, OR): "Results are returned in pages of up to 10 items"
+        # ("PartiQL ... operators", IN); here: at most 10 items evaluated per page
+        limit = min(limit, IN_PAGE_ITEMS) if limit is not None else IN_PAGE_ITEMS
     cc = ConsumedCapacity(s.source.table)
     items: list[Item] = []
     out: dict[str, Any] = {}
     while position < len(partitions):
-        page = run.read_range(ctx, table, ix, plan, partitions[position], consistent=consistent, limit=limit,
-                              after=after)
-        run.charge_read(cc, ix, page, consistent)
+        page, consumed = run.read_range(ctx, table, ix, plan, partitions[position], consistent=consistent,
+                                        limit=limit, after=after)
+        cc.merge(consumed)
         items.extend(page.items)
         after = page.last_key
         if after is not None:  # stopped at Limit or 1 MB: continue here
@@ -118,7 +124,7 @@ def _select(ctx: Context, body: dict[str, Any], s: ast.Select, table: Table, mod
     projection = plan.projection
     out["Items"] = [projection.apply(i) for i in items] if projection is not None else items
     if mode is not None:
-        out["ConsumedCapacity"] = cc.render(mode)
+        out["ConsumedCapacity"] = render_consumed(cc, mode)
     return out
 
 
@@ -142,8 +148,9 @@ def _decode_token(body: dict[str, Any]) -> tuple[int, Item | None]:
         data = orjson.loads(base64.urlsafe_b64decode(token.encode()))
         ok = data["s"] == _statement_id(body) and isinstance(data["p"], int) and data["p"] >= 0
         after = data["k"]
-        ok = ok and (after is None or isinstance(after, dict))
-    except (ValueError, TypeError, KeyError, orjson.JSONDecodeError):
+        if after is not None:
+            after = values.validate_item(after)
+    except (ValueError, TypeError, KeyError, orjson.JSONDecodeError, errors.DynamoError):
         ok = False
     if not ok:
         raise errors.validation(MSG_NEXT_TOKEN)
@@ -170,7 +177,7 @@ def batch_execute_statement(ctx: Context, body: dict[str, Any]) -> dict[str, Any
     responses = [_batch_one(ctx, entry, ledger) for entry in entries]
     out: dict[str, Any] = {"Responses": responses}
     if mode is not None:
-        out["ConsumedCapacity"] = ledger.render(mode) or []
+        out["ConsumedCapacity"] = render_ledger(ledger, mode) or []
     return out
 
 
@@ -184,8 +191,8 @@ def _batch_one(ctx: Context, entry: dict[str, Any], ledger: CapacityLedger) -> d
                 raise errors.validation(MSG_INDEX)
             plan = plan_get(statement, table.spec.key_schema)
             consistent = bool(entry.get("ConsistentRead"))
-            item, read_h = run.get_one(ctx, table, plan.key, consistent)
-            ledger.for_table(table.name).add_read(read_h)
+            item, consumed = run.get_one(ctx, table, plan.key, consistent)
+            ledger.for_table(table.name).merge(consumed)
             if item is not None and (plan.condition is None or plan.condition.evaluate(item)):
                 response["Item"] = plan.projection.apply(item) if plan.projection is not None else item
             return response
@@ -193,8 +200,9 @@ def _batch_one(ctx: Context, entry: dict[str, Any], ledger: CapacityLedger) -> d
             raise errors.validation(MSG_EXISTS)
         plan = plan_write(statement, table.spec.key_schema)
         return_old = entry.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
-        m = run.write_one(ctx, table, plan, return_old=return_old)
-        run.write_capacity(ledger.for_table(table.name), m)
+        _, consumed = run.write_one(ctx, table, plan, return_old=return_old, consumed=True)
+        assert consumed is not None
+        ledger.for_table(table.name).merge(consumed.for_table(table.name))
     except errors.DynamoError as e:
         code = _BATCH_CODES.get(e.type_name)
         if code is None:

@@ -1,12 +1,10 @@
 """PartiQL's one door into the engine's read and write paths.
 
-Every PartiQL read and write reaches storage only through the functions here, and they only
-call the paths the other operations use: ``Database.write`` (PutItem, UpdateItem,
-DeleteItem), the passes of TransactWriteItems / TransactGetItems and Query's page reader.
-When the engine's write and read executors land (issue 11: ``engine/writes.py``,
-``engine/reads.py``) this is the one file to switch. Until then the transaction tail below
-mirrors ``transactions.transact_write_items`` step for step (token, resolve, 4 MB, admit,
-run, GSI admission, debit, one commit), because that function parses its own request body.
+Every PartiQL read and write reaches storage only through the engine's executors, the ones
+the other operations use: ``dynemu.engine.writes`` (``Database.execute``: as PutItem,
+UpdateItem and DeleteItem one by one, as TransactWriteItems in a transaction, tokens
+included) and ``dynemu.engine.reads`` (``read_range`` as Query and Scan, ``get_item`` as
+GetItem, ``transact_get`` as TransactGetItems).
 """
 
 from __future__ import annotations
@@ -14,18 +12,18 @@ from __future__ import annotations
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations import query as q
-from dynemu.api.operations import transactions as tx
+from dynemu.api.operations.common import render_ledger
 from dynemu.api.protocol import Context
-from dynemu.engine import capacity, consistency, indexes
+from dynemu.engine import reads, values
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
-from dynemu.engine.expressions import Compiled, Condition
 from dynemu.engine.expressions import ast as ex
+from dynemu.engine.expressions.keycondition import KeyCondition
 from dynemu.engine.indexes import Index
 from dynemu.engine.partiql.translate import KeyedPlan, ReadPlan
-from dynemu.engine.reads import Page
+from dynemu.engine.reads import KeyRead, Page, RangeRead
 from dynemu.engine.table import Mutation, Table
-from dynemu.storage import keyspace
+from dynemu.engine.transactions import TransactionCanceled, fingerprint
+from dynemu.engine.writes import Write, replay
 
 Item = dict[str, Any]
 MSG_DUPLICATE = "Duplicate primary key exists in table"
@@ -37,220 +35,135 @@ def duplicate_item() -> errors.DynamoError:
     return errors.DynamoError("DuplicateItemException", MSG_DUPLICATE)
 
 
-# --- reads --------------------------------------------------------------------------------------
+# --- reads: the engine's read executor ----------------------------------------------------------
 
 
 def index_of(table: Table, name: str | None, consistent: bool) -> Index | None:
     """The index FROM names, with Query's checks (unknown, backfilling, consistent GSI read)."""
     if name is None:
         return None
-    return q._index(table, {"IndexName": name, "ConsistentRead": consistent})
+    return reads.find_index(table, name, consistent=consistent)
 
 
 def read_range(ctx: Context, table: Table, ix: Index | None, plan: ReadPlan, partition: Item | None, *,
-               consistent: bool, limit: int | None, after: Item | None) -> Page:
-    """One page of a partition (Query) or of the whole table or index (Scan), admitted and
-    charged by Query's reader; ``plan.filter`` is applied to what is read."""
-    body = {"ConsistentRead": consistent}
-    keep = plan.filter.evaluate if plan.filter is not None else None
-    now = ctx.db.now()
-    reverse = not plan.forward
-    if ix is None:
-        tid = table.spec.table_id
-        if partition is None:
-            start = keyspace.items_prefix(tid)
-            stop = keyspace.prefix_end(start)
-        elif plan.sort is None:
-            start = keyspace.partition_prefix(tid, partition)
-            stop = keyspace.prefix_end(start)
-        else:
-            start, stop = keyspace.sort_key_range(tid, partition, plan.sort.op, plan.sort.values)
-        after_key = table.key_for_request(after) if after is not None else None
-        return q._read(table, None, body, now, start, stop, reverse=reverse, limit=limit, after=after_key, keep=keep)
-    fetch = q._index_fetch(body, table, ix, Compiled(filter=plan.filter, projection=plan.projection))
-    if partition is None:
-        start, stop = ix.prefix, keyspace.prefix_end(ix.prefix)
-    else:
-        prefix = ix.partition_prefix((partition,))
-        if plan.sort is None:
-            start, stop = prefix, keyspace.prefix_end(prefix)
-        else:
-            start, stop = keyspace.condition_range(prefix, plan.sort.op, plan.sort.values)
-    after_key = None
-    if after is not None:
-        after_key = q._index_start_key(table, ix, {"ExclusiveStartKey": after}, "The provided starting key is invalid")
-    return q._read(table, ix, body, now, start, stop, reverse=reverse, limit=limit, after=after_key, keep=keep,
-                   key_of=ix.key_of, fetch=fetch)
+               consistent: bool, limit: int | None, after: Item | None) -> tuple[Page, ConsumedCapacity]:
+    """One page of a partition (a Query: ``partition`` is its key value) or of the whole table
+    or index (a Scan), admitted and charged as Query and Scan are; ``plan.filter`` keeps items."""
+    kc = None
+    if partition is not None:
+        source = ix.key_schema if ix is not None else table.spec.key_schema
+        kc = KeyCondition({}, partition_name=source[0][0], partition_value=partition, sort=plan.sort,
+                          partition_values=(partition,))
+    r = RangeRead(table, table.name, ix, kc, start_key=after, limit=limit, reverse=not plan.forward,
+                  consistent=consistent, filter=plan.filter, projection=plan.projection, consumed=True)
+    result = reads.read_range(ctx.db, r)
+    assert result.consumed is not None
+    return result.page, result.consumed
 
 
-def charge_read(cc: ConsumedCapacity, ix: Index | None, page: Page, consistent: bool) -> None:
-    """What a Query or Scan page reports (Query's rule: the sizes read, summed, rounded once)."""
-    units = capacity.query_read_units_h(page.read_bytes, consistent)
-    if ix is None:
-        cc.add_read(units)
-        return
-    cc.add_index(ix.name, is_global=ix.is_global, read_h=units)
-    if page.fetched:
-        cc.add_read(capacity.query_read_units_h(page.fetch_bytes, consistent))
+def get_one(ctx: Context, table: Table, key: Item, consistent: bool) -> tuple[Item | None, ConsumedCapacity]:
+    """GetItem's read of one item (BatchExecuteStatement's reads, as BatchGetItem's)."""
+    item, cc = reads.get_item(ctx.db, KeyRead(table, table.key_for_request(key), key, table.name, consistent),
+                              consumed=True)
+    assert cc is not None
+    return item, cc
 
 
-def get_one(ctx: Context, table: Table, key: Item, consistent: bool) -> tuple[Item | None, int]:
-    """GetItem's read of one item: admitted, read, charged; (item, read half-units)."""
-    k = table.key_for_request(key)
-    now = ctx.db.now()
-    p = table.capacity.check(k, now)
-    item, size = table.read(k)
-    if ctx.settings.eventual_lag_ms and not consistent:
-        item = consistency.stale_item(table, k, item, now)
-    read_h = capacity.read_units_h(size, consistent)
-    table.capacity.debit(p, k, now, read=read_h / 2)
-    return item, read_h
+# --- writes: the engine's write executor ------------------------------------------------------------
 
 
-# --- single writes ------------------------------------------------------------------------------
+def to_write(table: Table, plan: KeyedPlan, *, return_old: bool, table_name: str) -> Write:
+    """The write executor's ``Write`` of an INSERT, UPDATE, DELETE or EXISTS."""
+    rest = plan.condition
+    kw: dict[str, Any] = {"return_old_on_failure": return_old, "table_name": table_name}
+    if plan.kind == "put":  # only where no item has the key (a failure is DuplicateItem)
+        return Write.put(table, plan.key, size=plan.item_size, condition=_absent, request_size=plan.item_size, **kw)
+    kw["request_size"] = values.item_size(plan.key) + _update_values_size(plan)
+    if plan.kind == "update":  # an existing item satisfying the rest of WHERE
+        assert rest is not None
+        return Write.update_item(table, plan.key, plan.update, condition=rest.evaluate, **kw)
+    if plan.kind == "delete":  # a missing item: nothing to delete; an existing one must satisfy WHERE
+        condition = (lambda old: old is None or rest.evaluate(old)) if rest is not None else None
+        return Write.delete(table, plan.key, condition=condition, **kw)
+    # EXISTS: the item exists and satisfies the rest of WHERE (a ConditionCheck)
+    return Write.condition_check(
+        table, plan.key, lambda old: old is not None and (rest is None or rest.evaluate(old)), **kw)
 
 
-def write_one(ctx: Context, table: Table, plan: KeyedPlan, *, return_old: bool) -> Mutation:
-    """INSERT, UPDATE or DELETE of one item through ``Database.write`` (PutItem's path)."""
-    if plan.kind == "put":
-        item = plan.key
-        try:
-            return ctx.db.write(table, table.key_for_item(item), lambda old: item, lambda old: old is None,
-                                new_size=plan.item_size)
-        except errors.DynamoError as e:
-            if e.type_name == "ConditionalCheckFailedException":
-                raise duplicate_item() from None
-            raise
-    key = table.key_for_request(plan.key)
-    condition = plan.condition
-    if plan.kind == "update":
-        update, key_attrs = plan.update, plan.key
-        assert update is not None and condition is not None
-        return ctx.db.write(table, key, lambda old: update.apply(old, key_attrs)[0], condition.evaluate,
-                            return_item_on_failure=return_old, size_error=MSG_UPDATE_SIZE)
-    # DELETE of a missing item deletes nothing; an existing one must satisfy the rest of WHERE
-    check = (lambda old: old is None or condition.evaluate(old)) if condition is not None else None
-    return ctx.db.write(table, key, lambda old: None, check, return_item_on_failure=return_old)
+def _absent(old: Item | None) -> bool:
+    return old is None
 
 
-def write_capacity(cc: ConsumedCapacity, m: Mutation) -> None:
-    cc.add_write(capacity.write_units_h(m.old_size, m.new_size))
-    indexes.charge(cc, m)
+def _update_values_size(plan: KeyedPlan) -> int:
+    """An UPDATE's share of the transaction's 4 MB beyond its key: the values it writes."""
+    if plan.update is None:
+        return 0
+    return sum(values.value_size(a.value.value) for a in plan.update.actions if isinstance(a.value, ex.Literal))
 
 
-# --- transactions -------------------------------------------------------------------------------
+def write_one(ctx: Context, table: Table, plan: KeyedPlan, *, return_old: bool,
+              consumed: bool) -> tuple[Mutation, CapacityLedger | None]:
+    """One INSERT, UPDATE or DELETE, as PutItem, UpdateItem or DeleteItem run: a throttle is
+    the statement's error; an INSERT of an existing key is DuplicateItemException."""
+    write = to_write(table, plan, return_old=return_old, table_name=table.name)
+    try:
+        result = ctx.db.execute([write], on_throttle="raise", consumed=consumed)
+    except errors.DynamoError as e:
+        if plan.kind == "put" and e.type_name == "ConditionalCheckFailedException":
+            raise duplicate_item() from None
+        raise
+    assert write.mutation is not None
+    return write.mutation, result.ledger
 
 
-def _key_exists(names: tuple[str, ...], exists: bool) -> ex.Node:
-    return ex.Func("attribute_exists" if exists else "attribute_not_exists", (ex.Path((names[0],)),))
-
-
-def _action(plan: KeyedPlan, table: Table, return_old: bool) -> tx._Action:
-    """A TransactWriteItems action with the plan's trees in place of compiled expressions."""
-    params: dict[str, Any] = {"TableName": plan.table}
-    if return_old:
-        params["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
-    names = table.spec.key_names
-    rest = plan.condition.tree if plan.condition is not None else None
-    if plan.kind == "put":
-        compiled = Compiled(condition=Condition(_key_exists(names, False)))
-        return tx._Action("Put", params, plan.key, plan.item_size, compiled)
-    if plan.kind == "update":
-        return tx._Action("Update", params, plan.key, 0, Compiled(condition=plan.condition, update=plan.update))
-    if plan.kind == "delete":
-        tree = None if rest is None else ex.Or((_key_exists(names, False), rest))
-        return tx._Action("Delete", params, plan.key, 0, Compiled(condition=Condition(tree) if tree else None))
-    tree = _key_exists(names, True) if rest is None else ex.And((_key_exists(names, True), rest))
-    return tx._Action("ConditionCheck", params, plan.key, 0, Compiled(condition=Condition(tree)))
-
-
-def _duplicates(e: tx.TransactionCanceled, actions: list[tx._Action]) -> tx.TransactionCanceled:
+def _duplicates(e: TransactionCanceled, writes: list[Write]) -> TransactionCanceled:
     """An INSERT whose key exists cancels with DuplicateItem, not ConditionalCheckFailed."""
     reasons = [
         {"Code": "DuplicateItem", "Message": MSG_DUPLICATE}
-        if a.kind == "Put" and r.get("Code") == "ConditionalCheckFailed" else r
-        for a, r in zip(actions, e.reasons, strict=True)
+        if w.kind == "Put" and r.get("Code") == "ConditionalCheckFailed" else r
+        for w, r in zip(writes, e.reasons, strict=True)
     ]
-    return tx.TransactionCanceled(reasons)
+    return TransactionCanceled(reasons)
 
 
 def transact_write(ctx: Context, body: dict[str, Any], plans: list[KeyedPlan], tables: list[Table],
                    return_old: list[bool], mode: str | None) -> dict[str, Any]:
-    """All or nothing, exactly as TransactWriteItems (ClientRequestToken included)."""
+    """All or nothing through the executor's transaction, as TransactWriteItems
+    (ClientRequestToken included)."""
+    consumed = mode is not None
     token: str | None = body.get("ClientRequestToken")
-    cache = digest = None
+    idempotency = None
     if token is not None:
-        from dynemu.engine.transactions import fingerprint, tokens_for  # type: ignore[attr-defined]  # until the executor switch
-
-        cache, digest = tokens_for(ctx.db), fingerprint(body)
-        entry = cache.check(token, digest, ctx.db.now())
-        if entry is not None:
-            return tx._replay(body, entry)
-    actions = [_action(p, t, r) for p, t, r in zip(plans, tables, return_old, strict=True)]
+        idempotency = (token, fingerprint(body))
+        result = replay(ctx.db, token, idempotency[1], consumed)
+        if result is not None:  # a repeat within the token's window: nothing written
+            return _render(result.ledger, mode)
+    ws = [to_write(t, p, return_old=r, table_name=t.name) for p, t, r in zip(plans, tables, return_old, strict=True)]
     try:
-        try:
-            tx._resolve(ctx, actions)
-            if sum(tx._request_size(a) for a in actions) > tx.MAX_TRANSACTION_BYTES:
-                raise errors.validation(tx.MSG_TOO_LARGE)
-            now = ctx.db.now()
-            parts = tx._admit(actions, now, write=True)
-            mutations, sizes = tx._run(actions)
-            gsi_charges = tx._admit_indexes(ctx, actions, mutations, now)
-        except tx.TransactionCanceled as e:
-            raise _duplicates(e, actions) from None
-    except tx.TransactionCanceled:
-        if cache is not None:
-            cache.remember(token, digest, ctx.db.now(), completed=False)  # type: ignore[arg-type]
-        raise
-    charges = [
-        capacity.write_units_h(old, new if a.kind != "ConditionCheck" else None, transactional=True)
-        for a, (old, new) in zip(actions, sizes, strict=True)
-    ]
-    for a, p, write_h in zip(actions, parts, charges, strict=True):
-        a.table.capacity.debit(p, a.key, now, write=write_h / 2)  # type: ignore[union-attr]
-    ctx.db.debit_index_writes(gsi_charges, now)
-    ctx.db.commit(mutations)  # the one storage write batch of the whole transaction
-    if cache is not None:
-        replay = [(a.table_name, max(old, new)) for a, (old, new) in zip(actions, sizes, strict=True)]
-        cache.remember(token, digest, ctx.db.now(), completed=True, replay=replay)  # type: ignore[arg-type]
-    out: dict[str, Any] = {}
-    if mode is not None:
-        ledger = CapacityLedger(split=True)
-        for a, write_h in zip(actions, charges, strict=True):
-            ledger.for_table(a.table_name).add_write(write_h)
-        names = {id(a.table): a.table_name for a in actions}
-        for m in mutations:
-            indexes.charge(ledger.for_table(names[id(m.table)]), m)
-        out["ConsumedCapacity"] = ledger.render(mode)
-    return out
+        result = ctx.db.execute(ws, on_throttle="cancel", transactional=True, consumed=consumed, token=idempotency)
+    except TransactionCanceled as e:
+        raise _duplicates(e, ws) from None
+    return _render(result.ledger, mode)
+
+
+def _render(ledger: CapacityLedger | None, mode: str | None) -> dict[str, Any]:
+    if ledger is None or mode is None:
+        return {}
+    return {"ConsumedCapacity": render_ledger(ledger, mode)}
 
 
 def transact_get(ctx: Context, plans: list[KeyedPlan], tables: list[Table], mode: str | None) -> dict[str, Any]:
-    """TransactGetItems' reads: one consistent snapshot, two units per 4 KB per item."""
-    gets = [tx._Action("Get", {"TableName": p.table}, p.key, 0, Compiled(projection=p.projection), t,
-                       t.key_for_request(p.key)) for p, t in zip(plans, tables, strict=True)]
-    seen: set[tuple[int, bytes]] = set()
-    for g in gets:
-        if (id(g.table), g.key) in seen:
-            raise errors.validation(tx.MSG_MULTIPLE_OPERATIONS)
-        seen.add((id(g.table), g.key))
-    now = ctx.db.now()
-    parts = tx._admit(gets, now, write=False)
-    ledger = CapacityLedger(split=True) if mode is not None else None
+    """TransactGetItems' reads: one consistent snapshot, two units per 4 KB per item; the
+    rest of a WHERE clause beyond the key filters the item read."""
+    keyed = [KeyRead(t, t.key_for_request(p.key), p.key, t.name, True) for p, t in zip(plans, tables, strict=True)]
+    found, ledger = reads.transact_get(ctx.db, keyed, consumed=mode is not None)
     responses: list[dict[str, Any]] = []
-    for g, p, plan in zip(gets, parts, plans, strict=True):
-        table = g.table
-        assert table is not None
-        item, size = table.read(g.key)
+    for plan, item in zip(plans, found, strict=True):
         if item is not None and (plan.condition is None or plan.condition.evaluate(item)):
             responses.append({"Item": plan.projection.apply(item) if plan.projection is not None else item})
         else:
             responses.append({})
-        read_h = capacity.read_units_h(size, True, transactional=True)
-        table.capacity.debit(p, g.key, now, read=read_h / 2)
-        if ledger is not None:
-            ledger.for_table(g.table_name).add_read(read_h)
     out: dict[str, Any] = {"Responses": responses}
-    if ledger is not None:
-        out["ConsumedCapacity"] = ledger.render(mode)  # type: ignore[arg-type]
+    if ledger is not None and mode is not None:
+        out["ConsumedCapacity"] = render_ledger(ledger, mode)
     return out

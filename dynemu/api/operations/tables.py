@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations import index_specs
+from dynemu.api.operations import index_specs, misc
 from dynemu.api.operations.common import describe_throughput
 from dynemu.api.protocol import Context
-from dynemu.engine import streams, ttl
+from dynemu.engine import ddl, streams, ttl
 from dynemu.engine.schema import KeyAttr, TableSpec, Throughput
 from dynemu.engine.table import Table
-
-DAY = 86400
-
 
 # --- wire form of a table -------------------------------------------------------------------------
 
@@ -57,7 +53,20 @@ def describe(table: Table, status: str = "ACTIVE") -> dict[str, Any]:
     reads, writes = table.capacity.state.warm_throughput()
     out["WarmThroughput"] = {"ReadUnitsPerSecond": reads, "WriteUnitsPerSecond": writes, "Status": "ACTIVE"}
     out.update(index_specs.describe_indexes(table, status))  # LocalSecondaryIndexes, GlobalSecondaryIndexes
-    out.update(streams.describe_fields(table))  # StreamSpecification, LatestStreamArn/Label
+    out.update(stream_fields(table))  # StreamSpecification, LatestStreamArn/Label
+    return out
+
+
+def stream_fields(table: Table) -> dict[str, Any]:
+    """DescribeTable's StreamSpecification (only while enabled), LatestStreamArn and
+    LatestStreamLabel (kept after a disable); empty for a table never streamed."""
+    ts = streams.of_table(table)
+    if ts is None or ts.latest is None:
+        return {}
+    out: dict[str, Any] = {}
+    if ts.active is not None:
+        out["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": ts.active.view_type}
+    out["LatestStreamArn"], out["LatestStreamLabel"] = ts.latest
     return out
 
 
@@ -67,6 +76,9 @@ def describe(table: Table, status: str = "ACTIVE") -> dict[str, Any]:
 def _key_schema(body: dict[str, Any]) -> tuple[str, str | None]:
     """The HASH and optional RANGE attribute names of a KeySchema, with DynamoDB's checks."""
     ks = body["KeySchema"]
+    if len(ks) == 2 and ks[0]["AttributeName"] == ks[1]["AttributeName"]:
+        # reported before the definitions are counted (issue 12)
+        raise errors.validation("Both the Hash Key and the Range Key element in the KeySchema have the same name")
     if len(ks) > len(body["AttributeDefinitions"]):
         raise errors.validation("Invalid KeySchema: Some index key attribute have no definition")
     hash_name = range_name = None
@@ -90,8 +102,8 @@ def _attribute_definitions(body: dict[str, Any], key_names: list[str], exact: bo
     defs: dict[str, str] = {}
     for d in body["AttributeDefinitions"]:
         name = d["AttributeName"]
-        if name in defs:
-            raise errors.invalid_parameter("Cannot have two attributes with the same name")
+        if name in defs:  # the service's words, quoted in scylladb/scylladb#13870
+            raise errors.validation(f"Attribute Name is duplicated: {name}")
         defs[name] = d["AttributeType"]
     missing = [k for k in key_names if k not in defs]
     if missing:
@@ -124,16 +136,13 @@ def _billing(body: dict[str, Any]) -> tuple[str, int, int]:
     return mode, pt["ReadCapacityUnits"], pt["WriteCapacityUnits"]
 
 
-def _check_throughput_limit(read: int, write: int) -> None:
-    # Default per-table quota: 40,000 read and 40,000 write capacity units
-    # (developer guide, "Service, account, and table quotas").
-    if read > 40000 or write > 40000:
-        which = "ReadCapacityUnits" if read > 40000 else "WriteCapacityUnits"
-        value = read if read > 40000 else write
-        raise errors.limit_exceeded(
-            f"Subscriber limit exceeded: Provisioned throughput for {which} cannot exceed 40000 "
-            f"(requested {value})"
-        )
+MAX_THROUGHPUT = 1_000_000_000_000  # the service's absolute bound, before any key-schema check
+
+
+def _check_throughput_bounds(read: int, write: int) -> None:
+    for name, value in (("ReadCapacityUnits", read), ("WriteCapacityUnits", write)):
+        if value > MAX_THROUGHPUT:
+            raise errors.validation(f"Given value {value} for {name} is out of bounds")
 
 
 def _required_for_new_tables(body: dict[str, Any]) -> None:
@@ -155,6 +164,7 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     _required_for_new_tables(body)
     # Order of checks as the service reports them: billing, then key schema and definitions.
     mode, read, write = _billing(body)
+    _check_throughput_bounds(read, write)
     hash_name, range_name = _key_schema(body)
     key_names = [hash_name] + ([range_name] if range_name else [])
     has_indexes = body.get("LocalSecondaryIndexes") is not None or body.get("GlobalSecondaryIndexes") is not None
@@ -164,7 +174,9 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     stream_on, stream_view = (
         streams.validate_spec(stream_spec, creating=True) if stream_spec is not None else (False, None)
     )
-    _check_throughput_limit(read, write)
+    ddl.check_throughput_limit(read, write)
+    if body.get("Tags"):
+        misc.check_tags(body["Tags"])  # the tagging restrictions hold at creation too
     name = body["TableName"]
     if ctx.db.lookup(name) is not None:
         raise errors.resource_in_use(f"Table already exists: {name}")
@@ -220,6 +232,9 @@ def list_tables(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+DELETE_OMITS = ("AttributeDefinitions", "KeySchema", "CreationDateTime")
+
+
 def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     table = ctx.db.get(body["TableName"], control_plane=True)
     if table.spec.deletion_protection:
@@ -227,8 +242,12 @@ def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
             "Resource cannot be deleted as it is currently protected against deletion. "
             "Disable deletion protection first."
         )
-    index_specs.check_deletable(table)
+    ddl.check_deletable(table)
     description = describe(table, "DELETING")
+    # DeleteTable's description leaves out what only DescribeTable reports (the service's
+    # answer quoted in architect/dynalite#60 and scylladb/scylladb#14132).
+    for member in DELETE_OMITS:
+        description.pop(member, None)
     # The table's stream stays readable for 24 hours after the table is deleted.
     streams.on_table_deleted(ctx.db, table, ctx.db.now())
     ttl.on_table_deleted(ctx.db, table)
@@ -239,17 +258,26 @@ def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 # --- UpdateTable ----------------------------------------------------------------------------------------
 
 
-def _update_throughput(tp: Throughput, read: int, write: int, now: float) -> None:
-    if read == tp.read and write == tp.write:
-        raise errors.validation(
-            "The provisioned throughput for the table will not change. The requested value equals the current "
-            f"value. Current ReadCapacityUnits provisioned for the table: {tp.read}. Requested ReadCapacityUnits: "
-            f"{read}. Current WriteCapacityUnits provisioned for the table: {tp.write}. Requested "
-            f"WriteCapacityUnits: {write}. Refer to the Amazon DynamoDB Developer Guide for current limits and how "
-            "to request higher limits."
-        )
-    _check_throughput_limit(read, write)
-    tp.change(read, write, now)
+def _table_update(body: dict[str, Any]) -> ddl.TableUpdate:
+    """UpdateTable's parameters as the engine's TableUpdate (dynemu.engine.ddl)."""
+    pt = body.get("ProvisionedThroughput")
+    warm = body.get("WarmThroughput")
+    odt = body.get("OnDemandThroughput") or {}
+    u = ddl.TableUpdate(
+        billing_mode=body.get("BillingMode"),
+        provisioned=(pt["ReadCapacityUnits"], pt["WriteCapacityUnits"]) if pt is not None else None,
+        deletion_protection=bool(body["DeletionProtectionEnabled"]) if "DeletionProtectionEnabled" in body else None,
+        warm_given=bool(warm),
+        warm_read=(warm or {}).get("ReadUnitsPerSecond", 0),
+        warm_write=(warm or {}).get("WriteUnitsPerSecond", 0),
+        table_class=body["TableClass"] if "TableClass" in body else None,
+        on_demand_given="OnDemandThroughput" in body,
+        on_demand_max_read=odt.get("MaxReadRequestUnits"),
+        on_demand_max_write=odt.get("MaxWriteRequestUnits"),
+        stream=body.get("StreamSpecification"),
+    )
+    index_specs.add_gsi_updates(u, body)
+    return u
 
 
 def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
@@ -261,90 +289,11 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         streams.validate_spec(stream, creating=False)
     index_specs.check_updates(body)
     table = ctx.db.get(body["TableName"], control_plane=True)
-    # Work on a copy so that a request refused half-way changes nothing.
-    was_on_demand = table.spec.billing_mode == "PAY_PER_REQUEST"
-    spec = copy.deepcopy(table.spec)
-    now = ctx.db.now()
-    mode = body.get("BillingMode")
-    pt = body.get("ProvisionedThroughput")
-    changed = False
-    if mode is not None and mode != spec.billing_mode:
-        if mode == "PAY_PER_REQUEST":
-            if pt is not None:
-                raise errors.invalid_parameter(
-                    "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is "
-                    "PAY_PER_REQUEST"
-                )
-            # A table may switch to on-demand once per 24 hours (developer guide, "Considerations
-            # when switching capacity modes").
-            last = spec.billing_mode_updated
-            if last is not None and now - last < DAY:
-                raise errors.limit_exceeded(
-                    "Subscriber limit exceeded: Update to PayPerRequest mode are limited to once in 1 day(s)."
-                )
-            spec.billing_mode = mode
-            spec.billing_mode_explicit = True
-            spec.billing_mode_updated = now
-            spec.throughput.read = spec.throughput.write = 0
-        else:
-            if pt is None:
-                raise errors.invalid_parameter(
-                    "ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is "
-                    "PROVISIONED"
-                )
-            spec.billing_mode = mode
-            spec.billing_mode_explicit = True
-            _check_throughput_limit(pt["ReadCapacityUnits"], pt["WriteCapacityUnits"])
-            spec.throughput.read = pt["ReadCapacityUnits"]
-            spec.throughput.write = pt["WriteCapacityUnits"]
-        changed = True
-    elif pt is not None:
-        if spec.billing_mode == "PAY_PER_REQUEST":
-            raise errors.validation(
-                "One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can "
-                "be specified when BillingMode is PAY_PER_REQUEST"
-            )
-        _update_throughput(spec.throughput, pt["ReadCapacityUnits"], pt["WriteCapacityUnits"], now)
-        changed = True
-    if "DeletionProtectionEnabled" in body:
-        spec.deletion_protection = bool(body["DeletionProtectionEnabled"])
-        changed = True
-    if body.get("WarmThroughput"):
-        warm = body["WarmThroughput"]
-        spec.warm_read = max(spec.warm_read, warm.get("ReadUnitsPerSecond", 0))
-        spec.warm_write = max(spec.warm_write, warm.get("WriteUnitsPerSecond", 0))
-        changed = True
-    if "TableClass" in body:
-        spec.table_class = body["TableClass"]
-        changed = True
-    if "OnDemandThroughput" in body:
-        odt = body["OnDemandThroughput"] or {}
-        spec.on_demand_max_read = odt.get("MaxReadRequestUnits", spec.on_demand_max_read)
-        spec.on_demand_max_write = odt.get("MaxWriteRequestUnits", spec.on_demand_max_write)
-        changed = True
-    # GlobalSecondaryIndexUpdates, and what a billing switch does to GSIs (index_specs)
-    table_changed = changed
-    plan = index_specs.update_indexes(ctx, table, spec, body, now, was_on_demand)
-    gsi_updates = body.get("GlobalSecondaryIndexUpdates")
-    if gsi_updates:
-        changed = True
-    elif gsi_updates is not None and changed:
-        raise errors.invalid_parameter("List of GlobalSecondaryIndexUpdates is empty")
-    if stream is not None:
-        # Enabling or disabling the stream is the last check that can refuse the request
-        # ("Table already has an enabled stream", "Table has no stream to disable").
-        streams.update(ctx.db, table, stream, now)
-        changed = True
-    if not changed:
-        raise errors.validation(
-            "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates "
-            "or SSESpecification or ReplicaUpdates is required"
-        )
-    table.spec = spec
-    ctx.db.save_spec(table)
+    plan, table_changed = ddl.update_table(ctx.db, table, _table_update(body), ctx.region)
+    if plan is None and not table_changed and body.get("StreamSpecification") is None:
+        return {"TableDescription": describe(table, "ACTIVE")}  # a no-op: the table as it is
     if plan is None:
         return {"TableDescription": describe(table, "UPDATING")}
-    index_specs.apply_updates(ctx, table, plan)
     # GSI throughput updates alone leave the table ACTIVE (lab DDB-TABLE-148)
     description = describe(table, "ACTIVE" if plan.only_updates and not table_changed else "UPDATING")
     index_specs.patch_response(description, plan)

@@ -30,15 +30,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations.batch import resolve_key
+from dynemu.api.operations.batch import MSG_SCHEMA, resolve_key
+from dynemu.api.operations.common import render_ledger
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context, Handler
-from dynemu.engine import capacity, values
-from dynemu.engine.capacity import CapacityLedger
+from dynemu.engine import reads, values
 from dynemu.engine.expressions import Compiled
+from dynemu.engine.reads import KeyRead
 from dynemu.engine.table import MAX_ITEM_BYTES, Table
-from dynemu.engine.transactions import fingerprint
-from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, Write, WriteResult, admit_or_cancel, replay
+from dynemu.engine.transactions import cancel_one, fingerprint
+from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, Write, WriteResult, replay
 
 Item = dict[str, Any]
 
@@ -153,7 +154,7 @@ def transact_write_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 def _render(result: WriteResult, mode: str | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if result.ledger is not None and mode is not None:
-        out["ConsumedCapacity"] = result.ledger.render(mode)
+        out["ConsumedCapacity"] = render_ledger(result.ledger, mode)
     return out
 
 
@@ -165,36 +166,35 @@ def transact_get_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     for entry in body["TransactItems"]:
         get = entry["Get"]
         gets.append(_Action("Get", get, values.validate_item(get["Key"]), 0, compile_expressions("Get", get)))
+    for g in gets:
+        g.table = ctx.db.get(g.table_name)
+    empty = [i for i, g in enumerate(gets) if not g.attrs]
+    if empty:
+        # An empty Key cancels the transaction with a ValidationError reason (issue 12);
+        # other keys off the schema stay errors of the whole request.
+        raise cancel_one(len(gets), empty[0], MSG_SCHEMA)
     seen: set[bytes] = set()
     for g in gets:
-        table = g.table = ctx.db.get(g.table_name)
+        table = g.table
+        assert table is not None
         g.key = table.key_for_request(g.attrs)
         if g.key in seen:
             raise errors.validation(MSG_MULTIPLE_OPERATIONS)
         seen.add(g.key)
         g.compiled = bind_to(g.compiled, table)
-    now = ctx.db.now()
-    parts = admit_or_cancel([(g.table, g.key) for g in gets], now, write=False)  # type: ignore[misc]
     mode = _mode(body)
-    ledger = CapacityLedger(split=True) if mode is not None else None
+    keyed = [KeyRead(g.table, g.key, g.attrs, g.table_name, True) for g in gets]  # type: ignore[arg-type]
+    found, ledger = reads.transact_get(ctx.db, keyed, consumed=mode is not None)
     responses: list[dict[str, Any]] = []
-    # All reads happen in this one synchronous call: a consistent snapshot of every item.
-    for g, p in zip(gets, parts, strict=True):
-        table = g.table
-        assert table is not None
-        item, size = table.read(g.key)
+    for g, item in zip(gets, found, strict=True):
         if item is None:
             responses.append({})
         else:
             projection = g.compiled.projection
             responses.append({"Item": projection.apply(item) if projection is not None else item})
-        read_h = capacity.read_units_h(size, True, transactional=True)  # 2 units per 4 KB
-        table.capacity.debit(p, g.key, now, read=read_h / 2)
-        if ledger is not None:
-            ledger.for_table(g.table_name).add_read(read_h)
     out: dict[str, Any] = {"Responses": responses}
     if ledger is not None:
-        out["ConsumedCapacity"] = ledger.render(mode)  # type: ignore[arg-type]
+        out["ConsumedCapacity"] = render_ledger(ledger, mode)  # type: ignore[arg-type]
     return out
 
 

@@ -4,8 +4,11 @@ Every data-plane request passes here once: ``check_*`` before the work (a reques
 admitted while its buckets hold a positive balance), ``debit_*`` with the units it
 actually consumed once they are known (the token-bucket rule of ``throughput.py``).
 ``TableCapacity`` is also a write observer: each committed mutation updates its
-partition's size, a partition that outgrows ``--partition-size`` splits in two, and the
-partition map is persisted in the same storage batch whenever it changes.
+partition's exact item count and size; a partition that outgrows ``--partition-size``
+splits in two at its hash midpoint (GuidelinesForTables.md: a full partition splits;
+RULES.md 3.8), each child getting the exact count and size of its key range read from
+storage (and the batch being committed), and the partition map is persisted in the same
+storage batch whenever it changes.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import orjson
 from dynemu.engine.capacity.partitions import PartitionMap
 from dynemu.engine.capacity.throughput import CapacityConfig, ThrottleDecision, ThroughputState
 from dynemu.engine.schema import TableSpec
-from dynemu.engine.table import Mutation
+from dynemu.engine.table import Mutation, stored_size
 from dynemu.errors import DynamoError
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch
@@ -44,11 +47,12 @@ def _partitions_key(table_id: int) -> bytes:
 class TableCapacity:
     """The throughput state of one table and the glue to its read and write paths."""
 
-    __slots__ = ("spec", "cfg", "state", "index_states", "_skip", "_saved_version", "_meta_key")
+    __slots__ = ("spec", "cfg", "store", "state", "index_states", "_skip", "_saved_version", "_meta_key")
 
     def __init__(self, spec: TableSpec, cfg: CapacityConfig, store: Store, now: float, size_bytes: int) -> None:
         self.spec = spec
         self.cfg = cfg
+        self.store = store
         # GSIs have their own throughput and partitions (GSI.md, "Provisioned throughput
         # considerations"); made when first needed, reconfigured by UpdateTable.
         self.index_states: dict[str, ThroughputState] = {}
@@ -74,6 +78,11 @@ class TableCapacity:
             warm_read=spec.warm_read,
             warm_write=spec.warm_write,
         )
+        self.state.pmap.measure = self._measure
+        if pmap is not None and sum(part.size_bytes for part in pmap.parts) != size_bytes:
+            # the snapshot is saved when the map changes; sizes have moved on since
+            for i, part in enumerate(pmap.parts):
+                part.size_bytes, part.item_count = self._measure(*pmap.bounds(i))
         # A new table starts with its planned partitions; persist them with the next write.
         self._saved_version = -1 if pmap is None else self.state.version
 
@@ -94,10 +103,15 @@ class TableCapacity:
         return p
 
     def debit(self, p: int, key: bytes, now: float, *, read: float = 0.0, write: float = 0.0) -> None:
-        state = self.state
-        state.debit(p, read, write, now, key[self._skip :])
-        if now >= state._next_maint:
-            state.maintain(now)
+        self.state.debit(p, read, write, now, key[self._skip :])
+        self.maintain(now)
+
+    def maintain(self, now: float) -> None:
+        """Run what is due on the table and its GSIs (on-demand growth, the policy's own);
+        at most once per clock second each."""
+        for state in (self.state, *self.index_states.values()):
+            if now >= state._next_maint:
+                state.maintain(now)
 
     # --- global secondary indexes ---------------------------------------------------------------
 
@@ -181,10 +195,38 @@ class TableCapacity:
         p = state.pmap.find(m.key[self._skip :])
         count = (m.new is not None) - (m.old is not None)
         if state.note_write(p, m.new_size - m.old_size, count):
-            at = state.pmap.hash_midpoint(p)
-            if at is not None:
-                state.split(p, at, now)
+            self._split_for_size(p, batch, now)
         self.persist_if_changed(batch)
+
+    def _split_for_size(self, p: int, batch: WriteBatch, now: float) -> None:
+        """Split partition ``p`` at hash midpoints until every part fits the partition
+        size (or holds a single hash value); each split measures its upper half."""
+        state, pmap = self.state, self.state.pmap
+        pending = [p]
+        while pending:
+            i = pending.pop()  # splits only shift the partitions above ``i``
+            part = pmap.parts[i]
+            at = pmap.hash_midpoint(i) if part.size_bytes > pmap.partition_size else None
+            if at is None:
+                continue
+            size, count = self._measure(at, pmap.bounds(i)[1], batch)
+            new = state.split(i, at, now, part.size_bytes - size, part.item_count - count)
+            pending += [i, new]
+
+    def _measure(self, lo: bytes, hi: bytes | None, batch: WriteBatch | None = None) -> tuple[int, int]:
+        """Exact (size, item count) of the items with key suffixes in ``[lo, hi)``: the
+        store, overlaid with the batch being committed."""
+        prefix = keyspace.items_prefix(self.spec.table_id)
+        start = prefix + lo
+        stop = prefix + hi if hi is not None else keyspace.prefix_end(prefix)
+        sizes = {k: stored_size(v) for k, v in self.store.iterate(start, stop)}
+        for key, value in batch.ops if batch is not None else ():
+            if start <= key < stop:
+                if value is None:
+                    sizes.pop(key, None)
+                else:
+                    sizes[key] = stored_size(value)
+        return sum(sizes.values()), len(sizes)
 
     # --- admin views -------------------------------------------------------------------------
 

@@ -36,8 +36,9 @@ def _units(ring: Any, second: int) -> float:
 
 class CapacityHistory:
     """Per-second records ``{"t", "read", "write", "alloc_read", "alloc_write", "burst_read",
-    "burst_write", "partitions", "throttles": {reason: n}, "parts": {start_hex: [read, write,
-    throttles]}}`` (``parts`` lists only partitions with activity that second)."""
+    "burst_write", "burst_low_read", "burst_low_write", "partitions", "throttles": {reason: n},
+    "parts": {start_hex: [read, write, throttles]}}`` (``parts`` lists only partitions with
+    activity that second; ``burst_low_*`` is the partition with the least burst left)."""
 
     __slots__ = (
         "seconds",
@@ -83,9 +84,10 @@ class CapacityHistory:
 
     def _record(self, state: Any, second: int, last: bool) -> dict[str, Any]:
         at = second + 1.0  # balances at the end of the second
-        uses_share = state._uses_share
+        uses_share = state.uses_share
         parts: dict[str, list[float]] = {}
         burst = [0.0, 0.0]
+        low = [float("inf"), float("inf")]  # the partition with the least burst left
         read = write = 0.0
         for part in state.pmap.parts:
             load = part.load
@@ -102,11 +104,13 @@ class CapacityHistory:
             if uses_share:
                 for k in (0, 1):
                     share = load.share[k]
-                    burst[k] += max(0.0, _level(share, at) - share.rate)
-        if not uses_share:
+                    b = max(0.0, _level(share, at) - share.rate)
+                    burst[k] += b
+                    low[k] = min(low[k], b)
+        if not uses_share:  # one table-level bucket holds the savings (gac, on-demand)
             for k in (0, 1):
                 table = state.table[k]
-                burst[k] = max(0.0, _level(table, at) - table.rate) if table.cap > table.rate else 0.0
+                burst[k] = low[k] = max(0.0, _level(table, at) - table.rate) if table.cap > table.rate else 0.0
         throttles: dict[str, int] = {}
         if last:
             for reason, n in state.throttle_counts.items():
@@ -123,6 +127,8 @@ class CapacityHistory:
             "alloc_write": alloc[1],
             "burst_read": burst[0],
             "burst_write": burst[1],
+            "burst_low_read": low[0],
+            "burst_low_write": low[1],
             "partitions": len(state.pmap),
             "throttles": throttles,
             "parts": parts,
@@ -140,6 +146,6 @@ def allocated(state: Any) -> tuple[float, float]:
     for k in (0, 1):
         rate = state.table[k].rate
         if state.on_demand:
-            rate = min(rate, n * state.pmap.parts[0].load.ceil[k].rate)
+            rate = min(rate, n * state.ceilings[k])
         out.append(rate)
     return out[0], out[1]

@@ -24,6 +24,7 @@ Documented rules implemented here (RULES.md 3.8, 3.10, 3.11):
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from typing import Any
 
 HASH_BYTES = 8
@@ -34,6 +35,8 @@ PARTITION_WRITE_MAX = 1000
 ON_DEMAND_WARM_READ = 12000
 ON_DEMAND_WARM_WRITE = 4000
 HEAT_SAMPLES = 256  # recent (key, units) samples kept per partition for split decisions
+THROTTLED_KEYS = 4096  # distinct keys whose throttles a partition counts
+READ_WEIGHT = PARTITION_WRITE_MAX / PARTITION_READ_MAX  # RCU/3000 + WCU/1000 <= 1
 
 
 def _ceil_div(a: float, b: float) -> int:
@@ -81,56 +84,61 @@ def _hash_int(boundary: bytes) -> int:
 
 
 class Partition:
-    """One key range: its start, stored size and item count, and a ring of recent
-    ``(key, units)`` accesses (O(1) per request) used to pick a split key and report the
-    hottest keys. ``load`` is the throughput module's per-partition state."""
+    """One key range: its start, exact stored size and item count, a ring of recent
+    ``(key, read units, write units)`` accesses (O(1) per request) used to pick a split
+    key and report the hottest keys, and throttle counts per key. ``load`` is the
+    throughput module's per-partition state."""
 
-    __slots__ = ("start", "size_bytes", "item_count", "keys", "units", "pos", "throttled", "tpos", "load")
+    __slots__ = ("start", "size_bytes", "item_count", "keys", "units", "pos", "throttled", "load")
 
     def __init__(self, start: bytes, size_bytes: int = 0, item_count: int = 0) -> None:
         self.start = start
         self.size_bytes = size_bytes
         self.item_count = item_count
         self.keys: list[bytes | None] | None = None
-        self.units: list[float] | None = None
+        self.units: list[tuple[float, float]] | None = None
         self.pos = 0
-        self.throttled: list[bytes | None] | None = None
-        self.tpos = 0
+        self.throttled: dict[bytes, int] | None = None
         self.load: Any = None
 
-    def record(self, key: bytes, units: float) -> None:
+    def record(self, key: bytes, read: float, write: float) -> None:
         keys = self.keys
         if keys is None:
             keys = self.keys = [None] * HEAT_SAMPLES
-            self.units = [0.0] * HEAT_SAMPLES
+            self.units = [(0.0, 0.0)] * HEAT_SAMPLES
         i = self.pos
         keys[i] = key
-        self.units[i] = units  # type: ignore[index]
+        self.units[i] = (read, write)  # type: ignore[index]
         self.pos = (i + 1) % HEAT_SAMPLES
 
     def record_throttle(self, key: bytes) -> None:
-        ring = self.throttled
-        if ring is None:
-            ring = self.throttled = [None] * (HEAT_SAMPLES // 4)
-        ring[self.tpos] = key
-        self.tpos = (self.tpos + 1) % len(ring)
+        """Count a throttle of ``key``: exact for every key while at most
+        ``THROTTLED_KEYS`` distinct keys are tracked; past that the least throttled
+        key makes room."""
+        counts = self.throttled
+        if counts is None:
+            counts = self.throttled = {}
+        if key not in counts and len(counts) >= THROTTLED_KEYS:
+            del counts[min(counts, key=counts.__getitem__)]
+        counts[key] = counts.get(key, 0) + 1
 
     def samples(self) -> list[tuple[bytes, float]]:
+        """``(key, weight)`` of the recent accesses, weighted by their share of the
+        partition ceiling (a read unit is a third of a write unit)."""
         if self.keys is None or self.units is None:
             return []
-        return [(k, u) for k, u in zip(self.keys, self.units, strict=True) if k is not None]
+        return [(k, r * READ_WEIGHT + w) for k, (r, w) in zip(self.keys, self.units, strict=True) if k is not None]
 
     def hot_keys(self, limit: int = 10) -> tuple[list[tuple[bytes, float]], list[tuple[bytes, int]]]:
-        """Hottest keys in the recent sample: by consumed units, and by throttle count."""
+        """Hottest keys: by consumed units (reads plus writes) in the recent sample, and
+        by throttle count."""
         by_units: dict[bytes, float] = {}
-        for k, u in self.samples():
-            by_units[k] = by_units.get(k, 0.0) + u
-        by_throttles: dict[bytes, int] = {}
-        for k in self.throttled or ():
-            if k is not None:
-                by_throttles[k] = by_throttles.get(k, 0) + 1
+        if self.keys is not None and self.units is not None:
+            for k, (r, w) in zip(self.keys, self.units, strict=True):
+                if k is not None:
+                    by_units[k] = by_units.get(k, 0.0) + r + w
         top_u = sorted(by_units.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
-        top_t = sorted(by_throttles.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        top_t = sorted((self.throttled or {}).items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
         return top_u, top_t
 
     def _keep_samples(self, lo: bytes, hi: bytes | None) -> None:
@@ -142,19 +150,16 @@ class Partition:
         if self.keys is not None and self.units is not None:
             kept = [(k, u) for k, u in zip(self.keys, self.units, strict=True) if inside(k)]
             self.keys = [k for k, _ in kept] + [None] * (HEAT_SAMPLES - len(kept))
-            self.units = [u for _, u in kept] + [0.0] * (HEAT_SAMPLES - len(kept))
+            self.units = [u for _, u in kept] + [(0.0, 0.0)] * (HEAT_SAMPLES - len(kept))
             self.pos = len(kept) % HEAT_SAMPLES
         if self.throttled is not None:
-            kept_t = [k for k in self.throttled if inside(k)]
-            size = len(self.throttled)
-            self.throttled = kept_t + [None] * (size - len(kept_t))
-            self.tpos = len(kept_t) % size
+            self.throttled = {k: n for k, n in self.throttled.items() if inside(k)}
 
 
 class PartitionMap:
     """Contiguous ranges of a key space; only ever split, never merged."""
 
-    __slots__ = ("starts", "parts", "lsi", "partition_size")
+    __slots__ = ("starts", "parts", "lsi", "partition_size", "measure")
 
     def __init__(
         self, count: int = 1, *, lsi: bool = False, partition_size: int = DEFAULT_PARTITION_SIZE
@@ -165,6 +170,9 @@ class PartitionMap:
         self.parts = [Partition(s) for s in self.starts]
         self.lsi = lsi
         self.partition_size = partition_size
+        # (start, end) -> exact (size, item count) of a key range, read from storage; set
+        # by the table's capacity so every split gives its children their real contents
+        self.measure: Callable[[bytes, bytes | None], tuple[int, int]] | None = None
 
     # persistence ------------------------------------------------------------------------
 
@@ -230,13 +238,17 @@ class PartitionMap:
     def split(self, i: int, at: bytes, lower_size: int | None = None, lower_count: int | None = None) -> int:
         """Split partition ``i`` at key ``at`` (the upper part starts there); returns the new
         partition's index (``i + 1``). With an LSI the boundary is cut to the hash prefix,
-        so one partition key's items stay together. Sizes default to halves."""
+        so one partition key's items stay together. The children's sizes and counts are
+        ``lower_*`` when given, else measured (``measure``), else halves."""
         if self.lsi and len(at) > HASH_BYTES:
             at = at[:HASH_BYTES]
         start, end = self.bounds(i)
         if not (at > start and (end is None or at < end)):
             raise ValueError("split key outside the partition")
         part = self.parts[i]
+        if lower_size is None and lower_count is None and self.measure is not None:
+            up_size, up_count = self.measure(at, end)
+            lower_size, lower_count = part.size_bytes - up_size, part.item_count - up_count
         low_size = part.size_bytes // 2 if lower_size is None else lower_size
         low_count = part.item_count // 2 if lower_count is None else lower_count
         upper = Partition(at, part.size_bytes - low_size, part.item_count - low_count)
@@ -244,7 +256,7 @@ class PartitionMap:
         if part.keys is not None or part.throttled is not None:
             upper.keys = list(part.keys) if part.keys is not None else None
             upper.units = list(part.units) if part.units is not None else None
-            upper.throttled = list(part.throttled) if part.throttled is not None else None
+            upper.throttled = dict(part.throttled) if part.throttled is not None else None
             part._keep_samples(start, at)
             upper._keep_samples(at, end)
         self.starts.insert(i + 1, at)

@@ -1,41 +1,49 @@
-"""Admission control: token buckets per table/GSI and per partition, the capacity models.
+"""Admission state of one table or one GSI: its buckets, partitions and throttles.
 
-One :class:`ThroughputState` per table and per GSI. All amounts are capacity units
-(floats; every charge is a multiple of 0.5) and all times epoch seconds from the clock.
+One :class:`ThroughputState` per table and per GSI. Amounts are capacity units (floats;
+every charge is a multiple of 0.5), times epoch seconds from the engine's clock; buckets
+are ``buckets.Bucket`` and the model-specific parts live in ``policies.py``.
 
-**The token-bucket rule.** A bucket has a ``rate`` (units/s) and a capacity ``cap``; it
-refills lazily, ``tokens = min(cap, tokens + rate * elapsed)``, whenever it is looked at
-(no timers). A request is **admitted when every bucket it touches has a positive
-balance** (``tokens > 0``); its **actual units are then debited** from all of them, so a
-balance can go **negative by at most one request's cost** -- DynamoDB likewise charges
-the real size of what it read or wrote after admitting the request (a 400 KB write on a
-1 WCU table succeeds and the debt is repaid by later refills). Buckets start with one
-second's worth of tokens. A throttled request debits nothing. ``throttling=False`` keeps
-every bucket, debit and metric but admits everything (balances are then floored at
-``-cap`` so the admin view stays readable).
+**Admission.** A request is admitted when every bucket it touches holds a positive
+balance; its actual units are then debited from all of them. A bucket spends its
+one-second allocation first and its burst savings next (seeds/000, "if tokens are
+unavailable in the allocation bucket ... the control system checks token availability in
+the burst bucket"), so a request costing more than one second of a partition's share
+(a 100 KB write on a 5 WCU table) draws on burst; the balance goes negative only when the
+savings are spent too, and that debt is repaid by refills before the next request is
+admitted -- DynamoDB likewise charges what it read or wrote after admitting a request.
+Every bucket starts full, with its burst allowance: new tables, and partitions made by a
+split or a throughput increase (issue 10). A throttled request debits nothing.
+``throttling=False`` keeps every bucket, debit and metric but admits everything (balances
+are then floored at ``-cap`` so the admin view stays readable): DynamoDB Local's
+behaviour.
 
 **Buckets a request touches** (``kind`` = read or write):
 
-* the table-level bucket: rate = provisioned units (on-demand: ``min(per-table quota
-  40,000, OnDemandThroughput max)``); cap = 300 s of it in ``burst``/``adaptive``/``gac``,
-  1 s in ``uniform`` and on-demand. It is *enforced* in ``adaptive``, ``gac`` and on
-  on-demand tables; in ``uniform``/``burst`` it only tells a hot partition
-  (``KeyRangeThroughputExceeded``) from a saturated table (``ProvisionedThroughputExceeded``);
-* the partition ceiling: 3,000 RCU / 1,000 WCU per second, cap 1 s, in every model
-  (bp-partition-key-design.html);
-* the partition share, provisioned ``uniform``/``burst``/``adaptive`` only: rate =
-  table units / partitions (the seeds' even split; "throughput dilation" after splits
-  and decreases), cap 1 s (``uniform``) or 300 s (``burst``, ``adaptive``:
-  burst-adaptive-capacity.html, "up to 5 minutes of unused capacity").
+* the table bucket: rate = provisioned units (on-demand: ``min(per-table quota 40,000,
+  OnDemandThroughput max)``), holding 300 s of it in ``burst``/``adaptive``/``gac``, 1 s in
+  ``uniform`` and on-demand. The policy says whether it refuses requests on its own; it
+  always tells a hot partition (``KeyRangeThroughputExceeded``) from a saturated table
+  (``ProvisionedThroughputExceeded``);
+* the partition ceiling, one bucket for reads and writes together: a partition (and so
+  an item) serves 3,000 RCU *or* 1,000 WCU per second, "or a linear combination of the
+  two" (seeds/001, "Read and Write Capacity Units"; bp-partition-key-design.html), so a
+  read costs a third of a write and ``RCU/3000 + WCU/1000 <= 1``. It holds
+  ``ceiling_seconds`` (3 s) of that rate: a partition briefly absorbs a spike above its
+  per-second ceiling ("DynamoDB will sometimes allow you to achieve limited bursting
+  above your provisioned throughput for a short period of time", the DynamoDB team on
+  the AWS forums) while sustained traffic above it throttles within seconds;
+* the partition share (provisioned ``uniform``/``burst``/``adaptive``): rate = table
+  units / partitions (seeds/000's even split; "throughput dilation" after splits and
+  decreases), holding 1 s (``uniform``) or 300 s.
 
-``adaptive``: a partition throttled continuously for ``adaptive_after`` seconds gets the
-table's unused capacity (provisioned minus the other partitions' recent consumption) as a
-boost, up to its ceiling, until its consumption falls clearly (10 %) under its share.
-``gac``: a partition whose consumption stays above ``heat_threshold`` of its ceiling for
-``heat_after`` seconds splits at its balanced key (split for heat). On-demand tables
-(any model) start with 4 partitions (12,000 RRU / 4,000 WRU) and double them once a peak
-has stood for 30 minutes, so traffic beyond twice the previous peak within 30 minutes is
-throttled by the partition ceilings (HowItWorks.ReadWriteCapacityMode.md).
+**On-demand** tables (any model) start with 4 partitions (12,000 RRU / 4,000 WRU,
+warm-throughput.html) and serve up to double their previous peak at once
+(on-demand-capacity-mode.html; "if you exceed double your previous traffic's peak within
+30 minutes, then you might experience throttling", on-demand-table-throttling-dynamodb
+knowledge-center article): the partitions grow to carry twice the highest per-second
+consumption seen once that second is ``on_demand_scale_after`` (60 s) old -- the time the
+table takes to scale. Traffic beyond it is throttled by the partition ceilings until then.
 
 Reasons follow ThrottlingReason's ResourceType+OperationType+LimitType form
 (API_ThrottlingReason.html), e.g. ``TableReadKeyRangeThroughputExceeded``. A refusal is a
@@ -46,10 +54,10 @@ on-demand ones ThrottlingException (the messages below are quoted from real resp
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from dynemu.engine.capacity.buckets import Bucket, RateRing
 from dynemu.engine.capacity.history import CapacityHistory
 from dynemu.engine.capacity.partitions import (
     DEFAULT_PARTITION_SIZE,
@@ -60,8 +68,8 @@ from dynemu.engine.capacity.partitions import (
     partitions_for_throughput,
     partitions_for_warm,
 )
+from dynemu.engine.capacity.policies import MODELS, Policy, policy_for
 
-MODELS = ("uniform", "burst", "adaptive", "gac")
 READ, WRITE = 0, 1
 _OPS = ("Read", "Write")
 KEY_RANGE = "KeyRangeThroughputExceeded"
@@ -97,12 +105,13 @@ class CapacityConfig:
     model: str = "gac"
     throttling: bool = True
     partition_size: int = DEFAULT_PARTITION_SIZE
-    burst_seconds: float = 300.0
+    burst_seconds: float = 300.0  # savings a bucket keeps (burst-adaptive-capacity.html)
+    ceiling_seconds: float = 3.0  # seconds of the partition ceiling its bucket holds
+    on_demand_scale_after: float = 60.0  # a new on-demand peak counts as "previous" after this
     partition_read_max: float = PARTITION_READ_MAX
     partition_write_max: float = PARTITION_WRITE_MAX
     table_quota_read: float = 40000.0  # DescribeLimits TableMaxReadCapacityUnits
     table_quota_write: float = 40000.0
-    on_demand_peak_window: float = 1800.0  # "2x the previous peak within 30 minutes"
     adaptive_after: float = 300.0  # sustained throttling before adaptive capacity steps in
     adaptive_gap: float = 5.0  # a pause longer than this ends a throttling streak
     heat_threshold: float = 0.8  # share of the partition ceiling that counts as hot
@@ -115,72 +124,8 @@ class CapacityConfig:
             raise ValueError(f"unknown capacity model {self.model!r}; expected one of {', '.join(MODELS)}")
 
 
-class Bucket:
-    __slots__ = ("rate", "cap", "tokens", "stamp")
-
-    def __init__(self, rate: float, cap: float, now: float, tokens: float | None = None) -> None:
-        self.rate, self.cap, self.stamp = rate, cap, now
-        self.tokens = min(cap, rate) if tokens is None else tokens
-
-    def level(self, now: float) -> float:
-        """Refill from the elapsed time and return the balance."""
-        dt = now - self.stamp
-        if dt > 0:
-            t = self.tokens + dt * self.rate
-            self.tokens = self.cap if t > self.cap else t
-            self.stamp = now
-        return self.tokens
-
-    def take(self, units: float, now: float, clamp: bool = False) -> None:
-        """Refill, then debit ``units``; ``clamp`` keeps the balance >= ``-cap``."""
-        dt = now - self.stamp
-        if dt > 0:
-            t = self.tokens + dt * self.rate
-            self.tokens = self.cap if t > self.cap else t
-            self.stamp = now
-        t = self.tokens - units
-        if clamp and t < -self.cap:
-            t = -self.cap
-        self.tokens = t
-
-    def reset(self, rate: float, cap: float, now: float) -> None:
-        self.level(now)
-        self.rate, self.cap = rate, cap
-        if self.tokens > cap:
-            self.tokens = cap
-
-
-class RateRing:
-    """Units consumed per whole second over the last ``size`` seconds; O(1) per add."""
-
-    __slots__ = ("secs", "vals", "size")
-
-    def __init__(self, window: int) -> None:
-        self.size = size = window + 1  # the current second plus ``window`` completed ones
-        self.secs = [-1] * size
-        self.vals = [0.0] * size
-
-    def add(self, now: float, units: float) -> None:
-        s = int(now)
-        i = s % self.size
-        if self.secs[i] != s:
-            self.secs[i] = s
-            self.vals[i] = 0.0
-        self.vals[i] += units
-
-    def completed(self, now: float, since: int) -> Iterable[tuple[int, float]]:
-        """``(second, units)`` of whole seconds in ``[since, now)`` still held."""
-        s = int(now)
-        return ((t, v) for t, v in zip(self.secs, self.vals, strict=True) if since <= t < s)
-
-    def rate(self, now: float, window: int) -> float:
-        """Average units/s over the last ``window`` completed seconds."""
-        window = min(window, self.size - 1)
-        return sum(v for _, v in self.completed(now, int(now) - window)) / window
-
-
 class PartitionLoad:
-    """Buckets, recent consumption and throttle counts of one partition (read, write)."""
+    """Buckets, recent consumption and throttle counts of one partition."""
 
     __slots__ = (
         "ceil",
@@ -194,9 +139,10 @@ class PartitionLoad:
         "hot_since",
     )
 
-    def __init__(self, ceilings: tuple[float, float], now: float, window: int) -> None:
-        self.ceil = [Bucket(c, c, now) for c in ceilings]
-        self.share = [Bucket(0.0, 0.0, now) for _ in ceilings]
+    def __init__(self, ceiling: float, ceiling_cap: float, now: float, window: int) -> None:
+        # one bucket for reads and writes, in write units (a read unit costs a third)
+        self.ceil = Bucket(ceiling, ceiling_cap, now)
+        self.share = [Bucket(0.0, 0.0, now), Bucket(0.0, 0.0, now)]
         self.boost = [0.0, 0.0]
         self.consumed = [RateRing(window), RateRing(window)]
         self.throttles: dict[str, int] = {}
@@ -204,16 +150,6 @@ class PartitionLoad:
         self.adapt_at = [float("-inf"), float("-inf")]
         self.hot_since: float | None = None
 
-    def fork(self, now: float) -> PartitionLoad:
-        """The load of a new upper half after a split: ceilings as they are, the parent's
-        saved share tokens halved between the two."""
-        child = PartitionLoad((self.ceil[0].rate, self.ceil[1].rate), now, self.consumed[0].size - 1)
-        for k in (READ, WRITE):
-            child.ceil[k].tokens = self.ceil[k].level(now)
-            half = self.share[k].level(now) / 2
-            self.share[k].tokens = child.share[k].tokens = half
-        self.hot_since = None
-        return child
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,10 +199,14 @@ class ThroughputState:
         lsi: bool = False,
     ) -> None:
         self.cfg, self.arn, self.index_name = cfg, arn, index_name
+        self.policy: Policy = policy_for(cfg.model)
         self.kind = "Index" if index_name is not None else "Table"
         self.on_demand = on_demand
         self.prov = [float(rcu), float(wcu)]
         self.od_max: list[float | None] = [max_read, max_write]
+        self.ceilings = (float(cfg.partition_read_max), float(cfg.partition_write_max))
+        # a read unit's share of the combined ceiling, in write units (3,000 RCU = 1,000 WCU)
+        self._weight = (self.ceilings[WRITE] / self.ceilings[READ], 1.0)
         if pmap is None:
             count = initial_partition_count(
                 rcu=rcu,
@@ -279,66 +219,77 @@ class ThroughputState:
             )
             pmap = PartitionMap(count, lsi=lsi, partition_size=cfg.partition_size)
         self.pmap = pmap
-        ceilings = (cfg.partition_read_max, cfg.partition_write_max)
         for part in pmap.parts:
-            part.load = PartitionLoad(ceilings, now, cfg.metrics_window)
+            part.load = self._new_load(now)
+        self.created = now
         self.table = [Bucket(0.0, 0.0, now), Bucket(0.0, 0.0, now)]
         self.consumed = [RateRing(cfg.metrics_window), RateRing(cfg.metrics_window)]
         self.consumed_total = [0.0, 0.0]
         self.throttle_counts: dict[str, int] = {}
-        self.peak = [0.0, 0.0]  # on-demand peaks that have stood for the peak window
+        self.peak = [0.0, 0.0]  # on-demand: the previous peak (units in one second)
         self._pending: list[deque[tuple[int, float]]] = [deque(), deque()]
         self._peak_scan = int(now)
         self._next_maint = now + 1.0
         self.version = 0  # bumped whenever the partition map changes (persist it then)
-        self._configure(now, first=True)
+        self._configure(now, fill=True)
         self.history = CapacityHistory(now)  # dashboard/replay: per-second, bounded, off the request path
+
+    def _new_load(self, now: float) -> PartitionLoad:
+        rate = self.ceilings[WRITE]
+        return PartitionLoad(rate, rate * self.cfg.ceiling_seconds, now, self.cfg.metrics_window)
 
     # configuration ----------------------------------------------------------------------
 
-    def _configure(self, now: float, first: bool = False) -> None:
-        cfg = self.cfg
-        self._uses_share = not self.on_demand and cfg.model != "gac"
-        self._enforce_table = self.on_demand or cfg.model in ("adaptive", "gac")
-        self._burst = 1.0 if cfg.model == "uniform" else cfg.burst_seconds
+    @property
+    def uses_share(self) -> bool:
+        return self._uses_share
+
+    def base_share(self, k: int) -> float:
+        """A partition's even share of the table's throughput, at most its ceiling."""
+        return min(self.prov[k] / len(self.pmap), self.ceilings[k])
+
+    def _configure(self, now: float, fill: bool = False) -> None:
+        """Rates and capacities after a change; ``fill`` starts every bucket with its
+        burst allowance (a new table, a throughput increase)."""
+        cfg, pol = self.cfg, self.policy
+        self._uses_share = pol.uses_share and not self.on_demand
+        self._enforce_table = self.on_demand or pol.enforce_table
         self._limits = [PROVISIONED, PROVISIONED]
         for k, quota in ((READ, cfg.table_quota_read), (WRITE, cfg.table_quota_write)):
             if self.on_demand:
                 cap = self.od_max[k]
                 rate = quota if cap is None else min(cap, quota)
                 self._limits[k] = MAX_ON_DEMAND if cap is not None and cap < quota else ACCOUNT_LIMIT
-                self.table[k].reset(rate, rate, now)
+                self.table[k].reset(rate, rate, now, fill=fill)
             else:
-                self.table[k].reset(self.prov[k], self.prov[k] * self._burst, now)
-            if first:
-                self.table[k].tokens = min(self.table[k].cap, self.table[k].rate)
-        n = len(self.pmap)
+                self.table[k].reset(self.prov[k], self.prov[k] * pol.table_seconds(cfg), now, fill=fill)
+        seconds = pol.share_seconds(cfg)
         for part in self.pmap.parts:
             load: PartitionLoad = part.load
             for k in (READ, WRITE):
-                ceiling = load.ceil[k].rate
                 load.boost[k] = 0.0
-                base = min(self.prov[k] / n, ceiling) if self._uses_share else 0.0
-                load.share[k].reset(base, base * self._burst, now)
-                if first:
-                    load.share[k].tokens = base
+                base = self.base_share(k) if self._uses_share else 0.0
+                load.share[k].reset(base, base * seconds, now, fill=fill)
 
     def set_provisioned(self, rcu: float, wcu: float, now: float) -> None:
         """UpdateTable to (or within) provisioned mode: raising past what the partitions
-        carry doubles them; lowering never removes any (throughput dilation)."""
+        carry doubles them; lowering never removes any (throughput dilation). An increase
+        starts the buckets with their burst allowance."""
+        raised = self.on_demand or rcu > self.prov[READ] or wcu > self.prov[WRITE]
         self.on_demand = False
         self.prov = [float(rcu), float(wcu)]
         self._ensure_count(partitions_for_throughput(rcu, wcu), now)
-        self._configure(now)
+        self._configure(now, fill=raised)
 
     def set_on_demand(
         self, now: float, max_read: float | None = None, max_write: float | None = None
     ) -> None:
         """Switch to (or stay in) on-demand with OnDemandThroughput caps (None: no cap)."""
+        switched = not self.on_demand
         self.on_demand = True
         self.od_max = [max_read, max_write]
         self._ensure_count(initial_partition_count(on_demand=True), now)
-        self._configure(now)
+        self._configure(now, fill=switched)
 
     def set_warm(self, read_per_second: float, write_per_second: float, now: float) -> None:
         """WarmThroughput: pre-split so the partitions sustain the given rates."""
@@ -347,7 +298,7 @@ class ThroughputState:
     def warm_throughput(self) -> tuple[int, int]:
         """(reads, writes) per second the current partitions sustain, for DescribeTable."""
         n = len(self.pmap)
-        return int(n * self.cfg.partition_read_max), int(n * self.cfg.partition_write_max)
+        return int(n * self.ceilings[READ]), int(n * self.ceilings[WRITE])
 
     # the request path -------------------------------------------------------------------
 
@@ -358,7 +309,7 @@ class ThroughputState:
         t = self.table[k].level(now)
         if self._enforce_table and t <= 0.0:
             return self._limits[k]
-        if load.ceil[k].level(now) <= 0.0:
+        if load.ceil.level(now) <= 0.0:
             return KEY_RANGE
         if self._uses_share and load.share[k].level(now) <= 0.0:
             return PROVISIONED if t <= 0.0 else KEY_RANGE
@@ -393,12 +344,12 @@ class ThroughputState:
         if write > 0:
             self._debit_kind(load, WRITE, write, now)
         if key is not None:
-            part.record(key, read + 3 * write)  # weight by share of the partition ceiling
+            part.record(key, read, write)
 
     def _debit_kind(self, load: PartitionLoad, k: int, units: float, now: float) -> None:
         clamp = not self.cfg.throttling
         self.table[k].take(units, now, clamp)
-        load.ceil[k].take(units, now, clamp)
+        load.ceil.take(units * self._weight[k], now, clamp)
         if self._uses_share:
             load.share[k].take(units, now, clamp)
         load.consumed[k].add(now, units)
@@ -415,8 +366,7 @@ class ThroughputState:
         load.streak_last = now
         if key is not None:
             part.record_throttle(key)
-        if self.cfg.model == "adaptive" and self._uses_share:
-            self._adapt(d.partition, READ if d.operation == "Read" else WRITE, now)
+        self.policy.on_throttle(self, d.partition, READ if d.operation == "Read" else WRITE, now)
 
     def admit(
         self, p: int, read: float, write: float, now: float, key: bytes | None = None
@@ -432,96 +382,60 @@ class ThroughputState:
             self.maintain(now)
         return decision
 
-    # adaptive capacity ------------------------------------------------------------------
-
-    def _adapt(self, p: int, k: int, now: float) -> None:
-        load: PartitionLoad = self.pmap.parts[p].load
-        if now - load.streak_start < self.cfg.adaptive_after or now < load.adapt_at[k]:
-            return
-        load.adapt_at[k] = now + 1.0
-        base = min(self.prov[k] / len(self.pmap), load.ceil[k].rate)
-        window = self.cfg.metrics_window
-        others = sum(q.load.consumed[k].rate(now, window) for i, q in enumerate(self.pmap.parts) if i != p)
-        boost = max(0.0, min(self.prov[k] - others - base, load.ceil[k].rate - base))
-        if boost > load.boost[k]:
-            load.boost[k] = boost
-            load.share[k].reset(base + boost, base * self._burst, now)
-
-    def _settle_boosts(self, now: float) -> None:
-        """Give a boost back once the partition's recent consumption is clearly (10 %)
-        under its own share again."""
-        n, window = len(self.pmap), self.cfg.heat_window
-        for part in self.pmap.parts:
-            load: PartitionLoad = part.load
-            for k in (READ, WRITE):
-                base = min(self.prov[k] / n, load.ceil[k].rate)
-                if load.boost[k] > 0 and load.consumed[k].rate(now, window) < 0.9 * base:
-                    load.boost[k] = 0.0
-                    load.share[k].reset(base, base * self._burst, now)
-
-    # maintenance: on-demand peaks, splits for heat --------------------------------------
+    # maintenance: on-demand peaks, the policy's own ------------------------------------
 
     def maintain(self, now: float) -> None:
-        """Run what is due (at most once per clock second): adaptive boosts settle,
-        on-demand partitions double behind a peak, gac splits hot partitions."""
+        """Run what is due (at most once per clock second): on-demand partitions grow
+        behind the peak, then the policy's maintenance (boosts settle, splits for heat)."""
         self._next_maint = int(now) + 1.0
-        if self.cfg.model == "adaptive" and self._uses_share:
-            self._settle_boosts(now)
         if self.on_demand:
             self._track_peaks(now)
-            ceilings = (self.cfg.partition_read_max, self.cfg.partition_write_max)
-            needed = max(-(-2 * self.peak[k] // ceilings[k]) for k in (READ, WRITE))
-            self._ensure_count(int(needed), now)
-        if self.cfg.model == "gac":
-            self._split_for_heat(now)
+            # double the previous peak, reads and writes sharing the partitions
+            needed = 2 * (self.peak[READ] / self.ceilings[READ] + self.peak[WRITE] / self.ceilings[WRITE])
+            self._ensure_count(int(-(-needed // 1)), now)
+        self.policy.maintain(self, now)
         self.history.sync(self, now)
 
     def _track_peaks(self, now: float) -> None:
-        window = self.cfg.on_demand_peak_window
+        """A second's consumption becomes the previous peak once it is
+        ``on_demand_scale_after`` old: the time the table takes to scale behind it."""
+        after = self.cfg.on_demand_scale_after
         for k in (READ, WRITE):
             pending = self._pending[k]
             for sec, units in sorted(self.consumed[k].completed(now, self._peak_scan)):
                 if units > self.peak[k] and (not pending or pending[-1][1] < units):
                     pending.append((sec, units))
-            while pending and pending[0][0] + window <= now:
+            while pending and pending[0][0] + 1 + after <= now:
                 self.peak[k] = max(self.peak[k], pending.popleft()[1])
         self._peak_scan = int(now)
 
-    def _split_for_heat(self, now: float) -> None:
-        cfg = self.cfg
-        for i in range(len(self.pmap) - 1, -1, -1):
-            load: PartitionLoad = self.pmap.parts[i].load
-            util = sum(load.consumed[k].rate(now, cfg.heat_window) / load.ceil[k].rate for k in (READ, WRITE))
-            if util < cfg.heat_threshold:
-                load.hot_since = None
-            elif load.hot_since is None:
-                load.hot_since = now
-            elif now - load.hot_since >= cfg.heat_after:
-                at = self.pmap.balanced_split_key(i)
-                load.hot_since = None
-                if at is not None:
-                    self.split(i, at, now)
-
     # splits -----------------------------------------------------------------------------
 
-    def _after_split(self, now: float) -> None:
-        parts = self.pmap.parts
-        for i, part in enumerate(parts):
+    def _after_split(self, now: float, children: list[int]) -> None:
+        """Configure after splits; the partitions a split made (``children``, both halves)
+        start with their burst allowance: a full ceiling and a full share."""
+        for part in self.pmap.parts:
             if part.load is None:
-                part.load = parts[i - 1].load.fork(now)
+                part.load = self._new_load(now)
         self.version += 1
         self._configure(now)
+        for i in children:
+            load: PartitionLoad = self.pmap.parts[i].load
+            load.ceil.tokens = load.ceil.cap
+            for k in (READ, WRITE):
+                load.share[k].tokens = load.share[k].cap
 
     def _ensure_count(self, needed: int, now: float) -> None:
         if self.pmap.ensure_count(needed):
-            self._after_split(now)
+            self._after_split(now, list(range(len(self.pmap))))
 
     def split(
         self, p: int, at: bytes, now: float, lower_size: int | None = None, lower_count: int | None = None
     ) -> int:
-        """Split partition ``p`` at key ``at`` (size splits pick the key from storage)."""
+        """Split partition ``p`` at key ``at``; ``lower_*`` are the lower child's exact
+        size and item count when known (size splits read them from storage)."""
         new = self.pmap.split(p, at, lower_size, lower_count)
-        self._after_split(now)
+        self._after_split(now, [p, new])
         return new
 
     def note_write(self, p: int, size_delta: int, count_delta: int = 0) -> bool:
@@ -530,22 +444,38 @@ class ThroughputState:
 
     # admin ------------------------------------------------------------------------------
 
+    def allocation(self, k: int) -> float:
+        """One partition's allocation of kind ``k`` per second: its share of the table
+        where shares apply; under a table-level bucket (gac, on-demand) the table's rate
+        spread evenly over the partitions, at most the ceiling (a 400 WCU table of 4
+        partitions: 100 each)."""
+        if self._uses_share:
+            return self.base_share(k)
+        return min(self.ceilings[k], self.table[k].rate / len(self.pmap))
+
+    def most(self, k: int) -> float:
+        """The most one partition may consume per second: its allocation where shares
+        cap it, else the table's rate, never beyond the partition ceiling."""
+        if self._uses_share:
+            return self.base_share(k)
+        return min(self.ceilings[k], self.table[k].rate)
+
     def describe_partitions(self, now: float) -> list[dict[str, Any]]:
         window = self.cfg.metrics_window
         rows = []
         for i, part in enumerate(self.pmap.parts):
             load: PartitionLoad = part.load
             row = self.pmap.describe(i)
+            ceiling_left = load.ceil.level(now) / load.ceil.rate if load.ceil.rate else 0.0
             for k, name in ((READ, "read"), (WRITE, "write")):
                 share = load.share[k]
-                row[f"allocated_{name}"] = (
-                    share.rate if self._uses_share else min(load.ceil[k].rate, self.table[k].rate)
-                )
-                row[f"ceiling_{name}"] = load.ceil[k].rate
-                row[f"bucket_{name}"] = share.level(now) if self._uses_share else load.ceil[k].level(now)
-                row[f"burst_{name}"] = max(0.0, share.level(now) - share.rate) if self._uses_share else 0.0
+                row[f"allocated_{name}"] = self.allocation(k) + load.boost[k]
+                row[f"max_{name}"] = self.most(k) + load.boost[k]
+                row[f"ceiling_{name}"] = self.ceilings[k]
+                row[f"bucket_{name}"] = share.level(now) if self._uses_share else ceiling_left * self.ceilings[k]
+                row[f"burst_{name}"] = share.burst(now) if self._uses_share else 0.0
                 row[f"boost_{name}"] = load.boost[k]
-                row[f"consumed_{name}_per_second"] = load.consumed[k].rate(now, window)
+                row[f"consumed_{name}_per_second"] = load.consumed[k].rate(now, window, covered=True)
             row["throttles"] = dict(load.throttles)
             rows.append(row)
         return rows
@@ -580,44 +510,3 @@ class ThroughputState:
             "warm_throughput": list(self.warm_throughput()),
             "throttles": dict(self.throttle_counts),
         }
-
-
-@dataclass(slots=True)
-class Charge:
-    """One resource/partition a multi-part request touches (a write and its GSIs, the
-    items of a transaction)."""
-
-    state: ThroughputState
-    partition: int
-    read: float = 0.0
-    write: float = 0.0
-    key: bytes | None = None
-
-
-def admit(
-    state: ThroughputState,
-    partition: int,
-    read_units: float,
-    write_units: float,
-    now: float,
-    key: bytes | None = None,
-) -> ThrottleDecision | None:
-    return state.admit(partition, read_units, write_units, now, key)
-
-
-def admit_all(charges: list[Charge], now: float) -> ThrottleDecision | None:
-    """All or nothing: every charge is checked first; the first refusal is recorded and
-    returned (nothing is debited), otherwise every charge is debited."""
-    for c in charges:
-        decision = c.state.check(c.partition, c.read, c.write, now)
-        if decision is not None:
-            c.state.record_throttle(decision, now, c.key)
-            break
-    else:
-        decision = None
-        for c in charges:
-            c.state.debit(c.partition, c.read, c.write, now, c.key)
-    for state in {id(c.state): c.state for c in charges}.values():
-        if now >= state._next_maint:
-            state.maintain(now)
-    return decision

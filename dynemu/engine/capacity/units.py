@@ -25,8 +25,6 @@ GSI.md / LSI.md ("Throughput considerations") and transaction-apis.md:
 
 from __future__ import annotations
 
-from typing import Any
-
 READ_BLOCK = 4096
 WRITE_BLOCK = 1024
 
@@ -121,18 +119,9 @@ def index_write_units(
 # --- ConsumedCapacity -------------------------------------------------------------------
 
 
-def _arm(read_h: int, write_h: int, split: bool, has_read: bool, has_write: bool) -> dict[str, float]:
-    arm: dict[str, float] = {"CapacityUnits": (read_h + write_h) / 2}
-    if split:
-        if has_read:
-            arm["ReadCapacityUnits"] = read_h / 2
-        if has_write:
-            arm["WriteCapacityUnits"] = write_h / 2
-    return arm
-
-
 class ConsumedCapacity:
-    """Capacity one request consumed on one table, rendered in DynamoDB's shape.
+    """Capacity one request consumed on one table (its wire shape:
+    ``dynemu.api.operations.common.render_consumed``).
 
     ``split`` selects the transactional form: real responses of TransactWriteItems,
     TransactGetItems and ExecuteTransaction fill ``ReadCapacityUnits`` /
@@ -194,7 +183,7 @@ class ConsumedCapacity:
 
     # totals -----------------------------------------------------------------------------
 
-    def _index_totals(self) -> tuple[int, int]:
+    def index_totals(self) -> tuple[int, int]:
         r = w = 0
         for arms in (self.lsi, self.gsi):
             for ir, iw in (arms or {}).values():
@@ -204,53 +193,18 @@ class ConsumedCapacity:
 
     @property
     def total_h(self) -> int:
-        r, w = self._index_totals()
+        r, w = self.index_totals()
         return self.read_h + self.write_h + r + w
 
     @property
     def total(self) -> float:
         return self.total_h / 2
 
-    # rendering --------------------------------------------------------------------------
-
-    def render(self, mode: str) -> dict[str, Any] | None:
-        """The ``ConsumedCapacity`` member for ``ReturnConsumedCapacity=mode`` (``None``
-        for ``NONE``)."""
-        if mode not in ("TOTAL", "INDEXES"):
-            return None
-        ir, iw = self._index_totals()
-        has_index_read = has_index_write = False
-        for arms in (self.lsi, self.gsi):
-            for r, w in (arms or {}).values():
-                has_index_read = has_index_read or r > 0
-                has_index_write = has_index_write or w > 0
-        out: dict[str, Any] = {"TableName": self.table_name}
-        out.update(
-            _arm(
-                self.read_h + ir,
-                self.write_h + iw,
-                self.split,
-                self.has_read or has_index_read,
-                self.has_write or has_index_write,
-            )
-        )
-        if mode == "INDEXES":
-            out["Table"] = _arm(self.read_h, self.write_h, self.split, self.has_read, self.has_write)
-            if self.lsi:
-                out["LocalSecondaryIndexes"] = {
-                    n: _arm(r, w, self.split, r > 0, w > 0) for n, (r, w) in self.lsi.items()
-                }
-            if self.gsi:
-                out["GlobalSecondaryIndexes"] = {
-                    n: _arm(r, w, self.split, r > 0, w > 0) for n, (r, w) in self.gsi.items()
-                }
-        return out
-
 
 class CapacityLedger:
     """Per-table :class:`ConsumedCapacity` of a multi-table request (BatchGetItem,
-    BatchWriteItem, TransactGetItems, TransactWriteItems, ExecuteTransaction), rendered as
-    DynamoDB's list, one entry per table in first-touched order."""
+    BatchWriteItem, TransactGetItems, TransactWriteItems, ExecuteTransaction), one per table
+    in first-touched order (DynamoDB's list: ``common.render_ledger``)."""
 
     __slots__ = ("split", "tables")
 
@@ -263,8 +217,3 @@ class CapacityLedger:
         if cc is None:
             cc = self.tables[table_name] = ConsumedCapacity(table_name, split=self.split)
         return cc
-
-    def render(self, mode: str) -> list[dict[str, Any]] | None:
-        if mode not in ("TOTAL", "INDEXES"):
-            return None
-        return [cc.render(mode) for cc in self.tables.values()]  # type: ignore[misc]

@@ -34,6 +34,10 @@ _COMPARATORS = {"=": "=", "<>": "<>", "!=": "<>", "<": "<", "<=": "<=", ">": ">"
 _FUNCTIONS = {"begins_with": 2, "contains": 2, "attribute_type": 2, "size": 1,
               "list_append": 2, "set_add": 2, "set_delete": 2}
 _PREDICATES = frozenset(("begins_with", "contains", "attribute_type"))
+# Nesting of parentheses, NOT, functions, arithmetic and collections: deeper statements are
+# refused before they could exhaust the parser's or the evaluator's stack (an attribute value
+# nests at most 32 levels anyway).
+MAX_DEPTH = 50
 _RETURNING = {("ALL", "OLD"): "ALL_OLD", ("MODIFIED", "OLD"): "UPDATED_OLD",
               ("ALL", "NEW"): "ALL_NEW", ("MODIFIED", "NEW"): "UPDATED_NEW"}
 
@@ -70,6 +74,13 @@ class _Parser:
         self.tokens = tokenize(text)
         self.i = 0
         self.params = 0
+        self.depth = 0
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            t = self.peek()
+            raise malformed(f"Expression nested too deeply at line {t.line}, column {t.column}")
 
     # --- tokens ------------------------------------------------------------------------------
 
@@ -203,7 +214,7 @@ class _Parser:
         first, second = self.peek(), self.peek(1)
         mode = _RETURNING.get((first.text.upper(), second.text.upper())) if first.kind == second.kind == IDENT else None
         if mode is None or (not update and mode != "ALL_OLD"):
-            raise self.error(first if mode is None else first)
+            raise self.error(first)
         self.i += 2
         self.expect("*")
         return mode
@@ -248,15 +259,19 @@ class _Parser:
 
     def negation(self) -> ex.Node:
         if self.kw("NOT"):
-            return ex.Not(self.negation())
+            self.enter()
+            node = ex.Not(self.negation())
+            self.depth -= 1
+            return node
         return self.predicate()
 
     def predicate(self) -> ex.Node:
         if self.punct("("):
+            self.enter()
             inner = self.condition()
             self.expect(")")
+            self.depth -= 1
             return inner
-        start = self.peek()
         left = self.operand()
         t = self.peek()
         if t.kind == PUNCT and t.text in _COMPARATORS:
@@ -276,7 +291,7 @@ class _Parser:
         elif isinstance(left, ex.Func) and left.name in _PREDICATES:
             return left
         else:
-            raise self.error(t if t.kind != EOF or start is t else t)
+            raise self.error(t)
         return ex.Not(node) if negate else node
 
     def in_list(self) -> tuple[ex.Node, ...]:
@@ -304,12 +319,15 @@ class _Parser:
 
     def operand(self) -> ex.Node:
         node = self.term()
+        depth = self.depth
         while True:
             t = self.peek()
             if t.kind == PUNCT and t.text in ("+", "-"):
                 self.i += 1
+                self.enter()  # a + b + c nests to the left
                 node = ex.Arith(t.text, node, self.term())
             else:
+                self.depth = depth
                 return node
 
     def term(self) -> ex.Node:
@@ -326,10 +344,12 @@ class _Parser:
         if name not in _FUNCTIONS:
             raise malformed(f"Unsupported function {t.text} at line {t.line}, column {t.column}")
         self.i += 2
+        self.enter()
         args = [self.operand()]
         while self.punct(","):
             args.append(self.operand())
         self.expect(")")
+        self.depth -= 1
         if len(args) != _FUNCTIONS[name]:
             raise malformed(f"Incorrect number of arguments for function {t.text} at line {t.line}, "
                             f"column {t.column}")
@@ -362,6 +382,7 @@ class _Parser:
 
     def collection(self, opener: str) -> ex.Node:
         close = {"{": "}", "[": "]", "<<": ">>"}[opener]
+        self.enter()
         entries: list[tuple[str, ex.Node]] = []
         if not self.punct(close):
             while True:
@@ -377,6 +398,7 @@ class _Parser:
                 if self.punct(close):
                     break
                 self.expect(",")
+        self.depth -= 1
         kind = {"{": "M", "[": "L", "<<": "SET"}[opener]
         if any(not isinstance(v, ex.Literal) for _, v in entries):
             return ast.Composite(kind, tuple(entries))  # type: ignore[return-value]

@@ -21,16 +21,29 @@ from dynemu import errors
 from dynemu.engine import values as V
 from dynemu.engine.expressions import Condition, Projection, SortCondition, Update
 from dynemu.engine.expressions import ast as ex
+from dynemu.engine.expressions.checks import ExprContext, check_paths
 from dynemu.engine.partiql import ast
 from dynemu.engine.partiql.parser import Parsed, build
+from dynemu.engine.table import MAX_ITEM_BYTES
 
 Item = dict[str, Any]
 Value = dict[str, Any]
 KeySchema = Sequence[tuple[str, ...]]  # (name, HASH|RANGE, type), as TableSpec.key_schema
 
+# Messages as the service is reported to answer them: the parameter count and the incomplete
+# key are quoted by users of the real service (e.g. infinstor's UPDATE notes) and by SDK test
+# suites; the two ORDER BY messages are those other DynamoDB implementations report. The
+# ORDER BY-on-a-non-key message and the "Unsupported operation" ones are dynemu's own.
+MALFORMED_INSERT = "Statement wasn't well formed, can't be processed: VALUE must be a map of attribute names to values"
 MSG_PARAMETERS = "Number of parameters in request and statement don't match."
 MSG_INCOMPLETE_KEY = "Where clause does not contain a mandatory equality on all key attributes"
 MSG_ORDER_BY_WHERE = "Must have WHERE clause in the statement when using ORDER BY clause."
+MSG_ORDER_BY_HASH = ("Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY "
+                     "clause.")
+# "IN ... at max 50 hash attribute values or at max 100 non-key attribute values"
+# ("PartiQL arithmetic, comparison, and logical operators for DynamoDB"); the messages are dynemu's.
+MAX_IN_KEYS = 50
+MAX_IN_VALUES = 100
 _SORT_OPS = {"=": "EQ", "<": "LT", "<=": "LE", ">": "GT", ">=": "GE"}
 _FLIP = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
@@ -158,6 +171,9 @@ def check_condition(node: ex.Node) -> None:
         for operand in (node.operand, node.low, node.high):
             _check_operand(operand)
     elif isinstance(node, ex.In):
+        if len(node.options) > MAX_IN_VALUES:
+            raise errors.validation(f"The IN operator takes at most {MAX_IN_VALUES} values; it was given "
+                                    f"{len(node.options)}")
         for operand in (node.operand, *node.options):
             _check_operand(operand)
     elif isinstance(node, ex.Func) and node.name in _CONDITION_FUNCTIONS:
@@ -180,7 +196,14 @@ def _check_operand(node: ex.Node) -> None:
 
 
 def check_actions(actions: tuple[ex.Action, ...]) -> None:
-    """SET values the update engine can compute; set_add / set_delete take a set."""
+    """SET values the update engine can compute; set_add / set_delete take a set; the paths
+    of one UPDATE neither overlap nor conflict (UpdateExpression's rule and message, without
+    its "Invalid UpdateExpression: " prefix)."""
+    ctx = ExprContext("UpdateExpression", {}, {})
+    try:
+        check_paths([a.path.elements for a in actions], ctx)
+    except errors.DynamoError as e:
+        raise errors.validation(e.message.removeprefix(ctx.error("").message)) from None
     for a in actions:
         if a.kind in ("ADD", "DELETE"):
             value = a.value
@@ -249,6 +272,9 @@ def _partition_values(where: ex.Node | None, pk: str, pk_type: str) -> list[Valu
     for c in conjuncts(where):
         options = _equalities(c, pk)
         if options is not None:
+            if len(options) > MAX_IN_KEYS:
+                raise errors.validation(f"The IN operator takes at most {MAX_IN_KEYS} values of the partition key; "
+                                        f"it was given {len(options)}")
             unique: dict[bytes, Value] = {}
             for v in options:
                 if pk_type in v:  # a value of another type matches no item
@@ -335,7 +361,7 @@ def _order(s: ast.Select, key_schema: KeySchema, keyed: bool) -> bool:
         if o.name not in names:
             raise errors.validation(f"ORDER BY is supported only on key attributes; {o.name} is not a key attribute")
         if not keyed:
-            raise errors.validation("ORDER BY requires a WHERE clause that fixes the partition key with = or IN")
+            raise errors.validation(MSG_ORDER_BY_HASH)
         if names[o.name] == "RANGE":
             forward = not o.descending
     return forward
@@ -357,6 +383,8 @@ def plan_write(s: ast.Statement, key_schema: KeySchema) -> KeyedPlan:
         if not isinstance(s.value, ex.Literal) or "M" not in s.value.value:
             raise errors.validation(MALFORMED_INSERT)
         item, size = V.validate_item_sized(s.value.value["M"])
+        if size > MAX_ITEM_BYTES:  # PutItem's limit and message
+            raise errors.validation("Item size has exceeded the maximum allowed size")
         return KeyedPlan("put", s.table, item, item_size=size)
     if isinstance(s, ast.Exists):
         key, rest = split_key(s.select.where, names)
@@ -384,5 +412,3 @@ def plan_get(s: ast.Select, key_schema: KeySchema) -> KeyedPlan:
     projection = Projection(tuple(p.elements for p in s.projection)) if s.projection else None
     return KeyedPlan("get", s.source.table, key, Condition(rest) if rest is not None else None, projection=projection)
 
-
-MALFORMED_INSERT = "Statement wasn't well formed, can't be processed: VALUE must be a map of attribute names to values"

@@ -1,0 +1,1 @@
+"""Differential tests: every scenario runs against moto and dynemu; differences are listed."""

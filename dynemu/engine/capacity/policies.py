@@ -1,0 +1,138 @@
+"""The capacity models, one policy class each (``--capacity-model``).
+
+The models differ in which buckets a request must find tokens in and in what runs when a
+partition is throttled or once per second (RULES.md 3.9-3.10; seeds/000 "Adapting to
+Traffic Patterns in DynamoDB", which walks through the same four stages):
+
+* :class:`Uniform` -- the table's throughput split evenly over its partitions (seeds/000,
+  "divides a table's provisioned throughput equally across all partitions"), no burst.
+* :class:`Burst` -- the same shares, each keeping up to 300 s of unused capacity
+  (burst-adaptive-capacity.html, "DynamoDB currently retains up to five minutes (300
+  seconds) of unused read and write capacity").
+* :class:`Adaptive` -- burst, plus a partition throttled for longer than it could burst
+  gets the table's unused throughput (seeds/000 "Adaptive capacity"; the 2023 guide's
+  400 WCU example, RULES.md 3.10).
+* :class:`Gac` -- global admission control: a table-level bucket gates every request and
+  only the partition ceilings cap one partition; hot partitions split at the key that
+  balances their consumption (seeds/000 "Global admission control", "Splitting for
+  consumption"). The default.
+
+On-demand tables (any model) have no shares: the table bucket (the per-table quota or
+``OnDemandThroughput``) and the partition ceilings apply.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from dynemu.engine.capacity.throughput import CapacityConfig, ThroughputState
+
+READ, WRITE = 0, 1
+
+
+class Policy:
+    """What distinguishes one capacity model from another."""
+
+    name: ClassVar[str] = ""
+    uses_share: ClassVar[bool] = True  # per-partition share buckets (provisioned tables)
+    enforce_table: ClassVar[bool] = False  # the table bucket refuses requests on its own
+
+    def share_seconds(self, cfg: CapacityConfig) -> float:
+        """Seconds of its rate a share bucket holds: one, plus the burst savings."""
+        return cfg.burst_seconds
+
+    def table_seconds(self, cfg: CapacityConfig) -> float:
+        return cfg.burst_seconds
+
+    def on_throttle(self, state: ThroughputState, p: int, k: int, now: float) -> None:
+        """Called for every throttle of partition ``p`` (kind ``k``)."""
+
+    def maintain(self, state: ThroughputState, now: float) -> None:
+        """Called at most once per clock second."""
+
+
+class Uniform(Policy):
+    name = "uniform"
+
+    def share_seconds(self, cfg: CapacityConfig) -> float:
+        return 1.0
+
+    def table_seconds(self, cfg: CapacityConfig) -> float:
+        return 1.0
+
+
+class Burst(Policy):
+    name = "burst"
+
+
+class Adaptive(Burst):
+    """A partition throttled continuously for ``adaptive_after`` seconds gets the table's
+    unused capacity (provisioned minus the other partitions' recent consumption) as a
+    boost, up to its ceiling, until its consumption falls clearly (10 %) under its share."""
+
+    name = "adaptive"
+    enforce_table = True
+
+    def on_throttle(self, state: ThroughputState, p: int, k: int, now: float) -> None:
+        if not state.uses_share:
+            return
+        load = state.pmap.parts[p].load
+        if now - load.streak_start < state.cfg.adaptive_after or now < load.adapt_at[k]:
+            return
+        load.adapt_at[k] = now + 1.0
+        base = state.base_share(k)
+        window = state.cfg.metrics_window
+        others = sum(q.load.consumed[k].rate(now, window) for i, q in enumerate(state.pmap.parts) if i != p)
+        ceiling = state.ceilings[k]
+        boost = max(0.0, min(state.prov[k] - others - base, ceiling - base))
+        if boost > load.boost[k]:
+            load.boost[k] = boost
+            load.share[k].reset(base + boost, base * self.share_seconds(state.cfg), now)
+
+    def maintain(self, state: ThroughputState, now: float) -> None:
+        """Give a boost back once the partition's recent consumption is clearly (10 %)
+        under its own share again."""
+        if not state.uses_share:
+            return
+        window = state.cfg.heat_window
+        for part in state.pmap.parts:
+            load = part.load
+            for k in (READ, WRITE):
+                base = state.base_share(k)
+                if load.boost[k] > 0 and load.consumed[k].rate(now, window) < 0.9 * base:
+                    load.boost[k] = 0.0
+                    load.share[k].reset(base, base * self.share_seconds(state.cfg), now)
+
+
+class Gac(Policy):
+    """A partition whose consumption stays above ``heat_threshold`` of its ceiling for
+    ``heat_after`` seconds splits at its balanced key (split for heat)."""
+
+    name = "gac"
+    uses_share = False
+    enforce_table = True
+
+    def maintain(self, state: ThroughputState, now: float) -> None:
+        cfg = state.cfg
+        for i in range(len(state.pmap) - 1, -1, -1):
+            load = state.pmap.parts[i].load
+            # reads and writes share the ceiling: RCU/3000 + WCU/1000 (bp-partition-key-design.html)
+            util = sum(load.consumed[k].rate(now, cfg.heat_window) / state.ceilings[k] for k in (READ, WRITE))
+            if util < cfg.heat_threshold:
+                load.hot_since = None
+            elif load.hot_since is None:
+                load.hot_since = now
+            elif now - load.hot_since >= cfg.heat_after:
+                at = state.pmap.balanced_split_key(i)
+                load.hot_since = None
+                if at is not None:
+                    state.split(i, at, now)
+
+
+POLICIES: dict[str, type[Policy]] = {p.name: p for p in (Uniform, Burst, Adaptive, Gac)}
+MODELS = tuple(POLICIES)
+
+
+def policy_for(model: str) -> Policy:
+    return POLICIES[model]()

@@ -1,0 +1,140 @@
+"""The dashboard in a real headless Chromium (selenium): the tables list, a table page with
+its partitions and charts, the clock buttons; screenshots go to ``test-artefacts/``.
+
+Needs the Debian packages ``chromium`` and ``chromium-driver`` (.ci/run installs them);
+skipped, saying so, when they are missing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dynemu.api.server import NAMESPACES
+from dynemu.replay import runner, scenario
+from dynemu.testing import DynemuServer
+from tests.test_dashboard import TRAFFIC
+
+ARTEFACTS = Path(__file__).resolve().parent.parent / "test-artefacts"
+CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+DRIVER = shutil.which("chromedriver")
+
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
+if CHROMIUM is None or DRIVER is None:
+    pytest.skip(
+        "no headless browser: install the Debian packages chromium and chromium-driver "
+        "(apt-get install -y chromium chromium-driver)",
+        allow_module_level=True,
+    )
+
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[tuple[str, Any]]:
+    """A throttled table on a virtual clock; the dashboard's own origin is named by --cors,
+    which is what lets its clock buttons through the admin API's Origin check."""
+    port = _free_port()
+    origin = f"http://127.0.0.1:{port}"
+    server = DynemuServer(clock="virtual", capacity_model="uniform", throttling=True, port=port, cors=origin)
+    url = server.start()
+    try:
+        runner.run(scenario.parse(TRAFFIC), url)
+        yield url, server.app[NAMESPACES].clock
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    profile = tempfile.mkdtemp(prefix="dynemu-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--window-size=1500,1800",
+    ):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=DRIVER))
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _shot(driver: Any, name: str) -> Path:
+    ARTEFACTS.mkdir(exist_ok=True)
+    path = ARTEFACTS / name
+    height = driver.execute_script("return document.body.scrollHeight")
+    driver.set_window_size(1500, max(900, min(int(height) + 40, 6000)))
+    assert driver.save_screenshot(str(path))
+    return path
+
+
+def _hold(driver: Any) -> None:
+    """Untick "refresh" so the elements under test are not replaced while they are read."""
+    driver.execute_script("document.getElementById('live').checked = false")
+
+
+def test_dashboard_renders_in_chromium(site: tuple[str, Any], browser: Any) -> None:
+    url, clock = site
+    browser.get(url + "/_dynemu/")
+    _hold(browser)
+    rows = browser.find_elements(By.CSS_SELECTOR, "tr.table-row")
+    assert [r.find_element(By.TAG_NAME, "a").text for r in rows] == ["dash_orders"]
+    assert "TableWriteKeyRangeThroughputExceeded" in rows[0].text
+    _shot(browser, "dashboard-index.png")
+
+    rows[0].find_element(By.TAG_NAME, "a").click()
+    wait = WebDriverWait(browser, 30)
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "section.resource svg.chart")))
+    _hold(browser)
+    sections = browser.find_elements(By.CSS_SELECTOR, "section.resource")
+    assert [s.find_element(By.TAG_NAME, "h2").text for s in sections] == ["dash_orders", "dash_orders / index byStatus"]
+    table = sections[0]
+    assert len(table.find_elements(By.CSS_SELECTOR, "tr.partition")) == 4
+    charts = table.find_elements(By.CSS_SELECTOR, "svg.chart")
+    assert len(charts) == 6
+    for chart in charts:  # laid out and drawn, not just present in the markup
+        assert chart.size["width"] > 300 and chart.size["height"] > 50
+    lines = table.find_elements(By.CSS_SELECTOR, "svg.chart polyline")
+    assert len(lines) >= 7 and all(len(p.get_attribute("points").split()) > 20 for p in lines)
+    assert table.find_elements(By.CSS_SELECTOR, "svg.heat rect[fill^='rgba(220']")  # throttled cells
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    path = _shot(browser, "dashboard-table.png")
+    assert path.stat().st_size > 10_000
+
+    # the clock buttons move a virtual clock through the admin API; the page refreshes
+    def shown(d: Any) -> str:  # read in one step: the element may be replaced at any time
+        return d.execute_script("return document.querySelector('.clock-now').textContent")
+
+    before, was = clock.now(), shown(browser)
+    browser.find_element(By.CSS_SELECTOR, "button[data-advance='60']").click()
+    wait.until(lambda _: clock.now() >= before + 60)
+    wait.until(lambda d: shown(d) != was)  # the page refreshed in place
+    assert browser.find_element(By.ID, "clock-status").text == ""
