@@ -82,3 +82,8 @@ def test_pytest_example_runs(tmp_path: Path) -> None:
     result = _pytest(project, env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 passed" in result.stdout
+
+
+def test_relative_links_exist() -> None:
+    for target in re.findall(r"\]\(([^)#:]+)\)", README):
+        assert (ROOT / target).exists(), target

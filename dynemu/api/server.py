@@ -14,7 +14,6 @@ from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import make_clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.namespaces import Namespaces
-from dynemu.storage import select as store_select
 
 NAMESPACES = web.AppKey("namespaces", Namespaces)
 PROTOCOL = web.AppKey("protocol", Protocol)
@@ -40,7 +39,7 @@ def create_app(settings: Settings) -> web.Application:
         shared_db=settings.shared_db,
         isolate_access_keys=settings.isolate_access_keys,
         max_open=settings.max_open_namespaces,
-        store=store_select.resolve(settings.store, settings.in_memory),
+        store=settings.store,
         item_collection_limit=settings.item_collection_limit,
     )
     metrics = RequestMetrics()

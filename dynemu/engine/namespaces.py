@@ -25,7 +25,7 @@ from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.database import Database
 from dynemu.engine.indexes import ITEM_COLLECTION_LIMIT
 from dynemu.storage.base import Store
-from dynemu.storage.select import open_store
+from dynemu.storage.select import open_store, resolve
 
 DEFAULT_REGION = "us-east-1"
 SHARED = "shared"
@@ -103,11 +103,11 @@ class Namespaces:
         store: str = "leveldb",
         item_collection_limit: int = ITEM_COLLECTION_LIMIT,
     ) -> None:
-        """``data_dir`` None means in memory; ``store`` is the on-disk store's kind (memory
+        """``data_dir`` None means in memory; ``store`` is the on-disk store's setting (memory
         namespaces hold no file descriptors and cannot be closed without losing them: only
         on-disk ones are bounded)."""
         self.data_dir = None if data_dir is None else os.path.realpath(data_dir)
-        self.store_kind = "memory" if data_dir is None else store
+        self.store_kind = "memory" if data_dir is None else resolve(store, False)  # --store auto|leveldb|sqlite
         self.clock = clock
         self.capacity = capacity
         self.consistency = consistency or ConsistencyConfig()

@@ -186,7 +186,8 @@ def read_range(db: Database, r: RangeRead) -> RangeResult:
     # LSI's fetches are the table's, each item rounded to 4 KB (LSI.md).
     units_h = capacity.query_read_units_h(page.read_bytes, r.consistent)
     fetch_h = capacity.query_read_units_h(page.fetch_bytes, r.consistent) if page.fetched else 0
-    _debit(state, p, (units_h + fetch_h) / 2, now, suffix)
+    state.debit(p, (units_h + fetch_h) / 2, 0.0, now, suffix)
+    cap.maintain(now)  # what is due on the table's and its GSIs' capacity
     cc = None
     if r.consumed:
         cc = ConsumedCapacity(r.table_name)
@@ -197,12 +198,6 @@ def read_range(db: Database, r: RangeRead) -> RangeResult:
             if fetch_h:
                 cc.add_read(fetch_h)
     return RangeResult(page, cc)
-
-
-def _debit(state: Any, p: int, read: float, now: float, suffix: bytes) -> None:
-    state.debit(p, read, 0.0, now, suffix)
-    if now >= state._next_maint:  # what TableCapacity.debit does for item keys
-        state.maintain(now)
 
 
 def _query_range(table: Table, ix: Index | None, kc: KeyCondition) -> tuple[bytes, bytes, bytes]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import struct
 import zlib
 from hashlib import blake2b
@@ -177,7 +178,7 @@ def _timestamp(value: Any, now: float) -> float:
     if value is None:
         raise errors.validation(MSG_TIMESTAMP_REQUIRED)
     at = float(value)
-    if at > now:
+    if at > math.ceil(now * 1000) / 1000:  # compared at the API's millisecond precision
         raise errors.validation(MSG_TIMESTAMP_FUTURE)
     return at
 
