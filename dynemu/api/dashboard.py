@@ -155,7 +155,7 @@ class Dashboard:
             view["x_label"] = _relative(now)
             sections.append(html.resource_section(view))
         nav = "".join(
-            f'<a href="#{v}">{v}</a> '
+            f'<a href="#{html.escape(v)}">{html.escape(v)}</a> '
             for v in ["table"] + [f"index-{i}" for i in sorted(table.capacity.index_states)]
         )
         body = (
