@@ -154,6 +154,12 @@ class Dashboard:
             view["x_range"] = (now - WINDOW, now)
             view["x_label"] = _relative(now)
             sections.append(html.resource_section(view))
+        for ix in table.spec.indexes:  # a GSI's capacity state starts with its first read or write
+            if ix.is_global and ix.name not in table.capacity.index_states:
+                sections.append(
+                    f'<section class="resource"><h2>{html.escape(table.name)} / index {html.escape(ix.name)}</h2>'
+                    "<p>no traffic yet</p></section>"
+                )
         nav = "".join(
             f'<a href="#{html.escape(v)}">{html.escape(v)}</a> '
             for v in ["table"] + [f"index-{i}" for i in sorted(table.capacity.index_states)]
