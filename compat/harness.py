@@ -21,7 +21,7 @@ from moto import mock_aws  # imported before any session: moto hooks into sessio
 
 REGION = "us-east-1"
 CONFIG = Config(retries={"total_max_attempts": 1}, connect_timeout=5, read_timeout=60)
-# boto3 >= 1.38 sends Streams calls whose StreamArn names an account to
+# Recent boto3 (1.44 here) sends Streams calls whose StreamArn names an account to
 # <account>.streams-ddb.<region>.amazonaws.com, which moto 5.2 does not intercept (it answers
 # 404 "Not yet implemented"); the classic endpoint is what moto serves.
 MOTO_CONFIG = CONFIG.merge(Config(account_id_endpoint_mode="disabled"))
@@ -39,6 +39,7 @@ AREAS = {
     "streams": "Streams records",
     "capacity": "ReturnConsumedCapacity",
     "errors": "Common errors",
+    "partiql": "PartiQL (ExecuteStatement, BatchExecuteStatement)",
 }
 
 

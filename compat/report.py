@@ -20,9 +20,28 @@ against dynemu (an in-memory server with its defaults, throttling on). Answers a
 (request ids, times, account and region in ARNs, stream labels, shard ids and sequence numbers
 masked; set members sorted). The answer columns show only what differs (`…` stands for equal
 parts); `compat/differences.toml` holds the whole answers. Scenarios not listed here answer the
-same on both. The verdict
-says which answer DynamoDB's documentation supports; **dynemu wrong** rows are bugs to fix in
-dynemu. Run the suite with `pytest compat`.
+same on both. The verdict says which answer DynamoDB's documentation supports; **dynemu wrong**
+rows are bugs to fix in dynemu. Run the suite with `pytest compat`.
+
+## Migrating from moto: what changes most often
+
+- **Tables are asynchronous.** CreateTable answers `CREATING`, DeleteTable `DELETING`, a new GSI
+  is `CREATING` while it backfills: wait with the `table_exists` / `table_not_exists` waiters.
+- **Numbers come back canonical** (`1.50` reads as `1.5`, `1e2` as `100`), and the 38-digit and
+  range limits are enforced.
+- **Capacity is real.** ConsumedCapacity appears only when asked for and follows DynamoDB's
+  rounding (per 4 KB read, 1 KB write, transactions double, index writes charged); provisioned
+  tables throttle past their throughput and burst, so batches can return `UnprocessedItems` /
+  `UnprocessedKeys` and single calls `ProvisionedThroughputExceededException`.
+- **Invalid requests fail as DynamoDB fails** where moto accepts them or raises a Python
+  exception (KeyError, TypeError, AssertionError) out of `mock_aws`: limits on batches,
+  transactions, IN lists, nesting, key conditions, expression placeholders.
+- **Error messages** carry DynamoDB's wording: no `1 validation error detected:` prefix on
+  semantic errors.
+- **Streams** have several shards, one per partition (read every shard), no record for a write that
+  changes nothing, and outlive a deleted table for 24 hours. With recent boto3 (1.44 here), moto
+  answers Streams calls only with `Config(account_id_endpoint_mode="disabled")` on the client.
+- **TTL changes** are refused within an hour of the previous one, as in DynamoDB.
 """
 
 

@@ -84,6 +84,8 @@ def lock_data_dir(settings: Settings) -> DataDirLock | None:
     if settings.in_memory:
         return None
     data_dir = os.path.abspath(settings.data_dir)
+    if os.path.exists(data_dir) and not os.path.isdir(data_dir):
+        raise StartupError(f"data directory {data_dir} is a file: choose a directory with --data-dir (DYNEMU_DATA_DIR)")
     try:
         os.makedirs(data_dir, exist_ok=True)
     except OSError as e:

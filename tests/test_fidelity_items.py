@@ -123,6 +123,7 @@ def test_conditional_operator_needs_two_conditions(raw: Any, table: str) -> None
 
 @pytest.mark.parametrize("update", [
     {"UpdateExpression": "REMOVE a, b"},
+    {"UpdateExpression": "REMOVE a.b, c[1]"},  # nested paths of an item that does not exist
     {"AttributeUpdates": {"a": {"Action": "DELETE"}}},
     {"UpdateExpression": "DELETE s :v", "ExpressionAttributeValues": {":v": {"SS": ["x"]}}},
 ])
@@ -199,3 +200,9 @@ def test_deeply_nested_parentheses_with_or(ddb: Any, table: str) -> None:
 def test_item_operations_check_the_table_name_first(raw: Any, name: str, message: str) -> None:
     assert_validation(message, raw.get_item, TableName=name, Key={"pk": S("a")})
     assert_validation(message, raw.update_item, TableName=name, Key={"pk": S("a")})
+
+
+def test_removing_a_nested_path_of_an_existing_item_without_its_parent(ddb: Any, table: str) -> None:
+    ddb.put_item(TableName=table, Item={"pk": S("np"), "x": N(1)})
+    assert_validation("The document path provided in the update expression is invalid for update", ddb.update_item,
+                      TableName=table, Key={"pk": S("np")}, UpdateExpression="REMOVE a.b")

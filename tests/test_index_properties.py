@@ -137,6 +137,8 @@ def apply_model(model: dict[tuple[str, int], Item], op: tuple[Any, ...]) -> None
         sets, removes = op[2], [r for r in op[3] if r not in op[2]]
         if not sets and not removes:
             sets = {"z": {"S": "z"}}
+        if k not in model and not sets:
+            return  # a lone REMOVE on a missing item creates nothing (issue 12)
         item.update(sets)
         for r in removes:
             item.pop(r, None)

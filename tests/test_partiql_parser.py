@@ -241,3 +241,9 @@ def test_token_soup_never_escapes_as_another_exception(prefix: str, words: list[
 )
 def test_deep_nesting_is_refused_not_a_crash(text: str) -> None:
     assert "nested too deeply" in message(text)
+
+
+def test_update_paths_must_not_overlap() -> None:
+    assert message_of(lambda: plan_write(statement("UPDATE t SET a = 1 REMOVE a.b WHERE pk = 'x' AND sk = 1"), KEYS)) \
+        == ("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [a], "
+            "path two: [a, b]")

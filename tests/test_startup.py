@@ -236,3 +236,14 @@ def test_verify_signatures_without_credentials(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path,
     )
     assert_fails(result, "--verify-signatures needs credentials")
+
+
+def test_data_dir_is_a_file(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert_fails(run("--data-dir", str(blocker)), "is a file", "--data-dir")
+
+
+def test_host_that_is_not_local() -> None:
+    # 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine
+    assert_fails(run("--in-memory", "--host", "192.0.2.1", "--port", "0"), "192.0.2.1", "--host")

@@ -500,7 +500,8 @@ VALIDATION = [
             fail(None, "requestItems.users.member.2.member.deleteRequest.key", NOT_NULL),
         ),
     ),
-    ("BatchWriteItem", {"RequestItems": {}}, vmsg(fail("{}", "requestItems", min_len(1)))),
+    # the current service's own wording (nubo-db/dynoxide#17, #198; issue 12)
+    ("BatchWriteItem", {"RequestItems": {}}, "The requestItems parameter is required for BatchWriteItem"),
     (
         "BatchGetItem",
         {"RequestItems": {"users": {"Keys": []}}, "ReturnConsumedCapacity": "x"},
@@ -648,7 +649,7 @@ def test_coral_coercions_are_written_back(v: RequestValidator) -> None:
 
 
 def test_coerced_integer_is_checked_and_printed_truncated(v: RequestValidator) -> None:
-    err = error_of(v, "Query", {"TableName": "users", "Limit": 0.5})
+    err = error_of(v, "Scan", {"TableName": "users", "Limit": 0.5})  # Query words its Limit apart (issue 12)
     assert err.message == vmsg(fail("0", "limit", min_value(1)))
 
 

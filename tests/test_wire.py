@@ -340,3 +340,29 @@ def test_a_number_whose_exponent_overflows_gets_dynamodbs_number_error(server_ur
     assert _body(data)["message"] == (
         "Number overflow. Attempting to store a number with magnitude larger than supported range"
     )
+
+
+def test_credentials_from_a_file_of_key_secret_lines_and_from_the_environment(tmp_path: Any) -> None:
+    from dynemu.api import sigv4
+
+    path = tmp_path / "keys"
+    path.write_text("# local keys\nAKIAONE:secret-one\nAKIATWO : secret:two\n")
+    creds = sigv4.load_credentials(str(path), {"AWS_ACCESS_KEY_ID": "AKIAENV", "AWS_SECRET_ACCESS_KEY": "env"})
+    assert creds == {"AKIAONE": "secret-one", "AKIATWO": "secret:two", "AKIAENV": "env"}
+    with pytest.raises(SystemExit, match="--verify-signatures needs credentials"):
+        sigv4.credentials_for(None, {})
+
+
+def test_an_incomplete_authorization_header() -> None:
+    from dynemu.api import sigv4
+    from dynemu.errors import DynamoError
+
+    auth = "AWS4-HMAC-SHA256 Credential=AKIAEXAMPLE/20260101/us-east-1/dynamodb/aws4_request"
+    with pytest.raises(DynamoError) as info:
+        sigv4.verify(auth, method="POST", path="/", query="", headers={"x-amz-date": ["20260101T000000Z"]},
+                     body=b"{}", credentials={"AKIAEXAMPLE": SECRET})  # fmt: skip
+    assert info.value.type_name == "IncompleteSignatureException"
+    assert info.value.message == (
+        "Authorization header requires 'Signature' parameter. Authorization header requires 'SignedHeaders' "
+        f"parameter. Authorization={auth}"
+    )

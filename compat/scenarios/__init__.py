@@ -8,6 +8,7 @@ from compat.scenarios import (  # noqa: F401
     indexes,
     items,
     paging,
+    partiql,
     streams,
     tables,
     transactions,

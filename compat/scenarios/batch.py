@@ -166,7 +166,8 @@ def write_unprocessed_when_throttled(c: Ctx) -> Any:
 @scenario("batch")
 def get_unprocessed_when_throttled(c: Ctx) -> Any:
     """20 strong reads of 100 KB from a table provisioned with 1 RCU: past its burst, UnprocessedKeys."""
-    name = c.table(BillingMode="PROVISIONED", ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1000})
+    # 4000 WCU: four partitions, so that writing the items stays under each one's 1000 WCU/s
+    name = c.table(BillingMode="PROVISIONED", ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 4000})
     keys = [f"{i:02}" for i in range(20)]
     c.ddb.batch_write_item(RequestItems={name: _puts(keys[:10], v={"S": "x" * 100_000})})
     c.ddb.batch_write_item(RequestItems={name: _puts(keys[10:], v={"S": "x" * 100_000})})

@@ -141,3 +141,81 @@ def invalid_value(c: Ctx) -> Any:
     name = c.table()
     c.override("GetItem", ReturnConsumedCapacity="EVERYTHING")
     return c.call("get_item", TableName=name, Key=KEY, ReturnConsumedCapacity="TOTAL")
+
+
+def _indexed(c: Ctx) -> str:
+    """pk/sk table with an LSI (sort on l, KEYS_ONLY) and a GSI on g (ALL)."""
+    return c.table(
+        range=("sk", "S"), attrs=(("l", "S"), ("g", "S")),
+        LocalSecondaryIndexes=[{"IndexName": "by-l", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                                                   {"AttributeName": "l", "KeyType": "RANGE"}],
+                                "Projection": {"ProjectionType": "KEYS_ONLY"}}],
+        GlobalSecondaryIndexes=[{"IndexName": "by-g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "ALL"}}],
+    )
+
+
+@scenario("capacity")
+def update_moves_gsi_key(c: Ctx) -> Any:
+    """UpdateItem changing a GSI key and an LSI key with INDEXES: each index writes twice (delete + put)."""
+    name = _indexed(c)
+    key = {"pk": {"S": "p"}, "sk": {"S": "s"}}
+    c.ddb.put_item(TableName=name, Item={**key, "l": {"S": "a"}, "g": {"S": "x"}})
+    return _cc(c.ddb.update_item(TableName=name, Key=key, UpdateExpression="SET g = :y, l = :b",
+                                 ExpressionAttributeValues={":y": {"S": "y"}, ":b": {"S": "b"}}, ReturnConsumedCapacity="INDEXES"))
+
+
+@scenario("capacity")
+def delete_with_indexes(c: Ctx) -> Any:
+    """DeleteItem of an item in both indexes, with INDEXES."""
+    name = _indexed(c)
+    key = {"pk": {"S": "p"}, "sk": {"S": "s"}}
+    c.ddb.put_item(TableName=name, Item={**key, "l": {"S": "a"}, "g": {"S": "x"}})
+    return _cc(c.ddb.delete_item(TableName=name, Key=key, ReturnConsumedCapacity="INDEXES"))
+
+
+@scenario("capacity")
+def lsi_query_fetch(c: Ctx) -> Any:
+    """Query of a KEYS_ONLY LSI asking for all attributes of two 5 KB items, with INDEXES."""
+    name = _indexed(c)
+    for sk in "ab":
+        c.ddb.put_item(TableName=name, Item={"pk": {"S": "p"}, "sk": {"S": sk}, "l": {"S": sk}, "v": {"S": "x" * 5000}})
+    return _cc(c.ddb.query(TableName=name, IndexName="by-l", KeyConditionExpression="pk = :p", Select="ALL_ATTRIBUTES",
+                           ExpressionAttributeValues={":p": {"S": "p"}}, ReturnConsumedCapacity="INDEXES"))
+
+
+@scenario("capacity")
+def scan_filter_charges_all_read(c: Ctx) -> Any:
+    """Scan with a filter that keeps nothing: charged for everything read."""
+    name = c.table()
+    for i in range(4):
+        c.ddb.put_item(TableName=name, Item={"pk": {"S": str(i)}, "v": {"S": "x" * 3000}})
+    return _cc(c.ddb.scan(TableName=name, FilterExpression="attribute_exists(nothing)", ConsistentRead=True,
+                          ReturnConsumedCapacity="TOTAL"))
+
+
+@scenario("capacity")
+def transact_write_indexes(c: Ctx) -> Any:
+    """TransactWriteItems putting an item with a GSI key, with INDEXES."""
+    name = _indexed(c)
+    return _cc(c.ddb.transact_write_items(TransactItems=[{"Put": {"TableName": name, "Item": {
+        "pk": {"S": "p"}, "sk": {"S": "s"}, "g": {"S": "x"}}}}], ReturnConsumedCapacity="INDEXES"))
+
+
+@scenario("capacity")
+def idempotent_retry_charges_reads(c: Ctx) -> Any:
+    """A TransactWriteItems repeated with its ClientRequestToken: the repeat reports read units."""
+    name = c.table()
+    items = [{"Put": {"TableName": name, "Item": {"pk": {"S": "a"}}}}]
+    first = c.ddb.transact_write_items(TransactItems=items, ClientRequestToken="t1", ReturnConsumedCapacity="TOTAL")
+    again = c.ddb.transact_write_items(TransactItems=items, ClientRequestToken="t1", ReturnConsumedCapacity="TOTAL")
+    return [_cc(first), _cc(again)]
+
+
+@scenario("capacity")
+def projection_does_not_reduce(c: Ctx) -> Any:
+    """GetItem of a 6 KB item projecting the key only: still 2 units strongly consistent."""
+    name = c.table()
+    c.ddb.put_item(TableName=name, Item={"pk": {"S": "k"}, "v": {"S": "x" * 6000}})
+    return _cc(c.ddb.get_item(TableName=name, Key={"pk": {"S": "k"}}, ProjectionExpression="pk", ConsistentRead=True,
+                              ReturnConsumedCapacity="TOTAL"))

@@ -140,3 +140,79 @@ def throughput_exceeded(c: Ctx) -> Any:
         if "error" in r:
             return {k: v for k, v in r.items() if k in ("error", "message")}
     return "never refused"
+
+
+@scenario("errors")
+def on_demand_with_throughput(c: Ctx) -> Any:
+    """CreateTable PAY_PER_REQUEST with ProvisionedThroughput."""
+    r = c.call("create_table", TableName=c.name(), BillingMode="PAY_PER_REQUEST",
+               ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
+               KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+               AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])
+    return r if "error" in r else r["TableDescription"]["TableStatus"]
+
+
+@scenario("errors")
+def empty_attribute_name(c: Ctx) -> Any:
+    """PutItem with an attribute whose name is empty."""
+    name = c.table()
+    return c.call("put_item", TableName=name, Item={**KEY, "": {"S": "x"}})
+
+
+@scenario("errors")
+def name_placeholder_without_hash(c: Ctx) -> Any:
+    """An ExpressionAttributeNames key that does not start with #."""
+    name = c.table()
+    return c.call("get_item", TableName=name, Key=KEY, ProjectionExpression="pk", ExpressionAttributeNames={"n": "pk"})
+
+
+@scenario("errors")
+def key_condition_with_or(c: Ctx) -> Any:
+    """A KeyConditionExpression joining conditions with OR."""
+    name = c.table(range=("sk", "N"))
+    return c.call("query", TableName=name, KeyConditionExpression="pk = :p OR sk = :s",
+                  ExpressionAttributeValues={":p": KEY["pk"], ":s": {"N": "1"}})
+
+
+@scenario("errors")
+def key_condition_two_on_sort_key(c: Ctx) -> Any:
+    """A KeyConditionExpression with two conditions on the sort key."""
+    name = c.table(range=("sk", "N"))
+    return c.call("query", TableName=name, KeyConditionExpression="pk = :p AND sk > :a AND sk < :b",
+                  ExpressionAttributeValues={":p": KEY["pk"], ":a": {"N": "1"}, ":b": {"N": "5"}})
+
+
+@scenario("errors")
+def batch_item_too_large(c: Ctx) -> Any:
+    """BatchWriteItem with one item over 400 KB: the whole batch is refused."""
+    name = c.table()
+    r = c.call("batch_write_item", RequestItems={name: [
+        {"PutRequest": {"Item": {"pk": {"S": "small"}}}},
+        {"PutRequest": {"Item": {"pk": {"S": "big"}, "v": {"S": "x" * (400 * 1024 + 1)}}}}]})
+    return {"answer": r, "written": c.ddb.scan(TableName=name)["Count"]}
+
+
+@scenario("errors")
+def update_makes_item_too_large(c: Ctx) -> Any:
+    """UpdateItem that would grow an item past 400 KB."""
+    name = c.table()
+    c.ddb.put_item(TableName=name, Item={**KEY, "a": {"S": "x" * 300_000}})
+    return c.call("update_item", TableName=name, Key=KEY, UpdateExpression="SET b = :v",
+                  ExpressionAttributeValues={":v": {"S": "y" * 120_000}})
+
+
+@scenario("errors")
+def transaction_update_key(c: Ctx) -> Any:
+    """A transaction whose Update sets the partition key."""
+    name = c.table()
+    return c.call("transact_write_items", TransactItems=[{"Update": {
+        "TableName": name, "Key": KEY, "UpdateExpression": "SET pk = :v", "ExpressionAttributeValues": {":v": {"S": "z"}}}}])
+
+
+@scenario("errors")
+def transaction_item_too_large(c: Ctx) -> Any:
+    """A transaction putting an item over 400 KB."""
+    name = c.table()
+    return c.call("transact_write_items", TransactItems=[
+        {"Put": {"TableName": name, "Item": {"pk": {"S": "a"}}}},
+        {"Put": {"TableName": name, "Item": {"pk": {"S": "b"}, "v": {"S": "x" * (400 * 1024 + 1)}}}}])

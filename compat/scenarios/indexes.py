@@ -168,3 +168,35 @@ def query_index_wrong_key(c: Ctx) -> Any:
     """Query a GSI with the table's partition key in the key condition."""
     name = _table(c)
     return _q(c, name, "by-g", "pk = :p", {":p": {"S": "p"}})
+
+
+@scenario("indexes")
+def gsi_scan_consistent(c: Ctx) -> Any:
+    """Scan of a GSI with ConsistentRead."""
+    name = _table(c)
+    return c.call("scan", TableName=name, IndexName="by-g", ConsistentRead=True)
+
+
+@scenario("indexes")
+def gsi_key_empty_string(c: Ctx) -> Any:
+    """PutItem whose GSI key attribute is an empty string."""
+    name = _table(c)
+    return c.call("put_item", TableName=name, Item={"pk": {"S": "p"}, "sk": {"S": "z"}, "g": {"S": ""}})
+
+
+@scenario("indexes")
+def gsi_query_paging(c: Ctx) -> Any:
+    """A GSI Query with Limit 1, followed page by page."""
+    name = _table(c)
+    pages, start = [], None
+    for _ in range(5):
+        args: dict[str, Any] = {"TableName": name, "IndexName": "by-g", "KeyConditionExpression": "g = :x",
+                                "ExpressionAttributeValues": {":x": {"S": "x"}}, "Limit": 1}
+        if start:
+            args["ExclusiveStartKey"] = start
+        r = c.ddb.query(**args)
+        pages.append([i["sk"]["S"] for i in r["Items"]])
+        start = r.get("LastEvaluatedKey")
+        if not start:
+            break
+    return pages

@@ -256,7 +256,7 @@ def number_range_limits(c: Ctx) -> Any:
     return out
 
 
-@scenario("items")
+@scenario("transactions")
 def transact_get_too_many(c: Ctx) -> Any:
     """TransactGetItems of 101 items (the limit is 100)."""
     name = c.table()

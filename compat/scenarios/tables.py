@@ -231,3 +231,32 @@ def list_tables_limit_too_large(c: Ctx) -> Any:
     """ListTables with Limit 101 (sent raw; the maximum is 100)."""
     c.override("ListTables", Limit=101)
     return c.call("list_tables", Limit=1)
+
+
+@scenario("tables")
+def continuous_backups(c: Ctx) -> Any:
+    """DescribeContinuousBackups, then UpdateContinuousBackups enabling point-in-time recovery."""
+    name = c.table()
+    d = c.call("describe_continuous_backups", TableName=name)
+    u = c.call("update_continuous_backups", TableName=name,
+               PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
+    status = lambda r: r.get("ContinuousBackupsDescription", {}).get("ContinuousBackupsStatus") if "error" not in r else r  # noqa: E731
+    return {"describe": status(d), "update": status(u)}
+
+
+@scenario("tables")
+def on_demand_backup(c: Ctx) -> Any:
+    """CreateBackup of a table, then ListBackups for it."""
+    name = c.table()
+    r = c.call("create_backup", TableName=name, BackupName="backup-1")
+    if "error" in r:
+        return r
+    listed = c.ddb.list_backups(TableName=name)["BackupSummaries"]
+    return {"status": r["BackupDetails"]["BackupStatus"], "listed": [b["BackupName"] for b in listed]}
+
+
+@scenario("tables")
+def kinesis_streaming_destination(c: Ctx) -> Any:
+    """DescribeKinesisStreamingDestination of a table with none."""
+    name = c.table()
+    return c.call("describe_kinesis_streaming_destination", TableName=name)

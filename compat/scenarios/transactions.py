@@ -148,3 +148,46 @@ def condition_on_missing_item(c: Ctx) -> Any:
         {"Put": {"TableName": name, "Item": _key("c")}},
         {"ConditionCheck": {"TableName": name, "Key": _key("zz"), "ConditionExpression": "attribute_exists(pk)"}},
     ])
+
+
+@scenario("transactions")
+def two_tables(c: Ctx) -> Any:
+    """One transaction writing to two tables, then TransactGetItems from both."""
+    a, b = c.table("a"), c.table("b")
+    c.ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": a, "Item": {**_key("x"), "v": {"S": "1"}}}},
+        {"Put": {"TableName": b, "Item": {**_key("y"), "v": {"S": "2"}}}},
+    ])
+    return c.ddb.transact_get_items(TransactItems=[{"Get": {"TableName": a, "Key": _key("x")}},
+                                                   {"Get": {"TableName": b, "Key": _key("y")}}])
+
+
+@scenario("transactions")
+def update_all_old_on_failure(c: Ctx) -> Any:
+    """A failing Update with ReturnValuesOnConditionCheckFailure ALL_OLD, after a passing Put."""
+    name = _seeded(c)
+    return c.call("transact_write_items", TransactItems=[
+        {"Put": {"TableName": name, "Item": _key("c")}},
+        {"Update": {"TableName": name, "Key": _key("b"), "UpdateExpression": "SET n = :v", "ConditionExpression": "n > :v",
+                    "ExpressionAttributeValues": {":v": {"N": "5"}}, "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}},
+    ])
+
+
+@scenario("transactions")
+def delete_missing_with_condition(c: Ctx) -> Any:
+    """A Delete requiring a missing item to exist, with ALL_OLD: the reason carries no Item."""
+    name = _seeded(c)
+    return c.call("transact_write_items", TransactItems=[
+        {"Delete": {"TableName": name, "Key": _key("zz"), "ConditionExpression": "attribute_exists(pk)",
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}},
+    ])
+
+
+@scenario("transactions")
+def get_with_missing_table(c: Ctx) -> Any:
+    """TransactGetItems mixing an existing table and a missing one."""
+    name = _seeded(c)
+    return c.call("transact_get_items", TransactItems=[
+        {"Get": {"TableName": name, "Key": _key("a")}},
+        {"Get": {"TableName": c.name("missing"), "Key": _key("a")}},
+    ])

@@ -69,3 +69,18 @@ def future_expiry_is_kept(c: Ctx) -> Any:
     _enable(c, name)
     c.ddb.put_item(TableName=name, Item={"pk": {"S": "k"}, "expires": {"N": "4102444800"}})
     return c.ddb.get_item(TableName=name, Key={"pk": {"S": "k"}})
+
+
+@scenario("ttl")
+def disable_other_attribute(c: Ctx) -> Any:
+    """Disabling TTL naming another attribute than the enabled one."""
+    name = c.table()
+    _enable(c, name)
+    return _enable(c, name, "other", enabled=False)
+
+
+@scenario("ttl")
+def enable_on_key_attribute(c: Ctx) -> Any:
+    """Enabling TTL on the partition key attribute, then describing it."""
+    name = c.table()
+    return {"update": _enable(c, name, "pk"), "describe": c.ddb.describe_time_to_live(TableName=name)}

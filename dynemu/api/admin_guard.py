@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import orjson
 from aiohttp import web
 
-PREFIX = "/_dynemu/"
 TOKEN_HEADER = "X-Dynemu-Admin-Token"
 _Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -35,13 +35,11 @@ def admin_token(request: web.Request) -> str | None:
     return request.headers.get(TOKEN_HEADER)
 
 
-def guard(allowed_origins: tuple[str, ...] | None, token: str | None) -> Callable[..., Awaitable[web.StreamResponse]]:
+def checker(allowed_origins: tuple[str, ...] | None, token: str | None) -> Callable[[web.Request], web.Response | None]:
+    """The refusal (a response) for an admin request a page could have forged, else None."""
     explicit = tuple(o for o in allowed_origins or () if o != "*")
 
-    @web.middleware
-    async def middleware(request: web.Request, handler: _Handler) -> web.StreamResponse:
-        if not request.path.startswith(PREFIX):
-            return await handler(request)
+    def check(request: web.Request) -> web.Response | None:
         origin = request.headers.get("Origin")
         if origin is not None and origin not in explicit:
             return _refuse(403, f"the admin API refuses requests from web pages (Origin {origin!r}); "
@@ -55,6 +53,59 @@ def guard(allowed_origins: tuple[str, ...] | None, token: str | None) -> Callabl
             content_type = request.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
             if content_type != "application/json":
                 return _refuse(415, "admin API requests that change state must be Content-Type: application/json")
-        return await handler(request)
+        return None
 
-    return middleware
+    return check
+
+
+class _Router:
+    """Adds routes to the real router with every handler behind the check."""
+
+    def __init__(self, router: web.UrlDispatcher, check: Callable[[web.Request], web.Response | None]) -> None:
+        self._router = router
+        self._check = check
+
+    def _wrap(self, handler: _Handler) -> _Handler:
+        check = self._check
+
+        async def guarded(request: web.Request) -> web.StreamResponse:
+            refusal = check(request)
+            return refusal if refusal is not None else await handler(request)
+
+        return guarded
+
+    def add_route(self, method: str, path: str, handler: _Handler, **kwargs: Any) -> Any:
+        return self._router.add_route(method, path, self._wrap(handler), **kwargs)
+
+    def add_get(self, path: str, handler: _Handler, **kwargs: Any) -> Any:
+        return self._router.add_get(path, self._wrap(handler), **kwargs)
+
+    def add_post(self, path: str, handler: _Handler, **kwargs: Any) -> Any:
+        return self._router.add_post(path, self._wrap(handler), **kwargs)
+
+    def add_put(self, path: str, handler: _Handler, **kwargs: Any) -> Any:
+        return self._router.add_put(path, self._wrap(handler), **kwargs)
+
+    def add_delete(self, path: str, handler: _Handler, **kwargs: Any) -> Any:
+        return self._router.add_delete(path, self._wrap(handler), **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._router, name)
+
+
+class GuardedApp:
+    """The application as admin modules see it: ``routes(app)`` adds guarded routes. The
+    check runs only on admin routes (a global middleware would cost every request)."""
+
+    def __init__(self, app: web.Application, check: Callable[[web.Request], web.Response | None]) -> None:
+        self._app = app
+        self.router = _Router(app.router, check)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._app, name)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._app[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._app[key] = value

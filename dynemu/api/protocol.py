@@ -106,11 +106,13 @@ class Protocol:
 
     def cors_origin(self, request: web.Request) -> str | None:
         """The Access-Control-Allow-Origin value for this request (None: no CORS headers)."""
-        if self.cors is None:
+        # Only requests from a page carry Origin; others get no CORS headers (as DynamoDB
+        # Local's CORS filter answers).
+        if self.cors is None or "Origin" not in request.headers:
             return None
         if "*" in self.cors:
             return "*"
-        origin = request.headers.get("Origin")
+        origin = request.headers["Origin"]
         return origin if origin in self.cors else None
 
     def _respond(self, request: web.Request, status: int, body: bytes, content_type: str) -> web.Response:
@@ -186,7 +188,8 @@ class Protocol:
             self._observe(request, started, "InternalServerError")
             return self._error(request, errors.internal_server_error(), reply_type)
         self._observe(request, started, None)
-        return self._respond(request, 200, orjson.dumps(result), reply_type)
+        # None: an operation whose success has no body (TagResource, UntagResource)
+        return self._respond(request, 200, orjson.dumps(result) if result is not None else b"", reply_type)
 
     def _observe(self, request: web.Request, started: float, error: str | None) -> None:
         if self.metrics is not None:

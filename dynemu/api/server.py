@@ -8,7 +8,7 @@ from dynemu.api import admin_guard, sigv4
 from dynemu.api.admin import Admin, RequestMetrics
 from dynemu.api.operations import registry
 from dynemu.api.operations import ttl as ttl_operations
-from dynemu.api.protocol import MAX_BODY_BYTES, Protocol, cors_origins
+from dynemu.api.protocol import MAX_BODY_BYTES, Protocol
 from dynemu.config import Settings
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import make_clock
@@ -27,7 +27,6 @@ def create_app(settings: Settings) -> web.Application:
     app = web.Application(
         client_max_size=MAX_BODY_BYTES + 1,
         handler_args={"auto_decompress": False},
-        middlewares=[admin_guard.guard(cors_origins(settings.cors), settings.admin_token)],
     )
     namespaces = Namespaces(
         data_dir=None if settings.in_memory else settings.data_dir,
@@ -51,7 +50,10 @@ def create_app(settings: Settings) -> web.Application:
     app[PROTOCOL] = protocol
     app.router.add_post("/", protocol.handle)
     app.router.add_get("/", protocol.health)
-    Admin(namespaces, metrics).routes(app)
+    # Admin routes (and any other /_dynemu/ ones) are added through the guard: no Origin
+    # unless named by --cors, JSON-only state changes, --admin-token (admin_guard.py).
+    admin_app = admin_guard.GuardedApp(app, admin_guard.checker(protocol.cors, settings.admin_token))
+    Admin(namespaces, metrics).routes(admin_app)  # type: ignore[arg-type]
     if protocol.cors is not None:
         app.router.add_route("OPTIONS", "/", protocol.preflight)
 

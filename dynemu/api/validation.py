@@ -15,7 +15,9 @@ a request only runs closures: no model walking. Two passes, as Coral does them:
    back canonically (``"true"`` -> ``True`` for booleans, ``2.7`` -> ``2`` for integers,
    unknown/null members dropped inside AttributeValues), so operations see what DynamoDB
    sees. AttributeValue gets a hand-written checker (the hot path: Key, Item, ...).
-2. constraints, in DynamoDB's member order, only through subtrees that have any.
+2. constraints, in DynamoDB's member order, only through subtrees that have any; a null
+   list element or map value (outside AttributeValues) is ``Member must not be null`` at
+   its ``.N.member`` / ``.key.member`` path. A body that is not a JSON object is refused.
 
 What the service does differently from the model lives in the override tables below.
 Message sources are listed in /tmp/research/validation.md.
@@ -39,6 +41,7 @@ from dynemu.api.validation_overrides import (
     BARE_LENGTH_MESSAGES,
     DATA_PLANE,
     DEFAULT_STRING_CHECK_ORDER,
+    EARLY_MESSAGES,
     ENUM_ORDER,
     EXTRA_CONSTRAINTS,
     JAVA_PACKAGE,
@@ -713,6 +716,7 @@ def _compile_operation(service: str, op: botocore.model.OperationModel) -> Calla
     field, constraints = node.field, node.nested
     top_list_msg = f"Unrecognized collection type class {compiler.package}.{shape.name}"
     bare = [(member, msg) for (o, member), msg in BARE_LENGTH_MESSAGES.items() if o == op.name]
+    early = [(member, when, msg) for (o, member), (when, msg) in EARLY_MESSAGES.items() if o == op.name]
     table_alone = compiler.table_checks if op.name in TABLE_NAME_ALONE else None
 
     def validate(body: object) -> None:
@@ -720,6 +724,9 @@ def _compile_operation(service: str, op: botocore.model.OperationModel) -> Calla
             raise serialization(top_list_msg)
         field(body)  # raises unless body is a dict
         assert isinstance(body, dict)
+        for member, when, message in early:
+            if when != "below1" and _early(body.get(member), when):
+                raise validation(message)
         for member, message in bare:
             v = body.get(member)
             if v is not None and not 3 <= _utf16_len(v) <= 255:
@@ -732,9 +739,21 @@ def _compile_operation(service: str, op: botocore.model.OperationModel) -> Calla
         if constraints is not None:
             constraints(body, "", errs)
             if errs:
+                for member, when, message in early:
+                    if when == "below1" and len(errs) == 1 and _early(body.get(member), when):
+                        raise validation(message)
                 raise validation(_errors_message(errs))
 
     return validate
+
+
+def _early(v: Any, when: str) -> bool:
+    """Whether a member triggers its EARLY_MESSAGES entry."""
+    if when == "missing":
+        return v is None
+    if when == "empty":
+        return v is None or v == {}
+    return isinstance(v, int | float) and not isinstance(v, bool) and v < 1  # "below1"
 
 
 def _check_table_name(name: Any, checks: list[tuple[Callable[[Any], bool], str]], errs: list[str]) -> None:

@@ -100,6 +100,24 @@ BARE_LENGTH_MESSAGES: dict[tuple[str, str], str] = {
     ("UpdateContributorInsights", "IndexName"): NAME_LENGTH_MSG.format("IndexName"),
 }
 
+# Messages the current service gives instead of Coral's for one member of one operation,
+# checked before everything else: (operation, member) -> (what triggers it, message).
+# "missing": absent or null; "empty": absent, null or {}; "below1": a number under 1, when it
+# is the request's only Coral violation (several are still listed together, as captured).
+# CreateTable: issue 12; DescribeTable: aws/aws-sdk-java#977; the batch and Query ones:
+# nubo-db/dynoxide#17, #198 and #15 (captures of the service in 2026, BatchGetItem having
+# moved to the newer envelope that names the member without its value).
+REQUIRED_MSG = "The parameter '{}' is required but was not present in the request"
+EARLY_MESSAGES: dict[tuple[str, str], tuple[str, str]] = {
+    ("CreateTable", "TableName"): ("missing", REQUIRED_MSG.format("TableName")),
+    ("DescribeTable", "TableName"): ("missing", REQUIRED_MSG.format("TableName")),
+    ("BatchWriteItem", "RequestItems"): ("empty", "The requestItems parameter is required for BatchWriteItem"),
+    ("BatchGetItem", "RequestItems"): ("empty", "1 validation error detected: Value at 'RequestItems' failed to "
+                                                "satisfy constraint: Member must have length greater than or equal to 1"),
+    ("Query", "Limit"): ("below1", "1 validation error detected: Value at 'Limit' failed to satisfy constraint: "
+                                   "Member must have value greater than or equal to 1"),
+}
+
 # Java regex syntax Python's `re` lacks, as it appears in the model's patterns.
 JAVA_REGEX_FIXES = (
     ("\\p{Print}", "[\\x20-\\x7E]"),

@@ -136,7 +136,7 @@ def gsi_key_schema(ks: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
     """(HASH names, RANGE names) of a GSI KeySchema: up to 4 of each, HASH first (lab
     DDB-TABLE-123/124; the 2-element same-name text is dynalite's)."""
     names = [n for n, _ in ks]
-    if len(names) == 2 and names[0] == names[1]:
+    if len(names) == 2 and names[0] == names[1] and ks[1][1] == "RANGE":
         raise errors.validation("Both the Hash Key and the Range Key element in the KeySchema have the same name")
     if ks[0][1] != "HASH":
         raise errors.validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
@@ -317,6 +317,8 @@ def update_table(db: Database, table: Table, u: TableUpdate, region: str) -> tup
         # ("Table already has an enabled stream", "Table has no stream to disable").
         streams.update(db, table, u.stream, now)
         changed = True
+    if not changed and u.billing_mode is not None and u.billing_mode == spec.billing_mode:
+        return None, False  # the billing mode the table already has: a no-op (issue 12)
     if not changed:
         raise errors.validation(MSG_NO_CHANGE)
     table.spec = spec

@@ -97,6 +97,8 @@ class TableSpec:
     warm_read: int = 0  # WarmThroughput asked for (units per second); 0: none
     warm_write: int = 0
     indexes: list[IndexSpec] = field(default_factory=list)  # LSIs, then GSIs
+    pitr_since: float | None = None  # point-in-time recovery: when enabled; None: disabled
+    pitr_days: int = 35  # its RecoveryPeriodInDays
 
     @property
     def key_schema(self) -> list[tuple[str, str, str]]:
@@ -134,6 +136,8 @@ class TableSpec:
             "warm_read": self.warm_read,
             "warm_write": self.warm_write,
             "indexes": [i.to_record() for i in self.indexes],
+            "pitr_since": self.pitr_since,
+            "pitr_days": self.pitr_days,
         }
 
     @classmethod
@@ -160,6 +164,8 @@ class TableSpec:
             warm_read=r.get("warm_read", 0),
             warm_write=r.get("warm_write", 0),
             indexes=_indexes_from(r.get("indexes") or ()),
+            pitr_since=r.get("pitr_since"),
+            pitr_days=r.get("pitr_days", 35),
         )
 
 

@@ -396,11 +396,26 @@ class TableStreams:
             return max(shard.first_seq, shard.trimmed + 1)
         if kind == "LATEST":
             return shard.last_seq + 1 if shard.last_seq is not None else self.seq + 1
+        if kind == "AT_TIMESTAMP":
+            raise ValueError("AT_TIMESTAMP: use position_at_time")
         assert seq is not None
         pos = seq if kind == "AT_SEQUENCE_NUMBER" else seq + 1
         if shard.trimmed and pos <= shard.trimmed:
             raise trimmed()
         return pos
+
+    def position_at_time(self, shard: Shard, at: float, now: float) -> int:
+        """AT_TIMESTAMP (API_streams_GetShardIterator, ``Timestamp``): the first record whose
+        ApproximateCreationDateTime is at or after ``at``, the oldest untrimmed record when
+        ``at`` is older than the trim horizon, else just after the shard's last record."""
+        start = self.position(shard, "TRIM_HORIZON", None, now)
+        at_ms = round(at * 1000)  # "Unix epoch date with precision in milliseconds"
+        stop = _shard_range(self.table_id, shard.num)[1]
+        for key, raw in self.store.iterate(keyspace.stream_key(self.table_id, shard.num, start), stop):
+            rec = decode_record(keyspace.decode_stream_key(key)[2], raw)
+            if int(rec.created * 1000) >= at_ms:
+                return rec.seq
+        return self.position(shard, "LATEST", None, now)
 
     def read(self, shard: Shard, pos: int, limit: int, now: float) -> tuple[list[Record], int | None]:
         """Records from sequence ``pos`` on (at most ``limit`` records or 1 MB) and the next

@@ -60,14 +60,6 @@ MSG_TOO_LARGE = (
 )
 
 
-class UpdateAction:
-    """What an Update write applies (``engine.expressions.Update`` is one): ``apply(old,
-    key) -> (new item, touched paths)``."""
-
-    def apply(self, item: Item | None, key: Item) -> tuple[Item, Any]:  # pragma: no cover - protocol
-        raise NotImplementedError
-
-
 @dataclass(slots=True)
 class Write:
     """One item write, parsed and keyed. Build it with ``put`` / ``update`` / ``delete`` /
@@ -78,7 +70,8 @@ class Write:
     key: bytes  # the storage key (Table.key_for_item / key_for_request)
     attrs: Item  # Put: the item; otherwise the key attributes
     size: int | None = None  # Put: the item's size when the caller measured (and checked) it
-    update: Any = None  # Update: an UpdateAction; None creates the item with its key only
+    update: Any = None  # Update: ``apply(old, key) -> (new or None, touched)`` (engine.expressions.Update);
+    # None creates the item with its key only
     condition: Condition | None = None
     return_old_on_failure: bool = False  # ReturnValuesOnConditionCheckFailure ALL_OLD
     table_name: str = ""  # as the request named it (may be an ARN): ConsumedCapacity's TableName

@@ -47,7 +47,7 @@ CASES = [
     ("n = :s", False), ("n <> :s", True),
     ("n < :n20", True), ("n <= :n10", True), ("n > :n5", True), ("n >= :n20", False), ("n < :s", False),
     ("s < :lo", True), ("s > :he", True), ("b > :b1", True), ("b < :b2", True), ("nope < :n5", False),
-    (":n5 < n", True), ("t = :true", True), ("t > :true", False), ("ss = :ss", True), ("ns = :ns", True),
+    (":n5 < n", True), ("t = :true", True), ("t > s", False), ("ss = :ss", True), ("ns = :ns", True),
     ("l = :l", True), ("n = n2", True), ("m.k = :v", True), ("m.inr.z = :three", True), ("m.lst[0] = :seven", True),
     ("l[2][0] = :deep", True), ("l[5] = :x", False), ("m.k.z = :v", False), ("s[0] = :s", False),
     # BETWEEN and IN

@@ -197,6 +197,8 @@ def comparisons(draw: st.DrawFn) -> tuple:
     right = draw(OPERAND)
     if right[0] != "value" and right[1] == left[1]:
         right = ("value", {"N": "1"})  # "a = a" is refused: operands must be distinct
+    if op not in ("=", "<>") and right[0] == "value" and next(iter(right[1])) not in ("S", "N", "B"):
+        right = ("value", {"N": "1"})  # ordering against an unorderable value is refused (issue 12)
     return ("cmp", op, left, right)
 
 

@@ -104,7 +104,7 @@ def test_item_is_not_mutated() -> None:
 def test_new_item_starts_from_key() -> None:
     assert apply("SET a = :one", item=None) == {"pk": S("k"), "a": N("1")}
     assert apply("ADD c :one, s2 :ss", item=None) == {"pk": S("k"), "c": N("1"), "s2": {"SS": ["b", "c"]}}
-    assert apply("REMOVE a", item=None) == {"pk": S("k")}
+    assert apply("REMOVE a", item=None) is None  # leaves only the key: creates nothing (issue 12)
 
 
 def test_placeholder_names() -> None:

@@ -343,3 +343,39 @@ def test_admin_views() -> None:
     assert hot["by_units"][0][0] == HOT and hot["by_throttles"][0][0] == HOT
     summary = state.summary(clock.now())
     assert summary["partitions"] == 4 and summary["mode"] == "PROVISIONED"
+
+
+# --- calibration: buckets start with their burst allowance ------------------------------------
+
+
+def test_new_tables_and_new_partitions_start_with_their_burst_allowance() -> None:
+    clock = VirtualClock(T0)
+    state = make("burst", rcu=1, wcu=5)
+    assert state.pmap.parts[0].load.share[1].level(T0) == 1500  # 300 s x 5 WCU from the start
+    assert state.admit(0, 0, 100, T0) is None  # 20 s of the share, drawn on burst
+    assert state.pmap.parts[0].load.share[1].burst(T0) == 1395  # no debt: 1,400 left, 5 of them this second's
+    spent(state)
+    state.set_provisioned(1, 10, clock.now())  # a throughput increase starts full again
+    assert state.pmap.parts[0].load.share[1].level(T0) == 3000
+    spent(state)
+    state.split(0, state.pmap.hash_midpoint(0), clock.now())  # so do both halves of a split
+    assert [p.load.share[1].level(T0) for p in state.pmap.parts] == [1500, 1500]
+    assert [p.load.ceil.level(T0) for p in state.pmap.parts] == [3000, 3000]
+    state.set_provisioned(1, 4, clock.now())  # a decrease only lowers the cap
+    assert [p.load.share[1].level(T0) for p in state.pmap.parts] == [600, 600]
+
+
+def test_reads_and_writes_share_one_ceiling() -> None:
+    clock = VirtualClock(T0)
+    state = spent(make("gac", rcu=40000, wcu=40000))
+    p = state.partition_for(HOT)
+    served = [0.0, 0.0]
+    for _ in range(20):  # 2,400 RCU + 800 WCU a second on one key: 1.6 ceilings
+        now = clock.now()
+        for _ in range(24):
+            served[0] += 100 * (state.admit(p, 100, 0, now, HOT) is None)
+            if _ % 3 == 0:
+                served[1] += 100 * (state.admit(p, 0, 100, now, HOT) is None)
+        clock.advance(1)
+    assert served[0] / 3000 + served[1] / 1000 <= 20 + 1 + 0.1  # 20 s of the ceiling, 1 s held, one over
+    assert state.throttle_counts.get("TableReadKeyRangeThroughputExceeded", 0) > 0

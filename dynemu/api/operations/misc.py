@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from dynemu import errors
@@ -24,10 +25,22 @@ def describe_limits(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# A table ARN: arn:<partition>:dynamodb:<region>:<account>:table/<name>. Anything else,
+# an index ARN included, is refused as an invalid resource ARN (issue-12 report: the
+# service's wording for index ARNs is not documented; the malformed-ARN message is reused).
+_TABLE_ARN = re.compile(r"arn:aws[a-z-]*:dynamodb:[a-z0-9-]+:\d{12}:table/[a-zA-Z0-9_.-]{3,255}")
+# Tagging restrictions (developer guide, "Tagging for DynamoDB"): keys 1-128 and values 0-256
+# Unicode characters; letters, digits, whitespace and _ . : / = + - @.
+TAG_PATTERN = r"^([\p{L}\p{Z}\p{N}_.:/=+\-@]*)$"
+_TAG_CHARS = re.compile(r"[\w\s.:/=+\-@]*")
+MAX_TAG_KEY = 128
+MAX_TAG_VALUE = 256
+
+
 def _table_by_arn(ctx: Context, arn: str | None) -> Table:
     if not arn:
         raise errors.validation("Invalid TableArn")
-    if not arn.startswith("arn:"):
+    if not _TABLE_ARN.fullmatch(arn):
         raise errors.validation(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")
     for table in ctx.db.tables.values():
         if table.spec.arn == arn:
@@ -35,23 +48,51 @@ def _table_by_arn(ctx: Context, arn: str | None) -> Table:
     raise errors.resource_not_found(f"Requested resource not found: ResourcArn: {arn} not found")
 
 
-def tag_resource(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    table = _table_by_arn(ctx, body["ResourceArn"])
-    tags = body.get("Tags") or []
-    if not tags:
-        raise errors.validation("Atleast one Tag needs to be provided as Input.")
+def _constraint(value: str, path: str, detail: str) -> str:
+    return f"Value '{value}' at '{path}' failed to satisfy constraint: Member must {detail}"
+
+
+def check_tags(tags: list[dict[str, Any]]) -> None:
+    """The tagging restrictions, for TagResource and CreateTable's Tags: a missing key or
+    value in the service's own words, then lengths and characters as Coral reports them
+    (an empty key: scylladb/scylladb#16904, quoting the service)."""
     for tag in tags:
         if tag.get("Key") is None:
             raise errors.validation("The Tag Key provided is invalid, Key: null")
         if tag.get("Value") is None:
             raise errors.validation("The Tag Value provided is invalid, Value: null")
+    errs: list[str] = []
+    for i, tag in enumerate(tags, 1):
+        key, value = tag["Key"], tag["Value"]
+        path = f"tags.{i}.member"
+        if len(key) < 1:
+            errs.append(_constraint(key, f"{path}.key", "have length greater than or equal to 1"))
+        elif len(key) > MAX_TAG_KEY:
+            errs.append(_constraint(key, f"{path}.key", f"have length less than or equal to {MAX_TAG_KEY}"))
+        elif not _TAG_CHARS.fullmatch(key):
+            errs.append(_constraint(key, f"{path}.key", f"satisfy regular expression pattern: {TAG_PATTERN}"))
+        if len(value) > MAX_TAG_VALUE:
+            errs.append(_constraint(value, f"{path}.value", f"have length less than or equal to {MAX_TAG_VALUE}"))
+        elif not _TAG_CHARS.fullmatch(value):
+            errs.append(_constraint(value, f"{path}.value", f"satisfy regular expression pattern: {TAG_PATTERN}"))
+    if errs:
+        n = len(errs)
+        raise errors.validation(f"{n} validation error{'s' if n > 1 else ''} detected: {'; '.join(errs)}")
+
+
+def tag_resource(ctx: Context, body: dict[str, Any]) -> dict[str, Any] | None:
+    tags = body.get("Tags") or []
+    table = _table_by_arn(ctx, body["ResourceArn"])
+    if not tags:
+        raise errors.validation("Atleast one Tag needs to be provided as Input.")
+    check_tags(tags)
     for tag in tags:
         table.spec.tags[tag["Key"]] = tag["Value"]
     ctx.db.save_spec(table)
-    return {}
+    return None  # TagResource answers with an empty body
 
 
-def untag_resource(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+def untag_resource(ctx: Context, body: dict[str, Any]) -> dict[str, Any] | None:
     table = _table_by_arn(ctx, body["ResourceArn"])
     keys = body.get("TagKeys") or []
     if not keys:
@@ -59,7 +100,7 @@ def untag_resource(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     for key in keys:
         table.spec.tags.pop(key, None)
     ctx.db.save_spec(table)
-    return {}
+    return None  # UntagResource answers with an empty body
 
 
 def list_tags_of_resource(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import orjson
 
 from dynemu import errors
 from dynemu.api.operations import partiql_adapter as run
+from dynemu.api.operations.common import render_consumed, render_ledger
 from dynemu.api.protocol import Context, Handler
 from dynemu.engine import values
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
@@ -72,7 +73,7 @@ def execute_statement(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     m, ledger = run.write_one(ctx, table, plan, return_old=return_old, consumed=mode is not None)
     out: dict[str, Any] = {"Items": _returning(plan, m)}
     if ledger is not None and mode is not None:
-        out["ConsumedCapacity"] = ledger.for_table(table.name).render(mode)
+        out["ConsumedCapacity"] = render_consumed(ledger.for_table(table.name), mode)
     return out
 
 
@@ -105,9 +106,9 @@ def _select(ctx: Context, body: dict[str, Any], s: ast.Select, table: Table, mod
     items: list[Item] = []
     out: dict[str, Any] = {}
     while position < len(partitions):
-        page = run.read_range(ctx, table, ix, plan, partitions[position], consistent=consistent, limit=limit,
-                              after=after)
-        run.charge_read(cc, ix, page, consistent)
+        page, consumed = run.read_range(ctx, table, ix, plan, partitions[position], consistent=consistent,
+                                        limit=limit, after=after)
+        cc.merge(consumed)
         items.extend(page.items)
         after = page.last_key
         if after is not None:  # stopped at Limit or 1 MB: continue here
@@ -123,7 +124,7 @@ def _select(ctx: Context, body: dict[str, Any], s: ast.Select, table: Table, mod
     projection = plan.projection
     out["Items"] = [projection.apply(i) for i in items] if projection is not None else items
     if mode is not None:
-        out["ConsumedCapacity"] = cc.render(mode)
+        out["ConsumedCapacity"] = render_consumed(cc, mode)
     return out
 
 
@@ -176,7 +177,7 @@ def batch_execute_statement(ctx: Context, body: dict[str, Any]) -> dict[str, Any
     responses = [_batch_one(ctx, entry, ledger) for entry in entries]
     out: dict[str, Any] = {"Responses": responses}
     if mode is not None:
-        out["ConsumedCapacity"] = ledger.render(mode) or []
+        out["ConsumedCapacity"] = render_ledger(ledger, mode) or []
     return out
 
 
@@ -190,8 +191,8 @@ def _batch_one(ctx: Context, entry: dict[str, Any], ledger: CapacityLedger) -> d
                 raise errors.validation(MSG_INDEX)
             plan = plan_get(statement, table.spec.key_schema)
             consistent = bool(entry.get("ConsistentRead"))
-            item, read_h = run.get_one(ctx, table, plan.key, consistent)
-            ledger.for_table(table.name).add_read(read_h)
+            item, consumed = run.get_one(ctx, table, plan.key, consistent)
+            ledger.for_table(table.name).merge(consumed)
             if item is not None and (plan.condition is None or plan.condition.evaluate(item)):
                 response["Item"] = plan.projection.apply(item) if plan.projection is not None else item
             return response

@@ -1,11 +1,10 @@
 """PartiQL's one door into the engine's read and write paths.
 
-Every PartiQL read and write reaches storage only through the functions here, and they only
-call the paths the other operations use: every write goes to the engine's write executor
-(``dynemu.engine.writes``: as PutItem, UpdateItem and DeleteItem one by one, as
-TransactWriteItems in a transaction); reads use Query's page reader and GetItem's and
-TransactGetItems' reads. When the engine's read executor lands (issue 11) the read half of
-this file is the one part to switch.
+Every PartiQL read and write reaches storage only through the engine's executors, the ones
+the other operations use: ``dynemu.engine.writes`` (``Database.execute``: as PutItem,
+UpdateItem and DeleteItem one by one, as TransactWriteItems in a transaction, tokens
+included) and ``dynemu.engine.reads`` (``read_range`` as Query and Scan, ``get_item`` as
+GetItem, ``transact_get`` as TransactGetItems).
 """
 
 from __future__ import annotations
@@ -13,19 +12,18 @@ from __future__ import annotations
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations import query as q
+from dynemu.api.operations.common import render_ledger
 from dynemu.api.protocol import Context
-from dynemu.engine import capacity, consistency, values
+from dynemu.engine import reads, values
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
-from dynemu.engine.expressions import Compiled
 from dynemu.engine.expressions import ast as ex
+from dynemu.engine.expressions.keycondition import KeyCondition
 from dynemu.engine.indexes import Index
 from dynemu.engine.partiql.translate import KeyedPlan, ReadPlan
-from dynemu.engine.reads import Page
+from dynemu.engine.reads import KeyRead, Page, RangeRead
 from dynemu.engine.table import Mutation, Table
 from dynemu.engine.transactions import TransactionCanceled, fingerprint
-from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, Write, admit_or_cancel, replay
-from dynemu.storage import keyspace
+from dynemu.engine.writes import Write, replay
 
 Item = dict[str, Any]
 MSG_DUPLICATE = "Duplicate primary key exists in table"
@@ -37,74 +35,38 @@ def duplicate_item() -> errors.DynamoError:
     return errors.DynamoError("DuplicateItemException", MSG_DUPLICATE)
 
 
-# --- reads --------------------------------------------------------------------------------------
+# --- reads: the engine's read executor ----------------------------------------------------------
 
 
 def index_of(table: Table, name: str | None, consistent: bool) -> Index | None:
     """The index FROM names, with Query's checks (unknown, backfilling, consistent GSI read)."""
     if name is None:
         return None
-    return q._index(table, {"IndexName": name, "ConsistentRead": consistent})
+    return reads.find_index(table, name, consistent=consistent)
 
 
 def read_range(ctx: Context, table: Table, ix: Index | None, plan: ReadPlan, partition: Item | None, *,
-               consistent: bool, limit: int | None, after: Item | None) -> Page:
-    """One page of a partition (Query) or of the whole table or index (Scan), admitted and
-    charged by Query's reader; ``plan.filter`` is applied to what is read."""
-    body = {"ConsistentRead": consistent}
-    keep = plan.filter.evaluate if plan.filter is not None else None
-    now = ctx.db.now()
-    reverse = not plan.forward
-    if ix is None:
-        tid = table.spec.table_id
-        if partition is None:
-            start = keyspace.items_prefix(tid)
-            stop = keyspace.prefix_end(start)
-        elif plan.sort is None:
-            start = keyspace.partition_prefix(tid, partition)
-            stop = keyspace.prefix_end(start)
-        else:
-            start, stop = keyspace.sort_key_range(tid, partition, plan.sort.op, plan.sort.values)
-        after_key = table.key_for_request(after) if after is not None else None
-        return q._read(table, None, body, now, start, stop, reverse=reverse, limit=limit, after=after_key, keep=keep)
-    fetch = q._index_fetch(body, table, ix, Compiled(filter=plan.filter, projection=plan.projection))
-    if partition is None:
-        start, stop = ix.prefix, keyspace.prefix_end(ix.prefix)
-    else:
-        prefix = ix.partition_prefix((partition,))
-        if plan.sort is None:
-            start, stop = prefix, keyspace.prefix_end(prefix)
-        else:
-            start, stop = keyspace.condition_range(prefix, plan.sort.op, plan.sort.values)
-    after_key = None
-    if after is not None:
-        after_key = q._index_start_key(table, ix, {"ExclusiveStartKey": after}, "The provided starting key is invalid")
-    return q._read(table, ix, body, now, start, stop, reverse=reverse, limit=limit, after=after_key, keep=keep,
-                   key_of=ix.key_of, fetch=fetch)
+               consistent: bool, limit: int | None, after: Item | None) -> tuple[Page, ConsumedCapacity]:
+    """One page of a partition (a Query: ``partition`` is its key value) or of the whole table
+    or index (a Scan), admitted and charged as Query and Scan are; ``plan.filter`` keeps items."""
+    kc = None
+    if partition is not None:
+        source = ix.key_schema if ix is not None else table.spec.key_schema
+        kc = KeyCondition({}, partition_name=source[0][0], partition_value=partition, sort=plan.sort,
+                          partition_values=(partition,))
+    r = RangeRead(table, table.name, ix, kc, start_key=after, limit=limit, reverse=not plan.forward,
+                  consistent=consistent, filter=plan.filter, projection=plan.projection, consumed=True)
+    result = reads.read_range(ctx.db, r)
+    assert result.consumed is not None
+    return result.page, result.consumed
 
 
-def charge_read(cc: ConsumedCapacity, ix: Index | None, page: Page, consistent: bool) -> None:
-    """What a Query or Scan page reports (Query's rule: the sizes read, summed, rounded once)."""
-    units = capacity.query_read_units_h(page.read_bytes, consistent)
-    if ix is None:
-        cc.add_read(units)
-        return
-    cc.add_index(ix.name, is_global=ix.is_global, read_h=units)
-    if page.fetched:
-        cc.add_read(capacity.query_read_units_h(page.fetch_bytes, consistent))
-
-
-def get_one(ctx: Context, table: Table, key: Item, consistent: bool) -> tuple[Item | None, int]:
-    """GetItem's read of one item: admitted, read, charged; (item, read half-units)."""
-    k = table.key_for_request(key)
-    now = ctx.db.now()
-    p = table.capacity.check(k, now)
-    item, size = table.read(k)
-    if ctx.settings.eventual_lag_ms and not consistent:
-        item = consistency.stale_item(table, k, item, now)
-    read_h = capacity.read_units_h(size, consistent)
-    table.capacity.debit(p, k, now, read=read_h / 2)
-    return item, read_h
+def get_one(ctx: Context, table: Table, key: Item, consistent: bool) -> tuple[Item | None, ConsumedCapacity]:
+    """GetItem's read of one item (BatchExecuteStatement's reads, as BatchGetItem's)."""
+    item, cc = reads.get_item(ctx.db, KeyRead(table, table.key_for_request(key), key, table.name, consistent),
+                              consumed=True)
+    assert cc is not None
+    return item, cc
 
 
 # --- writes: the engine's write executor ------------------------------------------------------------
@@ -187,29 +149,21 @@ def transact_write(ctx: Context, body: dict[str, Any], plans: list[KeyedPlan], t
 def _render(ledger: CapacityLedger | None, mode: str | None) -> dict[str, Any]:
     if ledger is None or mode is None:
         return {}
-    return {"ConsumedCapacity": ledger.render(mode)}
+    return {"ConsumedCapacity": render_ledger(ledger, mode)}
 
 
 def transact_get(ctx: Context, plans: list[KeyedPlan], tables: list[Table], mode: str | None) -> dict[str, Any]:
-    """TransactGetItems' reads: one consistent snapshot, two units per 4 KB per item."""
-    keys = [t.key_for_request(p.key) for p, t in zip(plans, tables, strict=True)]
-    if len(set(keys)) != len(keys):
-        raise errors.validation(MSG_MULTIPLE_OPERATIONS)
-    now = ctx.db.now()
-    parts = admit_or_cancel(list(zip(tables, keys, strict=True)), now, write=False)
-    ledger = CapacityLedger(split=True) if mode is not None else None
+    """TransactGetItems' reads: one consistent snapshot, two units per 4 KB per item; the
+    rest of a WHERE clause beyond the key filters the item read."""
+    keyed = [KeyRead(t, t.key_for_request(p.key), p.key, t.name, True) for p, t in zip(plans, tables, strict=True)]
+    found, ledger = reads.transact_get(ctx.db, keyed, consumed=mode is not None)
     responses: list[dict[str, Any]] = []
-    for table, key, p, plan in zip(tables, keys, parts, plans, strict=True):
-        item, size = table.read(key)
+    for plan, item in zip(plans, found, strict=True):
         if item is not None and (plan.condition is None or plan.condition.evaluate(item)):
             responses.append({"Item": plan.projection.apply(item) if plan.projection is not None else item})
         else:
             responses.append({})
-        read_h = capacity.read_units_h(size, True, transactional=True)
-        table.capacity.debit(p, key, now, read=read_h / 2)
-        if ledger is not None:
-            ledger.for_table(table.name).add_read(read_h)
     out: dict[str, Any] = {"Responses": responses}
-    if ledger is not None:
-        out["ConsumedCapacity"] = ledger.render(mode)  # type: ignore[arg-type]
+    if ledger is not None and mode is not None:
+        out["ConsumedCapacity"] = render_ledger(ledger, mode)
     return out

@@ -6,9 +6,20 @@ from dynemu.api.protocol import DYNAMODB_PREFIX, STREAMS_PREFIX, Handler
 
 
 def handlers() -> dict[str, dict[str, Handler]]:
-    from dynemu.api.operations import batch, items, misc, partiql, query, streams, tables, transactions, ttl
+    from dynemu.api.operations import (
+        backups,
+        batch,
+        items,
+        misc,
+        partiql,
+        query,
+        streams,
+        tables,
+        transactions,
+        ttl,
+    )
 
     dynamodb: dict[str, Handler] = {}
-    for module in (tables, items, query, batch, transactions, misc, ttl, partiql):
+    for module in (tables, items, query, batch, transactions, misc, ttl, partiql, backups):
         dynamodb.update(module.OPERATIONS)
     return {DYNAMODB_PREFIX: dynamodb, STREAMS_PREFIX: dict(streams.OPERATIONS)}

@@ -41,7 +41,20 @@ def _lookup(ctx: Context, arn: str) -> tuple[TableStreams, Stream]:
 # --- ListStreams -----------------------------------------------------------------------------------
 
 
+def _limit(body: dict[str, Any]) -> int:
+    """``Limit``: "The upper limit is 100" (API_streams_ListStreams, _DescribeStream), checked
+    as the service checks GetRecords' 1000."""
+    limit = body.get("Limit") or MAX_PAGE
+    if limit > MAX_PAGE:
+        raise errors.validation(
+            f"1 validation error detected: Value '{limit}' at 'limit' failed to satisfy constraint: "
+            f"Member must have value less than or equal to {MAX_PAGE}"
+        )
+    return int(limit)
+
+
 def list_streams(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    limit = _limit(body)
     name = body.get("TableName")
     if name is not None and name.startswith("arn:"):
         name = name.rpartition("table/")[2]
@@ -50,11 +63,10 @@ def list_streams(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         raise errors.table_not_found(name)
     start = body.get("ExclusiveStartStreamArn")
     if start is not None:
-        # Resume after the given stream: by table name and label, so an expired one works too.
+        _lookup(ctx, start)  # a stream that does not exist: ResourceNotFoundException
         table_part, _, label = start.partition("/stream/")
         after = (table_part.rpartition("table/")[2], label, start)
         entries = [e for e in entries if (e[0].table_name, e[1].label, e[1].arn) > after]
-    limit = min(body.get("Limit") or MAX_PAGE, MAX_PAGE)
     page = entries[:limit]
     out: dict[str, Any] = {
         "Streams": [{"StreamArn": s.arn, "TableName": ts.table_name, "StreamLabel": s.label} for ts, s in page]
@@ -77,17 +89,31 @@ def _shard(s: Shard) -> dict[str, Any]:
     return out
 
 
+def _shard_filter(flt: dict[str, Any] | None) -> str | None:
+    """ShardFilter: ``Type`` (only CHILD_SHARDS) and the parent ``ShardId`` are both needed.
+    The service's wording is undocumented; Coral's "must not be null" form (issue-12 report)."""
+    if flt is None:
+        return None
+    for member, path in (("Type", "shardFilter.type"), ("ShardId", "shardFilter.shardId")):
+        if flt.get(member) is None:
+            raise errors.validation(
+                f"1 validation error detected: Value null at '{path}' failed to satisfy constraint: "
+                "Member must not be null"
+            )
+    return str(flt["ShardId"])
+
+
 def describe_stream(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    limit = _limit(body)
+    parent = _shard_filter(body.get("ShardFilter"))
     ts, stream = _lookup(ctx, body["StreamArn"])
     ts.sync(ctx.db.now())
     shards = sorted(stream.shards, key=lambda s: s.shard_id)  # creation order: ids carry it
-    flt = body.get("ShardFilter")
-    if flt and flt.get("Type") == "CHILD_SHARDS" and flt.get("ShardId"):
-        shards = [s for s in shards if s.parent_id == flt["ShardId"]]
+    if parent is not None:
+        shards = [s for s in shards if s.parent_id == parent]
     start = body.get("ExclusiveStartShardId")
     if start is not None:
         shards = [s for s in shards if s.shard_id > start]
-    limit = min(body.get("Limit") or MAX_PAGE, MAX_PAGE)
     page = shards[:limit]
     desc: dict[str, Any] = {
         "StreamArn": stream.arn,
@@ -140,6 +166,22 @@ def _sequence(text: str) -> int:
     return max(0, int(text) - SEQUENCE_BASE)
 
 
+# The service's messages for these two are not documented (the API reference only says a
+# future timestamp is a ValidationException); dynemu's wording, named in the issue-12 report.
+MSG_TIMESTAMP_REQUIRED = "Must specify Timestamp for iterator of type AT_TIMESTAMP"
+MSG_TIMESTAMP_FUTURE = "The provided Timestamp is in the future"
+
+
+def _timestamp(value: Any, now: float) -> float:
+    """``Timestamp``: Unix epoch seconds with millisecond precision; not in the future."""
+    if value is None:
+        raise errors.validation(MSG_TIMESTAMP_REQUIRED)
+    at = float(value)
+    if at > now:
+        raise errors.validation(MSG_TIMESTAMP_FUTURE)
+    return at
+
+
 def get_shard_iterator(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     ts, stream = _lookup(ctx, body["StreamArn"])
     shard = stream.shard(body["ShardId"])
@@ -147,6 +189,11 @@ def get_shard_iterator(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         raise errors.resource_not_found(streams.MSG_SHARD_NOT_FOUND)
     kind = body["ShardIteratorType"]
     text = body.get("SequenceNumber")
+    now = ctx.db.now()
+    if kind == "AT_TIMESTAMP" and text is None:
+        at = _timestamp(body.get("Timestamp"), now)
+        pos = ts.position_at_time(shard, at, now)
+        return {"ShardIterator": encode_iterator(stream.arn, ts.table_id, shard.num, pos, now)}
     needs = kind in ("AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER")
     if needs != (text is not None):
         raise errors.validation(
@@ -154,7 +201,6 @@ def get_shard_iterator(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
             f"(2) TRIM_HORIZON or LATEST and no SequenceNumber. Request specified {kind} and "
             f"{'a' if text is not None else 'no'} SequenceNumber."
         )
-    now = ctx.db.now()
     pos = ts.position(shard, kind, _sequence(text) if text is not None else None, now)
     return {"ShardIterator": encode_iterator(stream.arn, ts.table_id, shard.num, pos, now)}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations import index_specs
+from dynemu.api.operations import index_specs, misc
 from dynemu.api.operations.common import describe_throughput
 from dynemu.api.protocol import Context
 from dynemu.engine import ddl, streams, ttl
@@ -76,6 +76,9 @@ def stream_fields(table: Table) -> dict[str, Any]:
 def _key_schema(body: dict[str, Any]) -> tuple[str, str | None]:
     """The HASH and optional RANGE attribute names of a KeySchema, with DynamoDB's checks."""
     ks = body["KeySchema"]
+    if len(ks) == 2 and ks[0]["AttributeName"] == ks[1]["AttributeName"]:
+        # reported before the definitions are counted (issue 12)
+        raise errors.validation("Both the Hash Key and the Range Key element in the KeySchema have the same name")
     if len(ks) > len(body["AttributeDefinitions"]):
         raise errors.validation("Invalid KeySchema: Some index key attribute have no definition")
     hash_name = range_name = None
@@ -99,8 +102,8 @@ def _attribute_definitions(body: dict[str, Any], key_names: list[str], exact: bo
     defs: dict[str, str] = {}
     for d in body["AttributeDefinitions"]:
         name = d["AttributeName"]
-        if name in defs:
-            raise errors.invalid_parameter("Cannot have two attributes with the same name")
+        if name in defs:  # the service's words, quoted in scylladb/scylladb#13870
+            raise errors.validation(f"Attribute Name is duplicated: {name}")
         defs[name] = d["AttributeType"]
     missing = [k for k in key_names if k not in defs]
     if missing:
@@ -133,6 +136,15 @@ def _billing(body: dict[str, Any]) -> tuple[str, int, int]:
     return mode, pt["ReadCapacityUnits"], pt["WriteCapacityUnits"]
 
 
+MAX_THROUGHPUT = 1_000_000_000_000  # the service's absolute bound, before any key-schema check
+
+
+def _check_throughput_bounds(read: int, write: int) -> None:
+    for name, value in (("ReadCapacityUnits", read), ("WriteCapacityUnits", write)):
+        if value > MAX_THROUGHPUT:
+            raise errors.validation(f"Given value {value} for {name} is out of bounds")
+
+
 def _required_for_new_tables(body: dict[str, Any]) -> None:
     """KeySchema and AttributeDefinitions: optional in the model only because a replica of a
     global table (GlobalTableSourceArn) takes them from its source, which dynemu does not do."""
@@ -152,6 +164,7 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     _required_for_new_tables(body)
     # Order of checks as the service reports them: billing, then key schema and definitions.
     mode, read, write = _billing(body)
+    _check_throughput_bounds(read, write)
     hash_name, range_name = _key_schema(body)
     key_names = [hash_name] + ([range_name] if range_name else [])
     has_indexes = body.get("LocalSecondaryIndexes") is not None or body.get("GlobalSecondaryIndexes") is not None
@@ -162,6 +175,8 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         streams.validate_spec(stream_spec, creating=True) if stream_spec is not None else (False, None)
     )
     ddl.check_throughput_limit(read, write)
+    if body.get("Tags"):
+        misc.check_tags(body["Tags"])  # the tagging restrictions hold at creation too
     name = body["TableName"]
     if ctx.db.lookup(name) is not None:
         raise errors.resource_in_use(f"Table already exists: {name}")
@@ -217,6 +232,9 @@ def list_tables(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+DELETE_OMITS = ("AttributeDefinitions", "KeySchema", "CreationDateTime")
+
+
 def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     table = ctx.db.get(body["TableName"], control_plane=True)
     if table.spec.deletion_protection:
@@ -226,6 +244,10 @@ def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         )
     ddl.check_deletable(table)
     description = describe(table, "DELETING")
+    # DeleteTable's description leaves out what only DescribeTable reports (the service's
+    # answer quoted in architect/dynalite#60 and scylladb/scylladb#14132).
+    for member in DELETE_OMITS:
+        description.pop(member, None)
     # The table's stream stays readable for 24 hours after the table is deleted.
     streams.on_table_deleted(ctx.db, table, ctx.db.now())
     ttl.on_table_deleted(ctx.db, table)
@@ -268,6 +290,8 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     index_specs.check_updates(body)
     table = ctx.db.get(body["TableName"], control_plane=True)
     plan, table_changed = ddl.update_table(ctx.db, table, _table_update(body), ctx.region)
+    if plan is None and not table_changed and body.get("StreamSpecification") is None:
+        return {"TableDescription": describe(table, "ACTIVE")}  # a no-op: the table as it is
     if plan is None:
         return {"TableDescription": describe(table, "UPDATING")}
     # GSI throughput updates alone leave the table ACTIVE (lab DDB-TABLE-148)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations.batch import resolve_key
+from dynemu.api.operations.batch import MSG_SCHEMA, resolve_key
 from dynemu.api.operations.common import render_ledger
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context, Handler
@@ -38,7 +38,7 @@ from dynemu.engine import reads, values
 from dynemu.engine.expressions import Compiled
 from dynemu.engine.reads import KeyRead
 from dynemu.engine.table import MAX_ITEM_BYTES, Table
-from dynemu.engine.transactions import fingerprint
+from dynemu.engine.transactions import cancel_one, fingerprint
 from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, Write, WriteResult, replay
 
 Item = dict[str, Any]
@@ -166,9 +166,17 @@ def transact_get_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     for entry in body["TransactItems"]:
         get = entry["Get"]
         gets.append(_Action("Get", get, values.validate_item(get["Key"]), 0, compile_expressions("Get", get)))
+    for g in gets:
+        g.table = ctx.db.get(g.table_name)
+    empty = [i for i, g in enumerate(gets) if not g.attrs]
+    if empty:
+        # An empty Key cancels the transaction with a ValidationError reason (issue 12);
+        # other keys off the schema stay errors of the whole request.
+        raise cancel_one(len(gets), empty[0], MSG_SCHEMA)
     seen: set[bytes] = set()
     for g in gets:
-        table = g.table = ctx.db.get(g.table_name)
+        table = g.table
+        assert table is not None
         g.key = table.key_for_request(g.attrs)
         if g.key in seen:
             raise errors.validation(MSG_MULTIPLE_OPERATIONS)

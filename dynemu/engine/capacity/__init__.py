@@ -1,6 +1,8 @@
-"""Capacity: what an operation consumes (``units``), the partition map and its splits
-(``partitions``), token buckets and the capacity models (``throughput``), and admission of
-requests against them (``admission``).
+"""Capacity: what an operation consumes (``units``), token buckets on the clock
+(``buckets``), the partition map and its splits (``partitions``), one policy class per
+capacity model (``policies``: uniform, burst, adaptive, gac), the admission state of a
+table or GSI with its calibration rules (``throughput``), the glue to a table's read and
+write paths (``admission``) and the per-second history the dashboard draws (``history``).
 
 The unit rules are re-exported here, so ``capacity.write_units(...)`` reads as the rule it is.
 """

@@ -35,6 +35,8 @@ VALUE_TYPES: dict[str, tuple[str, ...]] = {
     "CONTAINS": ("S", "N", "B"), "NOT_CONTAINS": ("S", "N", "B"), "BEGINS_WITH": ("S", "B"),
     "IN": ("S", "N", "B"), "BETWEEN": ("S", "N", "B"),
 }
+# Key conditions keep EQ to the scalar and set types: a BOOL there is refused by operator.
+KEY_VALUE_TYPES = {**VALUE_TYPES, "EQ": ("S", "N", "B", "SS", "NS", "BS")}
 _COMPARATORS = {"EQ": "=", "NE": "<>", "LE": "<=", "LT": "<", "GE": ">=", "GT": ">"}
 BETWEEN_ORDER = "The BETWEEN condition was provided a range where the lower bound is greater than the upper bound"
 
@@ -53,8 +55,8 @@ def _same_type(values: list[Value]) -> None:
         raise invalid_parameter("AttributeValues inside AttributeValueList must be of same type")
 
 
-def _value_types(op: str, values: list[Value]) -> None:
-    allowed = VALUE_TYPES.get(op, ())
+def _value_types(op: str, values: list[Value], table: dict[str, tuple[str, ...]] = VALUE_TYPES) -> None:
+    allowed = table.get(op, ())
     for value in values:
         if V.value_type(value) not in allowed:
             raise invalid_parameter(f"ComparisonOperator {op} is not valid for {V.value_type(value)} AttributeValue type")
@@ -157,7 +159,7 @@ def _expected_exists(name: str, cond: dict[str, Any]) -> ast.Node:
 # --- QueryFilter / ScanFilter / KeyConditions ------------------------------------------------
 
 
-def checked_conditions(conditions: dict[str, Any]) -> list[tuple[str, str, list[Value]]]:
+def checked_conditions(conditions: dict[str, Any], *, key: bool = False) -> list[tuple[str, str, list[Value]]]:
     """Validate a map of ``Condition`` (attribute -> ComparisonOperator + values)."""
     result = []
     for name, cond in conditions.items():
@@ -166,7 +168,7 @@ def checked_conditions(conditions: dict[str, Any]) -> list[tuple[str, str, list[
         if not _count_ok(op, len(values)):
             raise invalid_parameter(f"Invalid number of argument(s) for the {op} ComparisonOperator")
         _same_type(values)
-        _value_types(op, values)
+        _value_types(op, values, KEY_VALUE_TYPES if key else VALUE_TYPES)
         _between_order(op, values)
         result.append((name, op, values))
     return result
@@ -183,7 +185,7 @@ MAX_KEY_CONDITIONS = 8
 
 
 def key_conditions(conditions: dict[str, Any]) -> KeyCondition:
-    checked = checked_conditions(conditions)
+    checked = checked_conditions(conditions, key=True)
     if not 1 <= len(checked) <= MAX_KEY_CONDITIONS:
         raise validation("Conditions can be of length 1 or 2 only")
     return KeyCondition({name: (op, tuple(values)) for name, op, values in checked})
@@ -192,7 +194,7 @@ def key_conditions(conditions: dict[str, Any]) -> KeyCondition:
 def check_key_condition_values(key: KeyCondition) -> None:
     """The Condition rules applied to the conditions a KeyConditionExpression produced."""
     checked_conditions({name: {"ComparisonOperator": op, "AttributeValueList": list(values)}
-                        for name, (op, values) in key.conditions.items()})
+                        for name, (op, values) in key.conditions.items()}, key=True)
     if not 1 <= len(key.conditions) <= MAX_KEY_CONDITIONS:
         raise validation("Conditions can be of length 1 or 2 only")
 

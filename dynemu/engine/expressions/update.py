@@ -152,6 +152,8 @@ class Update:
         values = [evaluate_value(a.value, old) if a.kind == "SET" else None for a in self.actions]  # type: ignore[arg-type]
         writer = Writer(dict(item) if item is not None else dict(key))
         for action, value in zip(self.actions, values, strict=True):
+            if action.kind == "REMOVE" and item is None and len(action.path.elements) > 1:
+                continue  # nothing to remove from an item that does not exist (issue 12)
             holder, last = writer.parent(action.path.elements)
             if action.kind == "SET":
                 writer.put(holder, last, value)  # type: ignore[arg-type]

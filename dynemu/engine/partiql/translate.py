@@ -21,6 +21,7 @@ from dynemu import errors
 from dynemu.engine import values as V
 from dynemu.engine.expressions import Condition, Projection, SortCondition, Update
 from dynemu.engine.expressions import ast as ex
+from dynemu.engine.expressions.checks import ExprContext, check_paths
 from dynemu.engine.partiql import ast
 from dynemu.engine.partiql.parser import Parsed, build
 from dynemu.engine.table import MAX_ITEM_BYTES
@@ -33,6 +34,7 @@ KeySchema = Sequence[tuple[str, ...]]  # (name, HASH|RANGE, type), as TableSpec.
 # key are quoted by users of the real service (e.g. infinstor's UPDATE notes) and by SDK test
 # suites; the two ORDER BY messages are those other DynamoDB implementations report. The
 # ORDER BY-on-a-non-key message and the "Unsupported operation" ones are dynemu's own.
+MALFORMED_INSERT = "Statement wasn't well formed, can't be processed: VALUE must be a map of attribute names to values"
 MSG_PARAMETERS = "Number of parameters in request and statement don't match."
 MSG_INCOMPLETE_KEY = "Where clause does not contain a mandatory equality on all key attributes"
 MSG_ORDER_BY_WHERE = "Must have WHERE clause in the statement when using ORDER BY clause."
@@ -194,7 +196,14 @@ def _check_operand(node: ex.Node) -> None:
 
 
 def check_actions(actions: tuple[ex.Action, ...]) -> None:
-    """SET values the update engine can compute; set_add / set_delete take a set."""
+    """SET values the update engine can compute; set_add / set_delete take a set; the paths
+    of one UPDATE neither overlap nor conflict (UpdateExpression's rule and message, without
+    its "Invalid UpdateExpression: " prefix)."""
+    ctx = ExprContext("UpdateExpression", {}, {})
+    try:
+        check_paths([a.path.elements for a in actions], ctx)
+    except errors.DynamoError as e:
+        raise errors.validation(e.message.removeprefix(ctx.error("").message)) from None
     for a in actions:
         if a.kind in ("ADD", "DELETE"):
             value = a.value
@@ -403,5 +412,3 @@ def plan_get(s: ast.Select, key_schema: KeySchema) -> KeyedPlan:
     projection = Projection(tuple(p.elements for p in s.projection)) if s.projection else None
     return KeyedPlan("get", s.source.table, key, Condition(rest) if rest is not None else None, projection=projection)
 
-
-MALFORMED_INSERT = "Statement wasn't well formed, can't be processed: VALUE must be a map of attribute names to values"
