@@ -34,6 +34,17 @@ STATIC = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
 CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'"
 
 
+def _by_key(cap: Any, rows: list[tuple[bytes, float]], field: str) -> list[dict[str, Any]]:
+    """Hot-key rows by partition key value: a GSI's samples are whole index keys, so one
+    value can appear under several of them; they are added up."""
+    merged: dict[str, dict[str, Any]] = {}
+    for k, v in rows:
+        key = cap.describe_key(k)
+        row = merged.setdefault(repr(key), {"key": key, field: 0})
+        row[field] += v
+    return sorted(merged.values(), key=lambda r: -r[field])
+
+
 def resource_views(table: Any, now: float) -> list[dict[str, Any]]:
     """The table's and each GSI's state as the page shows it (syncs their histories)."""
     cap = table.capacity
@@ -49,12 +60,8 @@ def resource_views(table: Any, now: float) -> list[dict[str, Any]]:
                 "summary": state.summary(now),
                 "partitions": state.describe_partitions(now),
                 "hot_keys": {
-                    "by_consumed_units": [
-                        {"key": cap.describe_key(k), "units": u} for k, u in hot["by_units"]
-                    ],
-                    "by_throttles": [
-                        {"key": cap.describe_key(k), "throttles": n} for k, n in hot["by_throttles"]
-                    ],
+                    "by_consumed_units": _by_key(cap, hot["by_units"], "units"),
+                    "by_throttles": _by_key(cap, hot["by_throttles"], "throttles"),
                 },
                 "history": state.history.since(int(now) - WINDOW),
                 "splits": list(state.history.splits),
