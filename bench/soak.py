@@ -6,7 +6,8 @@ what is left once every table is deleted (issue 17).
 
 Each store gets a fresh ``python -m dynemu`` on a free port. A client (one thread per
 connection) puts, gets, updates (SET and ADD), queries and deletes items of a fixed key set
-in a table with a GSI (and a stream with ``--stream``); the server's RSS (/proc/<pid>/status) is sampled every
+in a table with a GSI (and a stream with ``--stream``), filled with the whole key set first (items with
+every attribute the load writes, so the data set does not grow); the server's RSS (/proc/<pid>/status) is sampled every
 ``--interval`` seconds. Then the table is deleted and RSS sampled again after a pause. A
 flat run shows a small rise over the first samples (warm-up) and none after; the figure
 to read is the slope over the second half, in MB per minute.
@@ -111,7 +112,14 @@ def soak(store: str, minutes: float, interval: float, keys: int, connections: in
                 break
             except OSError:
                 time.sleep(0.05)
-        create_table(Conn(port), stream)
+        fill = Conn(port)
+        create_table(fill, stream)
+        for start in range(0, keys, 25):  # the whole key set first: growth after it is not data
+            fill.call("BatchWriteItem", {"RequestItems": {TABLE: [
+                {"PutRequest": {"Item": {"pk": {"S": f"p{k % 97}"}, "sk": {"S": f"s{k}"}, "g": {"S": f"g{k % 13}"},
+                                         "n": {"N": str(k)}, "body": {"S": "x" * 225},
+                                         "t": {"S": "0.5"}, "c": {"N": "1"}}}}
+                for k in range(start, min(keys, start + 25))]}})  # fmt: skip
         stop = threading.Event()
         counts = [0]
         threads = [threading.Thread(target=worker, args=(port, keys, n, stop, counts), daemon=True)

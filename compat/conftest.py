@@ -10,6 +10,8 @@ from dynemu.testing import DynemuServer
 
 
 @pytest.fixture(scope="session")
-def dynemu_url() -> Iterator[str]:
+def compat_dynemu_url() -> Iterator[str]:
+    """Not the dynemu pytest plugin's ``dynemu_url``, which points AWS_ENDPOINT_URL_DYNAMODB at
+    its server: moto's clients must keep talking to moto."""
     with DynemuServer() as url:
         yield url

@@ -25,7 +25,8 @@ CONFIG = Config(retries={"total_max_attempts": 1}, connect_timeout=5, read_timeo
 # Recent boto3 (1.44 here) sends Streams calls whose StreamArn names an account to
 # <account>.streams-ddb.<region>.amazonaws.com, which moto 5.2 does not intercept (it answers
 # 404 "Not yet implemented"); the classic endpoint is what moto serves.
-MOTO_CONFIG = CONFIG.merge(Config(account_id_endpoint_mode="disabled"))
+# moto's clients also ignore AWS_ENDPOINT_URL_* (the dynemu pytest plugin sets them).
+MOTO_CONFIG = CONFIG.merge(Config(account_id_endpoint_mode="disabled", ignore_configured_endpoint_urls=True))
 KEYS = {"aws_access_key_id": "AKIDCOMPAT", "aws_secret_access_key": "secret"}
 
 AREAS = {

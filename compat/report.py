@@ -116,6 +116,8 @@ def render() -> str:
     dyn = [d for d in listed.values() if d.verdict in ("dynemu wrong", "both wrong")]
     lines += ["", "## For the lead: dynemu bugs found", ""]
     lines += [f"- `{d.id}`: {_cell(d.rule)}" for d in sorted(dyn, key=lambda d: d.id)] or ["- none"]
+    notes = [d for d in listed.values() if d.note.startswith("For the lead")]
+    lines += [f"- `{d.id}` (note): {_cell(d.note)}" for d in sorted(notes, key=lambda d: d.id)]
     return "\n".join(lines) + "\n"
 
 

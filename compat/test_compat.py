@@ -15,10 +15,10 @@ LISTED = differences.load()
 
 
 @pytest.mark.parametrize("sid", sorted(SCENARIOS))
-def test_scenario(sid: str, dynemu_url: str) -> None:
+def test_scenario(sid: str, compat_dynemu_url: str) -> None:
     sc = SCENARIOS[sid]
     moto = canonical(run_moto(sc))
-    dyn = canonical(run_dynemu(sc, dynemu_url))
+    dyn = canonical(run_dynemu(sc, compat_dynemu_url))
     listed = LISTED.get(sid)
     if moto == dyn:
         assert listed is None, f"{sid}: the listed difference has gone away; both answer {moto}"

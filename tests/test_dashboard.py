@@ -28,7 +28,10 @@ TRAFFIC: dict[str, Any] = {
             "create": {"read": 1, "write": 3999},
             "read": 10,
             "write": 400,
-            "gsis": [{"name": "byStatus", "hash": ["status", "S"], "read": 50, "write": 50}],
+            "gsis": [
+                {"name": "byStatus", "hash": ["status", "S"], "read": 50, "write": 50},
+                {"name": "byOwner", "hash": ["owner", "S"], "read": 5, "write": 5},
+            ],
         }
     ],
     "phases": [
@@ -92,6 +95,7 @@ def test_table_page_shows_partitions_charts_keys(busy: tuple[str, Any]) -> None:
     assert body.count('<tr class="partition">') == 4 + 1  # the table's 4, the GSI's 1
     assert body.count("<svg") == 2 * 6  # per resource: RCU, WCU, burst, throttles, two heat strips
     assert "dash_orders / index byStatus" in body
+    assert "dash_orders / index byOwner</h2><p>no traffic yet" in body  # no item has an owner
     assert "hottest keys by throttles" in body and "khot0" in body
     assert "advance the virtual clock" in body
     status, _, body = get(url + "/_dynemu/tables/missing")

@@ -235,3 +235,13 @@ def test_replay_against_an_endpoint_and_splits_in_the_report(tmp_path: Path) -> 
     assert out.admitted[("grow", "write")] == 50
     with DynemuServer(clock="real") as url, pytest.raises(ReplayError, match="--clock virtual"):
         replay(str(path), endpoint=url)
+
+
+def test_dynemu_replay_subcommand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from dynemu.cli import main as dynemu_main
+
+    with pytest.raises(SystemExit) as done:
+        dynemu_main(["replay", str(EXAMPLES / "hot_key_uniform_split.json"), "--report", str(tmp_path)])
+    assert done.value.code == 0
+    assert "TableWriteKeyRangeThroughputExceeded" in capsys.readouterr().out
+    assert (tmp_path / "report.html").is_file()

@@ -34,6 +34,17 @@ STATIC = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
 CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'"
 
 
+def _by_key(cap: Any, rows: list[tuple[bytes, float]], field: str) -> list[dict[str, Any]]:
+    """Hot-key rows by partition key value: a GSI's samples are whole index keys, so one
+    value can appear under several of them; they are added up."""
+    merged: dict[str, dict[str, Any]] = {}
+    for k, v in rows:
+        key = cap.describe_key(k)
+        row = merged.setdefault(repr(key), {"key": key, field: 0})
+        row[field] += v
+    return sorted(merged.values(), key=lambda r: -r[field])
+
+
 def resource_views(table: Any, now: float) -> list[dict[str, Any]]:
     """The table's and each GSI's state as the page shows it (syncs their histories)."""
     cap = table.capacity
@@ -49,12 +60,8 @@ def resource_views(table: Any, now: float) -> list[dict[str, Any]]:
                 "summary": state.summary(now),
                 "partitions": state.describe_partitions(now),
                 "hot_keys": {
-                    "by_consumed_units": [
-                        {"key": cap.describe_key(k), "units": u} for k, u in hot["by_units"]
-                    ],
-                    "by_throttles": [
-                        {"key": cap.describe_key(k), "throttles": n} for k, n in hot["by_throttles"]
-                    ],
+                    "by_consumed_units": _by_key(cap, hot["by_units"], "units"),
+                    "by_throttles": _by_key(cap, hot["by_throttles"], "throttles"),
                 },
                 "history": state.history.since(int(now) - WINDOW),
                 "splits": list(state.history.splits),
@@ -154,8 +161,14 @@ class Dashboard:
             view["x_range"] = (now - WINDOW, now)
             view["x_label"] = _relative(now)
             sections.append(html.resource_section(view))
+        for ix in table.spec.indexes:  # a GSI's capacity state starts with its first read or write
+            if ix.is_global and ix.name not in table.capacity.index_states:
+                sections.append(
+                    f'<section class="resource"><h2>{html.escape(table.name)} / index {html.escape(ix.name)}</h2>'
+                    "<p>no traffic yet</p></section>"
+                )
         nav = "".join(
-            f'<a href="#{v}">{v}</a> '
+            f'<a href="#{html.escape(v)}">{html.escape(v)}</a> '
             for v in ["table"] + [f"index-{i}" for i in sorted(table.capacity.index_states)]
         )
         body = (
