@@ -1,15 +1,20 @@
 """dynemu's own cost per request, without HTTP: ``Protocol._dispatch`` called in-process on
-the benchmark's request bodies, timed in CPU time (``time.process_time``), so it is much
-steadier than ``throughput.py`` on a busy machine. Read it as "the µs dynemu adds on top of
-what any aiohttp server costs"; confirm with ``throughput.py``.
+the benchmark's request bodies, timed in CPU time (``time.process_time``), so it is steadier
+than ``throughput.py`` on a busy machine. Read it as "the µs dynemu adds on top of what any
+aiohttp server costs"; confirm with ``throughput.py``.
 
     python bench/dispatch_micro.py [--count 20000] [--ops GetItem,PutItem,...] [--profile OP]
+
+For differences of a few percent on a shared machine, count instructions instead: run it
+under ``valgrind --tool=callgrind`` with ``--rounds 1`` at two ``--count`` values and divide
+the difference of the totals by the difference of the counts (bench/README.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import pstats
 import random
 import sys
@@ -46,7 +51,7 @@ class FakeRequest:
         self.method = "POST"
 
 
-def setup(keys: int) -> Any:
+def setup(keys: int, query: bool = True) -> Any:
     sys.path.insert(0, str(REPO_DIR))
     from dynemu.api.server import PROTOCOL, create_app
     from dynemu.config import load_settings
@@ -68,7 +73,7 @@ def setup(keys: int) -> Any:
     rng = random.Random(1)
     for i in range(keys):
         call("PutItem", {"TableName": DEFAULT_TABLE, "Item": make_item(i, rng)})
-    for p in range(QUERY_PARTITIONS):
+    for p in range(QUERY_PARTITIONS if query else 0):
         for s in range(QUERY_ITEMS_PER_KEY):
             call("PutItem", {"TableName": QUERY_TABLE, "Item": query_item(p, s, rng)})
     return protocol
@@ -83,7 +88,9 @@ def main() -> None:
     p.add_argument("--profile", metavar="OP", help="cProfile this operation instead of timing")
     p.add_argument("--top", type=int, default=30)
     args = p.parse_args()
-    protocol = setup(args.keys)
+    protocol = setup(args.keys, "Query" in args.ops.split(","))
+    gc.collect()
+    gc.freeze()  # as the server does after start-up (cli.serve)
     rng = random.Random(2)
     for op in args.ops.split(","):
         raws = [orjson.dumps(body_for(op, DEFAULT_TABLE, rng.randrange(args.keys), rng, args.keys))
