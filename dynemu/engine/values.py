@@ -156,11 +156,27 @@ def _arith_result(d: Decimal) -> str:
     return format_number(d)
 
 
+# Canonical integers of at most 18 digits: their sum or difference is exact in int and far
+# within DynamoDB's limits, and str() of it is its canonical form (counters: ADD n :one).
+_SMALL_INT_RE = re.compile(r"-?[1-9][0-9]{0,17}|0")
+
+
+def _small_ints(a: object, b: object) -> bool:
+    return (
+        type(a) is str and type(b) is str
+        and _SMALL_INT_RE.fullmatch(a) is not None and _SMALL_INT_RE.fullmatch(b) is not None
+    )  # fmt: skip
+
+
 def add_numbers(a: str, b: str) -> str:
+    if _small_ints(a, b):
+        return str(int(a) + int(b))
     return _arith_result(_EXACT.add(parse_number(a), parse_number(b)))
 
 
 def subtract_numbers(a: str, b: str) -> str:
+    if _small_ints(a, b):
+        return str(int(a) - int(b))
     return _arith_result(_EXACT.subtract(parse_number(a), parse_number(b)))
 
 
