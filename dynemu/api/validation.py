@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import binascii
 import math
+import os
 import re
 import zlib
 from collections.abc import Callable
@@ -767,18 +768,17 @@ def _check_table_name(name: Any, checks: list[tuple[Callable[[Any], bool], str]]
 
 class RequestValidator:
     """Shape validators for every operation of one service ("dynamodb", "dynamodbstreams"),
-    compiled once from botocore's model; ``validate`` only runs the compiled closures."""
+    compiled from botocore's model; ``validate`` only runs the compiled closures.
+
+    Each operation's validator is compiled on its first use (a server answering only item
+    requests never compiles the ~60 control-plane shapes; start-up skips it all). Operations
+    are compiled independently of each other, so the order of first uses changes nothing."""
 
     def __init__(self, service: str) -> None:
-        loader = botocore.loaders.Loader()
-        model = botocore.model.ServiceModel(
-            loader.load_service_model(service, "service-2"), service_name=service
-        )
+        self._model = botocore.model.ServiceModel(_service_data(service), service_name=service)
         self.service = service
-        self._validators: dict[str, Callable[[object], None]] = {
-            name: _compile_operation(service, model.operation_model(name)) for name in model.operation_names
-        }
-        self.operations: frozenset[str] = frozenset(self._validators)
+        self._validators: dict[str, Callable[[object], None]] = {}
+        self.operations: frozenset[str] = frozenset(self._model.operation_names)
 
     @classmethod
     def for_service(cls, service: str) -> RequestValidator:
@@ -787,14 +787,26 @@ class RequestValidator:
 
     def validator(self, operation: str) -> Callable[[object], None]:
         """The compiled checker of one operation (the same object on every call)."""
-        try:
-            return self._validators[operation]
-        except KeyError:
-            raise unknown_operation() from None
+        check = self._validators.get(operation)
+        if check is None:
+            if operation not in self.operations:
+                raise unknown_operation()
+            check = _compile_operation(self.service, self._model.operation_model(operation))
+            self._validators[operation] = check
+        return check
 
     def validate(self, operation: str, body: object) -> None:
         """Raise DynamoDB's SerializationException or ValidationException for a bad shape."""
         self.validator(operation)(body)
+
+
+def _service_data(service: str) -> dict[str, Any]:
+    """The latest ``service-2`` model of ``service``, as ``Loader.load_service_model`` gives it,
+    without its listing of all ~400 installed services first (about half of the model's load
+    time at start-up). Neither service has sdk-extras to merge."""
+    loader = botocore.loaders.Loader()
+    version = loader.determine_latest_version(service, "service-2")
+    return loader.load_data(os.path.join(service, version, "service-2"))  # type: ignore[no-any-return]
 
 
 @cache

@@ -354,9 +354,18 @@ def validate_item_sized(item: Any) -> tuple[Item, int]:
     for name, v in item.items():
         size += len(name) if name.isascii() else _utf8_len(name)
         if type(v) is dict and len(v) == 1:
-            x = v.get("S")
+            # The commonest members inline, with exactly _validate's and value_size's outcome:
+            # S; N already canonical (normalize_number returns it as it is); BOOL.
+            ((t, x),) = v.items()
             if type(x) is str:
-                size += len(x) if x.isascii() else len(x.encode("utf-8", "surrogatepass"))
+                if t == "S":
+                    size += len(x) if x.isascii() else len(x.encode("utf-8", "surrogatepass"))
+                    continue
+                if t == "N" and len(x) <= MAX_DIGITS and _CANONICAL_RE.fullmatch(x) is not None:
+                    size += _number_size(x)
+                    continue
+            elif t == "BOOL" and type(x) is bool:
+                size += 1
                 continue
         nv = _validate(v, 1)
         size += value_size(nv)

@@ -2,7 +2,24 @@
 
 from __future__ import annotations
 
-from dynemu.api.protocol import DYNAMODB_PREFIX, STREAMS_PREFIX, Handler
+import importlib
+from typing import Any
+
+from dynemu.api.protocol import DYNAMODB_PREFIX, STREAMS_PREFIX, Context, Handler
+
+# Operations whose module is imported on their first request, not at start-up (PartiQL's
+# parser and translator are ~15 ms of imports a server answering item requests never needs).
+_LAZY: dict[str, tuple[str, ...]] = {
+    "dynemu.api.operations.partiql": ("ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction"),
+}
+
+
+def _lazy(module: str, operation: str) -> Handler:
+    def handler(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+        real: Handler = importlib.import_module(module).OPERATIONS[operation]
+        return real(ctx, body)
+
+    return handler
 
 
 def handlers() -> dict[str, dict[str, Handler]]:
@@ -11,7 +28,6 @@ def handlers() -> dict[str, dict[str, Handler]]:
         batch,
         items,
         misc,
-        partiql,
         query,
         streams,
         tables,
@@ -20,6 +36,9 @@ def handlers() -> dict[str, dict[str, Handler]]:
     )
 
     dynamodb: dict[str, Handler] = {}
-    for module in (tables, items, query, batch, transactions, misc, ttl, partiql, backups):
+    for module in (tables, items, query, batch, transactions, misc, ttl):
         dynamodb.update(module.OPERATIONS)
+    for name, operations in _LAZY.items():
+        dynamodb.update({op: _lazy(name, op) for op in operations})
+    dynamodb.update(backups.OPERATIONS)
     return {DYNAMODB_PREFIX: dynamodb, STREAMS_PREFIX: dict(streams.OPERATIONS)}
