@@ -51,7 +51,7 @@ class Settings:
     seed: int = 0  # for the stale-read model's random choices
     max_open_namespaces: int = 64  # LevelDB namespaces kept open; the least recently used idle one closes
     request_timeout: float = 30.0  # seconds a client may take to send a request body
-    admin_token: str | None = None  # when set, every admin API request needs it (Bearer)
+    admin_token: str | None = None  # when set, admin API state changes need it (Bearer)
     verify_signatures: bool = False  # check SigV4 signatures against known credentials
     credentials_file: str | None = None  # access keys and secrets for --verify-signatures
     extra: dict[str, str] = field(default_factory=dict)
@@ -148,7 +148,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--request-timeout", type=float, help="seconds a client may take to send a request body (default 30)"
     )
-    p.add_argument("--admin-token", help="require 'Authorization: Bearer TOKEN' on every admin API request")
+    p.add_argument("--admin-token", help="require 'Authorization: Bearer TOKEN' on admin API state changes (reads stay open)")
     p.add_argument(
         "--verify-signatures", action="store_true", default=None,
         help="check SigV4 signatures; credentials from --credentials-file or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY",

@@ -4,16 +4,20 @@ A browser sends some cross-origin requests without asking first (a ``text/plain`
 and any page can make it do so. So, on every admin route:
 
 * a request carrying an ``Origin`` header is refused (403) unless that origin is named by
-  ``--cors`` (the default ``*`` opens the DynamoDB API to pages, never the admin API);
+  ``--cors`` (the default ``*`` opens the DynamoDB API to pages, never the admin API), or is
+  dynemu's own origin reached by an IP address or ``localhost`` (the dashboard's own page; a
+  DNS name is not trusted, since a rebinding attack makes any page look same-origin);
 * a POST must say ``Content-Type: application/json`` (415 otherwise), which a page cannot
   send cross-origin without a preflight, and preflights are not answered here;
-* with ``--admin-token T``, the request must carry ``Authorization: Bearer T`` or
-  ``X-Dynemu-Admin-Token: T`` (401 otherwise).
+* with ``--admin-token T``, a state change must carry ``Authorization: Bearer T`` or
+  ``X-Dynemu-Admin-Token: T`` (401 otherwise); reads stay open, as the DynamoDB API on the same
+  port is, so a browser can open the dashboard.
 """
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -35,21 +39,38 @@ def admin_token(request: web.Request) -> str | None:
     return request.headers.get(TOKEN_HEADER)
 
 
+def _own_origin(request: web.Request, origin: str) -> bool:
+    """``origin`` is the server's own, reached by an IP literal or localhost."""
+    host = request.host
+    if origin != f"{request.scheme}://{host}":
+        return False
+    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    name = name.strip("[]")
+    if name == "localhost":
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
 def checker(allowed_origins: tuple[str, ...] | None, token: str | None) -> Callable[[web.Request], web.Response | None]:
     """The refusal (a response) for an admin request a page could have forged, else None."""
     explicit = tuple(o for o in allowed_origins or () if o != "*")
 
     def check(request: web.Request) -> web.Response | None:
         origin = request.headers.get("Origin")
-        if origin is not None and origin not in explicit:
+        if origin is not None and origin not in explicit and not _own_origin(request, origin):
             return _refuse(403, f"the admin API refuses requests from web pages (Origin {origin!r}); "
                            "name the origin with --cors to allow it")
-        if token is not None:
+        reads = request.method in ("GET", "HEAD")
+        if token is not None and not reads:
             given = admin_token(request)
             if given is None or not hmac.compare_digest(given.encode(), token.encode()):
                 return _refuse(401, f"the admin API needs the token given by --admin-token "
                                f"(Authorization: Bearer ... or {TOKEN_HEADER})")
-        if request.method not in ("GET", "HEAD"):
+        if not reads:
             content_type = request.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
             if content_type != "application/json":
                 return _refuse(415, "admin API requests that change state must be Content-Type: application/json")

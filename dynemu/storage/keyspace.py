@@ -155,6 +155,12 @@ def hashed_part(item_key_: bytes) -> bytes:
     return item_key_[_HASH_AT:]
 
 
+def partition_value_of(hashed: bytes, pk_type: str) -> Value:
+    """The partition key value of a ``hashed_part`` (``<h(pk)><enc pk>...``)."""
+    value, _ = decode_key_value(pk_type, hashed, _TABLE_KEY_AT - _HASH_AT)
+    return value
+
+
 def encode_values(values: Sequence[Value]) -> bytes:
     """The concatenated encodings of key values (a multi-attribute key's components)."""
     return b"".join(encode_key_value(v) for v in values)

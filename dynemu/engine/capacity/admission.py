@@ -24,7 +24,6 @@ from dynemu.engine.table import Mutation, stored_size
 from dynemu.errors import DynamoError
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch
-from dynemu.storage.encoding import decode_key_value
 
 # The smallest charge of a read or a write, used to ask "is this request admitted?" before
 # its real size is known (half a unit: an eventually consistent read of up to 4 KB).
@@ -47,7 +46,7 @@ def _partitions_key(table_id: int) -> bytes:
 class TableCapacity:
     """The throughput state of one table and the glue to its read and write paths."""
 
-    __slots__ = ("spec", "cfg", "store", "state", "index_states", "_skip", "_saved_version", "_meta_key")
+    __slots__ = ("spec", "cfg", "store", "state", "index_states", "_saved_version", "_meta_key")
 
     def __init__(self, spec: TableSpec, cfg: CapacityConfig, store: Store, now: float, size_bytes: int) -> None:
         self.spec = spec
@@ -56,7 +55,6 @@ class TableCapacity:
         # GSIs have their own throughput and partitions (GSI.md, "Provisioned throughput
         # considerations"); made when first needed, reconfigured by UpdateTable.
         self.index_states: dict[str, ThroughputState] = {}
-        self._skip = len(keyspace.items_prefix(spec.table_id))
         self._meta_key = _partitions_key(spec.table_id)
         raw = store.get(self._meta_key)
         pmap = None
@@ -89,21 +87,21 @@ class TableCapacity:
     # --- the request path -------------------------------------------------------------------
 
     def partition(self, key: bytes) -> int:
-        return self.state.pmap.find(key[self._skip :])
+        return self.state.pmap.find(keyspace.hashed_part(key))
 
     def check(self, key: bytes, now: float, *, write: bool = False) -> int:
         """Admission before the work: the partition of ``key`` (an item key, or the prefix of
         one partition key's items), or a throttling error."""
         state = self.state
-        p = state.pmap.find(key[self._skip :])
+        p = state.pmap.find(keyspace.hashed_part(key))
         d = state.check(p, 0.0 if write else PROBE_UNITS, PROBE_UNITS if write else 0.0, now)
         if d is not None:
-            state.record_throttle(d, now, key[self._skip :])
+            state.record_throttle(d, now, keyspace.hashed_part(key))
             raise throttled(d)
         return p
 
     def debit(self, p: int, key: bytes, now: float, *, read: float = 0.0, write: float = 0.0) -> None:
-        self.state.debit(p, read, write, now, key[self._skip :])
+        self.state.debit(p, read, write, now, keyspace.hashed_part(key))
         self.maintain(now)
 
     def maintain(self, now: float) -> None:
@@ -192,7 +190,7 @@ class TableCapacity:
 
     def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None:
         state = self.state
-        p = state.pmap.find(m.key[self._skip :])
+        p = state.pmap.find(keyspace.hashed_part(m.key))
         count = (m.new is not None) - (m.old is not None)
         if state.note_write(p, m.new_size - m.old_size, count):
             self._split_for_size(p, batch, now)
@@ -233,7 +231,6 @@ class TableCapacity:
     def describe_key(self, suffix: bytes) -> Any:
         """The partition key value a storage key suffix belongs to (for hot-key listings)."""
         try:
-            value, _ = decode_key_value(self.spec.hash_key.type, suffix, 8)
+            return keyspace.partition_value_of(suffix, self.spec.hash_key.type)
         except Exception:  # a truncated sample; show the raw bytes
             return suffix.hex()
-        return value
