@@ -104,9 +104,10 @@ class Writer(threading.Thread):
             self.acked[op_id] = kind
 
 
-def _records(url: str) -> list[dict[str, Any]]:
+def _records(url: str, table: str = TABLE) -> list[dict[str, Any]]:
+    """Every stream record of ``table``, in sequence order, read through the Streams API."""
     s = make_client(url, service="dynamodbstreams")
-    (stream,) = s.list_streams(TableName=TABLE)["Streams"]
+    (stream,) = s.list_streams(TableName=table)["Streams"]
     arn = stream["StreamArn"]
     out: list[dict[str, Any]] = []
     for shard in s.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import make_client
-from tests.test_crash import _start
+from tests.test_crash import _records, _start
 
 TABLE = "crash-gsi"
 INDEX = "by-g"
@@ -73,20 +73,6 @@ class Writer(threading.Thread):
             self.acked[op_id] = kind
 
 
-def _records(url: str) -> list[dict[str, Any]]:
-    s = make_client(url, service="dynamodbstreams")
-    (stream,) = s.list_streams(TableName=TABLE)["Streams"]
-    arn = stream["StreamArn"]
-    out: list[dict[str, Any]] = []
-    for shard in s.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
-        it = s.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")
-        iterator = it["ShardIterator"]
-        while iterator:
-            page = s.get_records(ShardIterator=iterator)
-            out += page["Records"]
-            iterator = page.get("NextShardIterator") if page["Records"] else None
-    return sorted(out, key=lambda r: int(r["dynamodb"]["SequenceNumber"]))
-
 
 def _scan(client: Any, **kwargs: Any) -> dict[str, dict[str, Any]]:
     items: dict[str, dict[str, Any]] = {}
@@ -135,7 +121,7 @@ def test_sigkill_with_a_gsi_and_a_stream_loses_nothing(tmp_path: Path) -> None:
         # Stream records chain per item and end at the table's state.
         state: dict[str, dict[str, Any] | None] = {}
         written: list[str] = []
-        for r in _records(url):
+        for r in _records(url, TABLE):
             pk = r["dynamodb"]["Keys"]["pk"]["S"]
             assert r["dynamodb"].get("OldImage") == state.get(pk), (pk, r)
             state[pk] = r["dynamodb"].get("NewImage")
