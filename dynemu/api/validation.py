@@ -20,13 +20,11 @@ a request only runs closures: no model walking. Two passes, as Coral does them:
    its ``.N.member`` / ``.key.member`` path. A body that is not a JSON object is refused.
 
 What the service does differently from the model lives in the override tables below.
-Message sources are listed in /tmp/research/validation.md.
+Scalar deserialisation (SerializationException) is in ``validation_scalars.py``.
 """
 
 from __future__ import annotations
 
-import binascii
-import math
 import os
 import re
 import zlib
@@ -56,7 +54,20 @@ from dynemu.api.validation_overrides import (
     TABLE_PATTERN,
     UNCHECKED_SHAPES,
 )
-from dynemu.errors import DynamoError, serialization, unknown_operation, validation
+from dynemu.api.validation_scalars import (
+    JAVA_SCALAR,
+    MSG_FIELD_TYPE,
+    MSG_PARAMETERIZED,
+    MSG_STRUCT_START,
+    MSG_VALUE_TYPE,
+    NUMBER_TARGETS,
+    check_blob,
+    check_boolean,
+    check_string,
+    mismatch,
+    number_checker,
+)
+from dynemu.errors import serialization, unknown_operation, validation
 
 Checker = Callable[[Any], Any]  # type pass: returns the (possibly coerced) value
 Constraint = Callable[[Any, str, list[str]], None]  # constraint pass: (value, path, errors)
@@ -66,115 +77,6 @@ MAX_ERRORS = 10  # Coral lists at most ten failures
 # (checked with its message in engine/values.py), this only bounds recursion well above it.
 MAX_AV_DEPTH = 100
 MSG_NESTING = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
-
-# --- SerializationException messages (Coral's JSON deserialiser) ----------------------------
-
-MSG_STRUCT_START = "Start of structure or map found where not expected"
-MSG_FIELD_TYPE = "Unexpected field type"
-MSG_VALUE_TYPE = "Unexpected value type in payload"
-MSG_BOOL_TOKEN = "Unexpected token received from parser"
-MSG_NOT_BASE64 = "only base-64-encoded strings are convertible to bytes"
-MSG_BASE64_LAST = "Invalid last non-pad Base64 character dectected"  # sic
-# A scalar where a list or map nested in a collection is expected (Java generics leak).
-MSG_PARAMETERIZED = (
-    "class sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl cannot be cast to class java.lang.Class "
-    "(sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl and java.lang.Class are in module java.base "
-    "of loader 'bootstrap')"
-)
-_NUMBER_TARGETS = {
-    "integer": "Integer",
-    "long": "Long",
-    "double": "Double",
-    "float": "Double",
-    "timestamp": "Date",
-}
-_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-_BOOL_WORDS = {"TRUE": True, "1": True, "YES": True, "FALSE": False, "0": False, "NO": False}
-_JAVA_SCALAR = {  # botocore type -> the Java class Coral names in messages
-    "string": "java.lang.String", "boolean": "java.lang.Boolean", "integer": "java.lang.Integer",
-    "long": "java.lang.Long", "double": "java.lang.Double", "float": "java.lang.Float",
-    "blob": "java.nio.ByteBuffer", "timestamp": "java.util.Date",
-}  # fmt: skip
-
-
-def _mismatch(v: Any, target: str) -> DynamoError:
-    """A JSON value of the wrong kind where a scalar (String, Boolean, Integer, ...) belongs."""
-    t = type(v)
-    if t is bool:
-        return serialization(f"{'TRUE_VALUE' if v else 'FALSE_VALUE'} cannot be converted to {target}")
-    if t is int:
-        return serialization(f"NUMBER_VALUE cannot be converted to {target}")
-    if t is float:
-        return serialization(f"DECIMAL_VALUE cannot be converted to {target}")
-    if t is str:
-        return serialization(
-            MSG_BOOL_TOKEN if target == "Boolean" else f"STRING_VALUE cannot be converted to {target}"
-        )
-    if t is list:
-        java = "java.util.Date" if target == "Date" else f"java.lang.{target}"
-        return serialization(f"Unrecognized collection type class {java}")
-    if t is dict:
-        return serialization(MSG_STRUCT_START)
-    return serialization(MSG_FIELD_TYPE)
-
-
-def _check_string(v: Any) -> Any:
-    if type(v) is str:
-        return v
-    raise _mismatch(v, "String")
-
-
-def _check_boolean(v: Any) -> Any:
-    if type(v) is bool:
-        return v
-    if type(v) is str and v.upper() in _BOOL_WORDS:  # Coral accepts true/false/1/0/yes/no
-        return _BOOL_WORDS[v.upper()]
-    raise _mismatch(v, "Boolean")
-
-
-def _number_checker(target: str) -> Checker:
-    """Integer and Long (Coral truncates a fraction), Double, and timestamps (epoch seconds in
-    JSON 1.0: "Date" in its messages is a guess)."""
-    truncate = target in ("Integer", "Long")
-
-    def check(v: Any) -> Any:
-        if type(v) is int:
-            return v
-        if type(v) is float and math.isfinite(v):
-            return int(v) if truncate else v
-        raise _mismatch(v, target)
-
-    return check
-
-
-def _check_blob(v: Any) -> Any:
-    if type(v) is str:
-        _check_base64(v)
-        return v
-    if type(v) is bool or type(v) is int or type(v) is float:
-        raise serialization(MSG_NOT_BASE64)
-    if type(v) is list:
-        raise serialization("Unrecognized collection type class java.nio.ByteBuffer")
-    if type(v) is dict:
-        raise serialization(MSG_STRUCT_START)
-    raise serialization(MSG_FIELD_TYPE)
-
-
-def _check_base64(s: str) -> None:
-    """Coral's strict base64: length a multiple of 4, alphabet, canonical last character."""
-    if len(s) % 4:
-        raise serialization(f"Base64 encoded length is expected a multiple of 4 bytes but found: {len(s)}")
-    try:
-        raw = binascii.a2b_base64(s, strict_mode=True)
-    except (binascii.Error, ValueError):
-        body = s.rstrip("=")
-        for c in body:
-            if c not in _B64_CHARS:
-                raise serialization(f"Invalid Base64 character: '{c}'") from None
-        raise serialization(MSG_BASE64_LAST) from None
-    if binascii.b2a_base64(raw, newline=False).decode("ascii") != s:
-        raise serialization(MSG_BASE64_LAST)
-
 
 # --- AttributeValue: the hot path, written by hand -----------------------------------------
 
@@ -194,7 +96,7 @@ def _av(v: Any, depth: int, field: bool) -> Any:
             clean = False
         elif k == "S" or k == "N":
             if type(x) is not str:
-                raise _mismatch(x, "String")
+                raise mismatch(x, "String")
         elif k == "M":
             if type(x) is not dict:
                 raise serialization(_AV_MAP_MSG if type(x) is list else MSG_FIELD_TYPE)
@@ -216,14 +118,14 @@ def _av(v: Any, depth: int, field: bool) -> Any:
                     if ne is not e:
                         x[i] = ne
         elif k == "B":
-            _check_blob(x)
+            check_blob(x)
         elif k == "BOOL" or k == "NULL":
             if type(x) is not bool:
-                v[k] = _check_boolean(x)
+                v[k] = check_boolean(x)
         elif k == "SS" or k == "NS" or k == "BS":
             if type(x) is not list:
                 raise serialization(MSG_STRUCT_START if type(x) is dict else MSG_FIELD_TYPE)
-            elem = _check_blob if k == "BS" else _check_string
+            elem = check_blob if k == "BS" else check_string
             for e in x:
                 if e is not None:
                     elem(e)
@@ -323,8 +225,8 @@ class _Node:
     __slots__ = ("field", "value", "own", "bracket", "nested", "show", "fast")
 
     def __init__(self) -> None:
-        self.field: Checker = _check_string  # as a structure member
-        self.value: Checker = _check_string  # as a list element or map value
+        self.field: Checker = check_string  # as a structure member
+        self.value: Checker = check_string  # as a list element or map value
         self.own: list[tuple[Callable[[Any], bool], str]] = []  # (passes, message) in DynamoDB's order
         self.bracket: list[str] = []  # own messages as listed in "Map keys/value must satisfy constraint"
         self.nested: Constraint | None = None  # checks inside a structure / list / map
@@ -418,7 +320,7 @@ class _Compiler:
             return f"java.util.List<{self.java_type(shape.member)}>"
         if kind == "map":
             return f"java.util.Map<java.lang.String, {self.java_type(shape.value)}>"
-        return _JAVA_SCALAR.get(kind, "java.lang.Object")
+        return JAVA_SCALAR.get(kind, "java.lang.Object")
 
     # -- scalars
 
@@ -429,12 +331,12 @@ class _Compiler:
             self._string_constraints(shape, node)
             return node
         if kind == "boolean":
-            node.field = node.value = _check_boolean
+            node.field = node.value = check_boolean
             node.show = _show_bool
-        elif kind in _NUMBER_TARGETS:
-            node.field = node.value = _number_checker(_NUMBER_TARGETS[kind])
+        elif kind in NUMBER_TARGETS:
+            node.field = node.value = number_checker(NUMBER_TARGETS[kind])
         elif kind == "blob":
-            node.field = node.value = _check_blob
+            node.field = node.value = check_blob
             node.show = _show_blob
         else:
             raise ValueError(f"unsupported shape type {kind} ({shape.name})")
@@ -518,9 +420,9 @@ class _Compiler:
                 check = types.get(k)
                 if check is None or x is None:
                     continue  # unknown members are ignored, null ones are absent
-                if check is _check_string:  # the common case, inlined
+                if check is check_string:  # the common case, inlined
                     if type(x) is not str:
-                        raise _mismatch(x, "String")
+                        raise mismatch(x, "String")
                     continue
                 nx = check(x)
                 if nx is not x:
