@@ -44,6 +44,15 @@ def ddb(server_url: str) -> Any:
 
 
 @pytest.fixture(scope="module")
+def raw(server_url: str) -> Any:
+    """A client without boto3's own parameter checks, to reach the server's answer."""
+    return boto3.client(
+        "dynamodb", endpoint_url=server_url, region_name="us-east-1", aws_access_key_id="AKIDTEST",
+        aws_secret_access_key="secret", config=Config(parameter_validation=False, retries={"total_max_attempts": 1}),
+    )
+
+
+@pytest.fixture(scope="module")
 def virtual_uniform() -> Iterator[tuple[Any, Any]]:
     """A private server on a virtual clock, throttling on, uniform model: (client, clock)."""
     server = DynemuServer(clock="virtual", capacity_model="uniform", throttling=True)

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import boto3
 import pytest
-from botocore.config import Config
 
 from tests.helpers import N, S, assert_validation
 
@@ -17,13 +15,6 @@ AD = [{"AttributeName": n, "AttributeType": t} for n, t in (("pk", "S"), ("sk", 
 GSI_KS = [{"AttributeName": "h1", "KeyType": "HASH"}, {"AttributeName": "h2", "KeyType": "HASH"},
           {"AttributeName": "r1", "KeyType": "RANGE"}, {"AttributeName": "pk", "KeyType": "RANGE"}]
 
-
-@pytest.fixture(scope="module")
-def raw(server_url: str) -> Any:
-    return boto3.client(
-        "dynamodb", endpoint_url=server_url, region_name="us-east-1", aws_access_key_id="AKIDTEST",
-        aws_secret_access_key="secret", config=Config(parameter_validation=False, retries={"total_max_attempts": 1}),
-    )
 
 
 @pytest.fixture

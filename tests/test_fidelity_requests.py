@@ -5,22 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import boto3
 import pytest
-from botocore.config import Config
 
 from tests.helpers import N, S, assert_validation
 
 KS = [{"AttributeName": "pk", "KeyType": "HASH"}]
 AD = [{"AttributeName": "pk", "AttributeType": "S"}]
 
-
-@pytest.fixture(scope="module")
-def raw(server_url: str) -> Any:
-    return boto3.client(
-        "dynamodb", endpoint_url=server_url, region_name="us-east-1", aws_access_key_id="AKIDTEST",
-        aws_secret_access_key="secret", config=Config(parameter_validation=False, retries={"total_max_attempts": 1}),
-    )
 
 
 # --- ExclusiveStartKey, Limit ----------------------------------------------------------------------

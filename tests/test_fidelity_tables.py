@@ -6,9 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import boto3
 import pytest
-from botocore.config import Config
 
 from tests.helpers import assert_error, assert_validation
 from tests.test_protocol import raw as raw_http
@@ -17,13 +15,6 @@ KS = [{"AttributeName": "pk", "KeyType": "HASH"}]
 AD = [{"AttributeName": "pk", "AttributeType": "S"}]
 PATTERN = "^([\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*)$"
 
-
-@pytest.fixture(scope="module")
-def raw(server_url: str) -> Any:
-    return boto3.client(
-        "dynamodb", endpoint_url=server_url, region_name="us-east-1", aws_access_key_id="AKIDTEST",
-        aws_secret_access_key="secret", config=Config(parameter_validation=False, retries={"total_max_attempts": 1}),
-    )
 
 
 def _arn(ddb: Any, table: str) -> str:

@@ -9,9 +9,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import boto3
 import pytest
-from botocore.config import Config
 
 from dynemu.testing import DynemuServer
 from tests.conftest import make_client
@@ -44,14 +42,6 @@ def gsi(name: str, hash_name: str, range_name: str | None = None, kind: str = "A
     keys = [(hash_name, "HASH")] + ([(range_name, "RANGE")] if range_name else [])
     return {"IndexName": name, "KeySchema": ks(*keys), "Projection": proj(kind, *non_key)}
 
-
-@pytest.fixture(scope="module")
-def raw(server_url: str) -> Any:
-    """A client without boto3's own parameter checks, to reach the server's."""
-    return boto3.client(
-        "dynamodb", endpoint_url=server_url, region_name="us-east-1", aws_access_key_id="AKIDTEST",
-        aws_secret_access_key="secret", config=Config(parameter_validation=False, retries={"total_max_attempts": 1}),
-    )
 
 
 @pytest.fixture
