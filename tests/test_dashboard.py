@@ -53,8 +53,7 @@ TRAFFIC: dict[str, Any] = {
 }
 
 
-@pytest.fixture(scope="module")
-def busy() -> Iterator[tuple[str, Any]]:
+def throttled_server() -> Iterator[tuple[str, Any]]:
     """A server on a virtual clock with one table that has been throttled: (url, clock)."""
     server = DynemuServer(clock="virtual", capacity_model="uniform", throttling=True)
     url = server.start()
@@ -63,6 +62,9 @@ def busy() -> Iterator[tuple[str, Any]]:
         yield url, server.app[NAMESPACES].clock
     finally:
         server.stop()
+
+
+busy = pytest.fixture(scope="module", name="busy")(throttled_server)
 
 
 def get(url: str) -> tuple[int, dict[str, str], str]:

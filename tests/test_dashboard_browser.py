@@ -8,7 +8,6 @@ skipped, saying so, when they are missing.
 from __future__ import annotations
 
 import shutil
-import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,10 +15,7 @@ from typing import Any
 
 import pytest
 
-from dynemu.api.server import NAMESPACES
-from dynemu.replay import runner, scenario
-from dynemu.testing import DynemuServer
-from tests.test_dashboard import TRAFFIC
+from tests.test_dashboard import throttled_server
 
 ARTEFACTS = Path(__file__).resolve().parent.parent / "test-artefacts"
 CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
@@ -38,26 +34,9 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[tuple[str, Any]]:
-    """A throttled table on a virtual clock; the dashboard's own origin is named by --cors,
-    which is what lets its clock buttons through the admin API's Origin check."""
-    port = _free_port()
-    origin = f"http://127.0.0.1:{port}"
-    server = DynemuServer(clock="virtual", capacity_model="uniform", throttling=True, port=port, cors=origin)
-    url = server.start()
-    try:
-        runner.run(scenario.parse(TRAFFIC), url)
-        yield url, server.app[NAMESPACES].clock
-    finally:
-        server.stop()
+# The dashboard's clock buttons are same-origin POSTs by IP address: the admin API's Origin
+# check lets them through without --cors naming the origin.
+site = pytest.fixture(scope="module", name="site")(throttled_server)
 
 
 @pytest.fixture(scope="module")
