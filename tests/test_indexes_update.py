@@ -13,8 +13,7 @@ from tests import test_indexes as base
 from tests.helpers import assert_error, assert_validation
 from tests.test_indexes import PARAM, N, S, ad, gsi, qv, scan_all
 
-create = base.create  # fixtures shared with test_indexes.py
-raw = base.raw
+create = base.create  # a fixture shared with test_indexes.py (raw is conftest's)
 
 PT = {"ReadCapacityUnits": 2, "WriteCapacityUnits": 2}
 
