@@ -189,7 +189,7 @@ class Database:
             t = m.table
             d = deltas.setdefault(t.spec.table_id, [0, 0])
             touched[t.spec.table_id] = t
-            if m.old is not None:
+            if m.existed:
                 d[0] -= 1
                 d[1] -= m.old_size
             if m.new is not None:
