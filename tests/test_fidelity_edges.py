@@ -129,3 +129,15 @@ def test_a_redeclared_type_keeps_the_stored_one(raw: Any, table: str) -> None:
     defs = raw.describe_table(TableName=table)["Table"]["AttributeDefinitions"]
     assert {"AttributeName": "pk", "AttributeType": "S"} in defs
     raw.put_item(TableName=table, Item={"pk": S("still-a-string")})
+
+
+def test_query_filter_argument_rules(raw: Any, table: str) -> None:
+    key = {"pk": {"ComparisonOperator": "EQ", "AttributeValueList": [S("a")]}}
+    assert_validation("One or more parameter values were invalid: ComparisonOperator GE is not valid for SS "
+                      "AttributeValue type", raw.query, TableName=table, KeyConditions=key,
+                      QueryFilter={"a": {"ComparisonOperator": "GE", "AttributeValueList": [{"SS": ["x"]}]}})
+    assert_validation("One or more parameter values were invalid: Invalid number of argument(s) for the BETWEEN "
+                      "ComparisonOperator", raw.query, TableName=table, KeyConditions=key,
+                      QueryFilter={"a": {"ComparisonOperator": "BETWEEN", "AttributeValueList": [N(1)]}})
+    assert_validation("ConditionalOperator cannot be used without Filter or Expected", raw.query, TableName=table,
+                      KeyConditions=key, ConditionalOperator="AND")
