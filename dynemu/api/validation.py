@@ -146,7 +146,7 @@ def _av_map(v: dict[str, Any]) -> CheckedItem:
     size = 0
     pending: list[str] = []
     for k, x in v.items():
-        if type(x) is dict and len(x) == 1:
+        if k and type(x) is dict and len(x) == 1:  # an empty name is pending: refused there
             ((t, y),) = x.items()
             if type(y) is str:
                 if t == "S":

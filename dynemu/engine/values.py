@@ -376,6 +376,8 @@ def _finish_checked(item: CheckedItem) -> tuple[Item, int]:
     size = item.size
     out = dict(item)
     for name in item.pending:
+        if not name:
+            raise errors.invalid_parameter(MSG_EMPTY_NAME)
         v = item[name]
         nv = _validate(v, 1)
         size += (len(name) if name.isascii() else _utf8_len(name)) + value_size(nv)
