@@ -43,8 +43,11 @@ def request_key(operation: str, request: dict[str, Any], params: tuple[str, ...]
                 legacy_params: tuple[str, ...]) -> Hashable | None:
     """The cache key of a request's expressions, or None when it may not use the cache
     (legacy parameters, no expression, placeholders that are not maps)."""
-    texts = tuple(request.get(p) for p in params)
-    if all(t is None for t in texts) or any(request.get(p) is not None for p in legacy_params):
+    for p in legacy_params:
+        if request.get(p) is not None:
+            return None
+    texts = tuple([request.get(p) for p in params])
+    if texts.count(None) == len(texts):
         return None
     names = request.get("ExpressionAttributeNames")
     values = request.get("ExpressionAttributeValues")
@@ -111,13 +114,17 @@ class Template:
             if parameter == "ProjectionExpression":
                 changes["projection"] = shape
                 continue
-            plan.check(ExprContext(parameter, names, values))
             if parameter == "KeyConditionExpression":
+                # The value rules of a key condition's plan (ordering and begins_with operand
+                # types, BETWEEN's bounds) are implied by the key value rules _key_condition
+                # applies, so the plan's check is not rerun here.
                 key_condition = _key_condition(shape, values)
                 if key_condition is None:
                     return None
                 changes["key_condition"] = key_condition
-            elif parameter == "UpdateExpression":
+                continue
+            plan.check(ExprContext(parameter, names, values))
+            if parameter == "UpdateExpression":
                 changes["update"] = Update(Resolver(names, values).update(shape))
             else:
                 condition = Condition(Resolver(names, values).bind(shape))
