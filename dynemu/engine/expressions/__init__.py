@@ -211,6 +211,9 @@ def _placeholders(request: dict[str, Any]) -> tuple[dict[str, str], dict[str, di
         for key in names:
             if not _NAME_KEY.fullmatch(key):
                 raise validation(f'ExpressionAttributeNames contains invalid key: Syntax error; key: "{key}"')
+        for key, name in names.items():
+            if name == "":  # as ExpressionAttributeValues reports its values (issue 12 report)
+                raise validation(f"ExpressionAttributeNames contains invalid value: {V.MSG_EMPTY_NAME} for key {key}")
     if values is not None:
         if not values:
             raise validation("ExpressionAttributeValues must not be empty")
