@@ -99,11 +99,19 @@ class Template:
     def instantiate(self, names: dict[str, str], values_raw: Values | None) -> dict[str, Any] | None:
         """The ``Compiled`` fields of one request with these values; None when any
         value-dependent check fails (the caller then raises through the full pipeline)."""
-        values: Values = {}
+        values: Values
         try:
-            if values_raw is not None:
-                for key, value in values_raw.items():
-                    values[key] = V.validate_value(value)
+            if type(values_raw) is V.CheckedItem:  # api.validation applied the rules it could
+                values = values_raw
+                if values_raw.pending:
+                    values = dict(values_raw)
+                    for key in values_raw.pending:
+                        values[key] = V.validate_value(values_raw[key])
+            else:
+                values = {}
+                if values_raw is not None:
+                    for key, value in values_raw.items():
+                        values[key] = V.validate_value(value)
             return self._instantiate(names, values)
         except DynamoError:
             return None
