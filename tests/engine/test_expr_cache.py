@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from dynemu.engine.expressions import Compiled, cache, compile_request, template
+from dynemu.engine.values import CheckedItem
 from dynemu.errors import DynamoError
 from tests.engine.expr_helpers import N, S
 
@@ -166,3 +167,26 @@ def test_bounded_cache_drops_the_least_recently_used() -> None:
     assert c.get("a") == 10 and len(c) == 2
     with pytest.raises(ValueError):
         cache.BoundedCache(0)
+
+
+def test_values_left_checked_by_the_request_validator_use_the_cache() -> None:
+    """api.validation hands ExpressionAttributeValues over as a CheckedItem."""
+    def checked(values: dict[str, Any], pending: list[str]) -> CheckedItem:
+        out = CheckedItem(values)
+        out.pending = pending
+        out.size = 0
+        return out
+
+    template.clear()
+    compile_request("Query", query(S("x"), N(1), N(5)), key_schema=SCHEMA)
+    hits = template._TEMPLATES.hits
+    req = {"KeyConditionExpression": KCE, "ExpressionAttributeValues": checked({":p": S("y"), ":a": N(2), ":b": N(3)}, [])}
+    assert _outcome("Query", req) == cold("Query", query(S("y"), N(2), N(3)))
+    compile_request("Query", query(S("x"), N(1), N(5)), key_schema=SCHEMA)
+    assert _outcome("Query", req)[0] == "ok" and template._TEMPLATES.hits > hits
+    bad = {":p": S("y"), ":a": N("01"), ":b": {"SS": []}}  # pending values: their rules run in the engine
+    template.clear()
+    compile_request("Query", query(S("x"), N(1), N(5)), key_schema=SCHEMA)
+    outcome = _outcome("Query", {"KeyConditionExpression": KCE, "ExpressionAttributeValues": checked(bad, [":a", ":b"])})
+    assert outcome == cold("Query", {"KeyConditionExpression": KCE, "ExpressionAttributeValues": bad})
+    assert outcome[0] == "ValidationException"

@@ -51,7 +51,7 @@ def request_key(operation: str, request: dict[str, Any], params: tuple[str, ...]
         return None
     names = request.get("ExpressionAttributeNames")
     values = request.get("ExpressionAttributeValues")
-    if (names is not None and type(names) is not dict) or (values is not None and type(values) is not dict):
+    if (names is not None and not isinstance(names, dict)) or (values is not None and not isinstance(values, dict)):
         return None
     key = (operation, texts, tuple(names.items()) if names is not None else None,
            tuple(values) if values is not None else None)
