@@ -135,7 +135,7 @@ class Template:
             if parameter == "UpdateExpression":
                 changes["update"] = Update(Resolver(names, values).update(shape))
             else:
-                condition = Condition(Resolver(names, values).bind(shape))
+                condition = Condition(_substitute(shape, values))
                 if parameter == "FilterExpression":
                     changes["filter"] = condition
                     changes["filter_parameter"] = "FilterExpression"
@@ -155,9 +155,13 @@ def build(parts: list[tuple[str, Any, Any]], names: dict[str, str]) -> Template:
         elif parameter == "KeyConditionExpression":
             assert isinstance(plan, ConditionPlan)
             out.append((parameter, plan, _key_shape(parsed, names)))
-        else:
-            assert isinstance(plan, ConditionPlan | UpdatePlan)
+        elif parameter == "UpdateExpression":
+            assert isinstance(plan, UpdatePlan)
             out.append((parameter, plan, parsed))
+        else:  # a condition: bound to the names now, with a _Ref literal where each value goes
+            assert isinstance(plan, ConditionPlan)
+            refs = {ref: _Ref(ref) for ref in _value_refs(parsed)}
+            out.append((parameter, plan, Resolver(names, refs).bind(parsed)))  # type: ignore[arg-type]
     return Template(tuple(out))
 
 
@@ -193,3 +197,28 @@ def _key_condition(shape: tuple[tuple[str, str, tuple[str, ...]], ...], values: 
             return None
         conditions[name] = (op, vals)
     return KeyCondition(conditions)
+
+
+def _substitute(node: ast.Node, values: Values) -> ast.Node:
+    """The bound tree of a condition: ``node`` (already bound to the names) with each _Ref
+    literal replaced by the request's value (what ``Resolver.bind`` makes of the parse)."""
+    return _SUBSTITUTE[type(node)](node, values)
+
+
+def _literal(n: ast.Literal, values: Values) -> ast.Node:
+    ref = n.value
+    return ast.Literal(values[ref.name]) if type(ref) is _Ref else n  # type: ignore[attr-defined]
+
+
+_SUBSTITUTE: dict[type, Any] = {
+    ast.Path: lambda n, v: n,
+    ast.Literal: _literal,
+    ast.Func: lambda n, v: ast.Func(n.name, tuple([_substitute(a, v) for a in n.args])),
+    ast.Arith: lambda n, v: ast.Arith(n.op, _substitute(n.left, v), _substitute(n.right, v)),
+    ast.Compare: lambda n, v: ast.Compare(n.op, _substitute(n.left, v), _substitute(n.right, v)),
+    ast.Between: lambda n, v: ast.Between(_substitute(n.operand, v), _substitute(n.low, v), _substitute(n.high, v)),
+    ast.In: lambda n, v: ast.In(_substitute(n.operand, v), tuple([_substitute(o, v) for o in n.options])),
+    ast.And: lambda n, v: ast.And(tuple([_substitute(i, v) for i in n.items])),
+    ast.Or: lambda n, v: ast.Or(tuple([_substitute(i, v) for i in n.items])),
+    ast.Not: lambda n, v: ast.Not(_substitute(n.operand, v)),
+}
