@@ -41,12 +41,6 @@ def test_empty_attribute_name_in_expression_attribute_names(raw: Any, table: str
                           ExpressionAttributeNames={"#a": ""})
 
 
-def test_an_empty_map_key_below_the_top_level_is_kept(raw: Any, table: str) -> None:
-    # Only attribute names are constrained; a nested map key is data (no report of a refusal).
-    raw.put_item(TableName=table, Item={"pk": S("m"), "m": {"M": {"": S("x")}}})
-    assert raw.get_item(TableName=table, Key={"pk": S("m")})["Item"]["m"] == {"M": {"": S("x")}}
-
-
 # --- ProjectionExpression: nesting and list indexes -------------------------------------------------
 
 
