@@ -65,6 +65,7 @@ from dynemu.api.validation_scalars import (
     mismatch,
     number_checker,
 )
+from dynemu.engine.values import CheckedItem, presized
 from dynemu.errors import serialization, unknown_operation, validation
 
 if TYPE_CHECKING:  # the model comes from api/model_cache.py: botocore is not imported at start-up
@@ -135,6 +136,43 @@ def _av(v: Any, depth: int, field: bool) -> Any:
     if clean:
         return v
     return {k: x for k, x in v.items() if x is not None and k in _AV_MEMBERS}
+
+
+def _av_map(v: dict[str, Any]) -> CheckedItem:
+    """The type pass of a map of AttributeValues (Key, Item, ExpressionAttributeValues) and,
+    in the same walk, DynamoDB's value rules and size where they cannot fail: an ``S``, a
+    canonical ``N``, a ``BOOL`` (the type pass leaves these unchanged). The engine's
+    ``validate_item`` then checks only the other attributes (``values.CheckedItem``)."""
+    out = CheckedItem(v)
+    size = 0
+    pending: list[str] = []
+    for k, x in v.items():
+        if k and type(x) is dict and len(x) == 1:  # an empty name is pending: refused there
+            ((t, y),) = x.items()
+            if type(y) is str:
+                if t == "S":
+                    size += (len(k) if k.isascii() else _utf8_len(k)) + (len(y) if y.isascii() else _utf8_len(y))
+                    continue
+                if t == "N":
+                    n = presized(y)
+                    if n >= 0:
+                        size += (len(k) if k.isascii() else _utf8_len(k)) + n
+                        continue
+            elif t == "BOOL" and type(y) is bool:
+                size += (len(k) if k.isascii() else _utf8_len(k)) + 1
+                continue
+        pending.append(k)
+        if x is not None:
+            nx = _av(x, 1, False)
+            if nx is not x:
+                out[k] = nx
+    out.size = size
+    out.pending = pending
+    return out
+
+
+def _utf8_len(s: str) -> int:
+    return len(s.encode("utf-8", "surrogatepass"))
 
 
 def _av_value(v: Any) -> Any:
@@ -542,14 +580,11 @@ class _Compiler:
 
         def field(v: Any) -> Any:
             if type(v) is not dict:
+                if type(v) is CheckedItem:  # one object twice in a body built in-process
+                    return v
                 raise serialization(collection_msg if type(v) is list else MSG_FIELD_TYPE)
-            if val_check is _av_value:  # Key, Item, ExpressionAttributeValues: skip a frame
-                for k, x in v.items():
-                    if x is not None:
-                        nx = _av(x, 1, False)
-                        if nx is not x:
-                            v[k] = nx
-                return v
+            if val_check is _av_value:  # Key, Item, ExpressionAttributeValues
+                return _av_map(v)
             for k, x in v.items():
                 if x is not None:
                     nx = val_check(x)
@@ -558,7 +593,7 @@ class _Compiler:
             return v
 
         def value(v: Any) -> Any:
-            if type(v) is not dict and type(v) is not list:
+            if type(v) is not dict and type(v) is not list and type(v) is not CheckedItem:
                 raise serialization(MSG_PARAMETERIZED)
             return field(v)
 

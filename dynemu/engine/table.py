@@ -43,6 +43,7 @@ def stored_size(raw: bytes) -> int:
 
 Condition = Callable[[Item | None], bool]
 Apply = Callable[[Item | None], Item | None]
+Resize = Callable[[Item | None, int, Item], int]  # (old image, its size, new image) -> new size
 
 
 class WriteObserver(Protocol):
@@ -149,15 +150,18 @@ class Table:
         return_item_on_failure: bool = False,
         size_error: str = "Item size has exceeded the maximum allowed size",
         new_size: int | None = None,
+        resize: Resize | None = None,
     ) -> Mutation:
         """Read the old image, check ``condition``, compute the new image with ``apply`` and
-        validate its size (unless ``new_size`` says the caller already did). Raises ConditionalCheckFailedException (with the old item when asked)."""
+        validate its size (unless ``new_size`` says the caller already did; ``resize`` measures
+        it from the old image and its size, when it knows what changed). Raises
+        ConditionalCheckFailedException (with the old item when asked)."""
         old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
         new = apply(old)
         if new is None:
             new_size = 0
         elif new_size is None:  # the caller did not size the new image already
-            new_size = values.item_size(new)
+            new_size = values.item_size(new) if resize is None else resize(old, old_size, new)
             if new_size > MAX_ITEM_BYTES:
                 raise errors.validation(size_error)
         m = Mutation(self, key, old, old_size, new, new_size)

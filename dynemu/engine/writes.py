@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from dynemu import errors
 from dynemu.engine import capacity, indexes
 from dynemu.engine.capacity import CapacityLedger
+from dynemu.engine.expressions.update import Update
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Apply, Condition, Mutation, Table, stored_size
 from dynemu.engine.transactions import (
@@ -117,6 +118,8 @@ class Write:
         update, key_attrs = self.update, self.attrs
         if update is None:  # no update: DynamoDB still creates the item with just its key
             return lambda old: dict(old) if old is not None else dict(key_attrs)
+        if type(update) is Update:
+            return lambda old: update.new_item(old, key_attrs)
         return lambda old: update.apply(old, key_attrs)[0]
 
     def plan(self) -> Mutation | None:
@@ -133,6 +136,7 @@ class Write:
             return_item_on_failure=self.return_old_on_failure,
             size_error=MSG_UPDATE_SIZE if self.kind == "Update" else MSG_ITEM_SIZE,
             new_size=self.size if self.kind == "Put" else None,
+            resize=self.update.resize if type(self.update) is Update else None,
         )
         if self.marks:
             m.derived = {**(m.derived or {}), **self.marks}

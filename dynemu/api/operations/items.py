@@ -10,7 +10,9 @@ from dynemu.api.operations.common import render_consumed, return_values
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context
 from dynemu.engine import reads, values
-from dynemu.engine.expressions import Compiled
+from dynemu.engine.expressions import Compiled, Update, ast
+from dynemu.engine.expressions.parser import parse_update
+from dynemu.engine.expressions.resolve import Resolver
 from dynemu.engine.reads import KeyRead
 from dynemu.engine.schema import Item
 from dynemu.engine.table import MAX_ITEM_BYTES, Condition, Mutation, Table
@@ -28,10 +30,64 @@ def _keyed(ctx: Context, body: dict[str, Any], operation: str) -> tuple[Item, Co
     """What GetItem, DeleteItem and UpdateItem start with, in the service's order: the Key's
     values, the expressions (errors before the table lookup), the table, the storage key."""
     key_attrs = values.validate_item(body["Key"])
-    compiled = compile_expressions(operation, body)
+    compiled = _compile_update(body) if operation == "UpdateItem" else compile_expressions(operation, body)
     table = ctx.db.get(body["TableName"])
     compiled = bind_to(compiled, table)
     return key_attrs, compiled, table, table.key_for_request(key_attrs)
+
+
+# --- UpdateItem: the value-independent part of an UpdateExpression, cached ------------------
+
+# With any of these the request takes the general path (conditions depend on the values).
+_NOT_UPDATE_ONLY = ("ConditionExpression", "AttributeUpdates", "Expected", "ConditionalOperator")
+_UPDATE_CACHE_SIZE = 1024
+# (text, names, (value key, value type)...) -> the parsed expression, for requests whose
+# compile succeeded: every check of an UpdateExpression depends only on these (the value
+# placeholders' types, never their contents), except each value's own rules.
+_update_cache: dict[tuple[Any, ...], ast.UpdateExpr] = {}
+
+
+def _compile_update(body: dict[str, Any]) -> Compiled:
+    """``compile_expressions("UpdateItem", body)``, without its checks when a request of the
+    same text, names and value types passed them: only the values' own rules run again (a
+    bad value takes the general path, which reports it in the service's order)."""
+    text = body.get("UpdateExpression")
+    if type(text) is not str or any(body.get(p) is not None for p in _NOT_UPDATE_ONLY):
+        return compile_expressions("UpdateItem", body)
+    names = body.get("ExpressionAttributeNames")
+    raw = body.get("ExpressionAttributeValues")
+    checked = _checked_values(raw) if raw is not None else {}
+    if checked is None or type(names) not in (dict, type(None)):
+        return compile_expressions("UpdateItem", body)
+    key = (
+        text,
+        None if names is None else tuple(names.items()),
+        None if raw is None else tuple([(k, next(iter(v))) for k, v in checked.items()]),
+    )
+    expr = _update_cache.get(key)
+    if expr is None:
+        compiled = compile_expressions("UpdateItem", body)  # raises the request's first error
+        if len(_update_cache) >= _UPDATE_CACHE_SIZE:
+            _update_cache.clear()
+        _update_cache[key] = parse_update(text)
+        return compiled
+    return Compiled(update=Update(Resolver(names or {}, checked).update(expr)))
+
+
+def _checked_values(raw: Any) -> dict[str, Any] | None:
+    """ExpressionAttributeValues with each value checked and normalised, or None when one
+    is empty or breaks a value rule (the general path then gives the service's error)."""
+    if type(raw) is not values.CheckedItem or not raw:
+        return None
+    if not raw.pending:  # every value already passed the value rules (api.validation)
+        return raw
+    out = dict(raw)
+    for name in raw.pending:
+        try:
+            out[name] = values.validate_value(raw[name])
+        except errors.DynamoError:
+            return None
+    return out
 
 
 def _write_response(body: dict[str, Any], result: WriteResult, attributes: dict[str, Any] | None) -> dict[str, Any]:

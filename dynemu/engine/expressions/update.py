@@ -136,15 +136,30 @@ class Update:
     element must not report the element that shifted into its place).
     """
 
-    __slots__ = ("actions", "touched", "touched_new", "top_names")
+    __slots__ = ("actions", "top_names", "_touched", "_touched_new")
 
     def __init__(self, actions: tuple[ast.Action, ...]) -> None:
         self.actions = actions
-        self.touched = Projection(tuple(a.path.elements for a in actions))
-        self.touched_new = Projection(tuple(a.path.elements for a in actions if a.kind != "REMOVE"))
         self.top_names = frozenset(a.path.elements[0] for a in actions)
+        self._touched: Projection | None = None  # built when first asked (ReturnValues)
+        self._touched_new: Projection | None = None
+
+    @property
+    def touched(self) -> Projection:
+        if self._touched is None:
+            self._touched = Projection(tuple(a.path.elements for a in self.actions))
+        return self._touched
+
+    @property
+    def touched_new(self) -> Projection:
+        if self._touched_new is None:
+            self._touched_new = Projection(tuple(a.path.elements for a in self.actions if a.kind != "REMOVE"))
+        return self._touched_new
 
     def apply(self, item: Item | None, key: Item) -> tuple[Item | None, Projection]:
+        return self.new_item(item, key), self.touched
+
+    def new_item(self, item: Item | None, key: Item) -> Item | None:
         """The new item, or None when the item did not exist and the actions leave it with
         no attribute but its key: such an update (a lone REMOVE, a DELETE) creates nothing
         (scylladb/scylladb#5862, as measured against DynamoDB)."""
@@ -161,7 +176,23 @@ class Update:
                 writer.delete(holder, last)
             else:
                 _add_or_delete(writer, holder, last, action)
-        return created_or_none(writer.finish(), item, key), self.touched
+        return created_or_none(writer.finish(), item, key)
+
+    def resize(self, old: Item | None, old_size: int, new: Item) -> int:
+        """The new image's size from the old one's: only the top-level attributes the actions
+        name can differ (item sizes add up over top-level attributes)."""
+        if old is None:
+            return V.item_size(new)
+        size = old_size
+        for name in self.top_names:
+            before, after = old.get(name), new.get(name)
+            if before is not after:
+                n = len(name) if name.isascii() else len(name.encode("utf-8", "surrogatepass"))
+                if before is not None:
+                    size -= n + V.value_size(before)
+                if after is not None:
+                    size += n + V.value_size(after)
+        return size
 
 
 def created_or_none(new: Item, old: Item | None, key: Item) -> Item | None:
