@@ -141,7 +141,7 @@ class Namespaces:
         if self.data_dir is not None:
             while len(self.databases) >= self.max_open:
                 _, idle = self.databases.popitem(last=False)
-                idle.store.close()
+                idle.close()
         # The database attaches what lives beside the items (streams, TTL, the stale-read model).
         db = Database(self._open_store(name), self.clock, self.capacity, consistency=self.consistency,
                       item_collection_limit=self.item_collection_limit)
@@ -160,5 +160,5 @@ class Namespaces:
 
     def close(self) -> None:
         for db in self.databases.values():
-            db.store.close()
+            db.close()
         self.databases.clear()
