@@ -20,8 +20,10 @@ if no item follows it, as the service answers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from orjson import Fragment
@@ -112,10 +114,26 @@ def read_page_raw(table: Table, start: bytes, stop: bytes, *, reverse: bool = Fa
         else:
             start = max(start, after + b"\x00")
     page = Page()
-    items = page.items
-    append = items.append
+    if limit is None or limit < 1:
+        return _read_raw_unbounded(table, page, table.store.read_values(start, stop, reverse=reverse), limit)
+    raws = table.store.read_values(start, stop, reverse=reverse, limit=limit)
+    assert isinstance(raws, list)
+    totals = list(accumulate([stored_size(raw) for raw in raws]))
+    # the page stops at the first item that reaches Limit or 1 MB (both counted as read_page does)
+    end = len(raws) if not totals or totals[-1] < MAX_PAGE_BYTES else bisect_left(totals, MAX_PAGE_BYTES) + 1
+    if end:
+        raws = raws[:end] if end < len(raws) else raws
+        page.items = [Fragment(raw[4:]) for raw in raws]
+        page.scanned, page.read_bytes = end, totals[end - 1]
+        if end == limit or page.read_bytes >= MAX_PAGE_BYTES:
+            page.last_key = table.key_attributes(decode_stored(raws[-1])[0])
+    return page
+
+
+def _read_raw_unbounded(table: Table, page: Page, raws: Iterable[bytes], limit: int | None) -> Page:
+    append = page.items.append
     read_bytes = scanned = 0
-    for _key, raw in table.store.iterate(start, stop, reverse=reverse):
+    for raw in raws:
         scanned += 1
         read_bytes += stored_size(raw)
         append(Fragment(raw[4:]))

@@ -190,3 +190,16 @@ def test_values_left_checked_by_the_request_validator_use_the_cache() -> None:
     outcome = _outcome("Query", {"KeyConditionExpression": KCE, "ExpressionAttributeValues": checked(bad, [":a", ":b"])})
     assert outcome == cold("Query", {"KeyConditionExpression": KCE, "ExpressionAttributeValues": bad})
     assert outcome[0] == "ValidationException"
+
+
+def test_a_filter_on_a_key_attribute_is_refused_whatever_was_cached() -> None:
+    def req(name: str) -> dict[str, Any]:
+        return {"KeyConditionExpression": "pk = :p", "FilterExpression": "#f = :v",
+                "ExpressionAttributeNames": {"#f": name}, "ExpressionAttributeValues": {":p": S("x"), ":v": N(1)}}
+
+    assert check_same("Query", req("other"), req("other"))[0] == "ok"
+    assert check_same("Query", req("other"), req("sk")) == (
+        "ValidationException", "Filter Expression can only contain non-primary key attributes: Primary key attribute: sk")
+    template.clear()
+    assert _outcome("Query", req("sk"))[0] == "ValidationException"
+    assert _outcome("Query", req("sk"))[0] == "ValidationException"  # the template binds to a schema per request

@@ -220,9 +220,9 @@ class Condition:
 
     __slots__ = ("tree", "_names", "_predicate")
 
-    def __init__(self, tree: ast.Node) -> None:
+    def __init__(self, tree: ast.Node, names: frozenset[str] | None = None) -> None:
         self.tree = tree
-        self._names: frozenset[str] | None = None
+        self._names = names  # when known already (the compile cache's templates)
         self._predicate = compile_condition(tree)
 
     @property
@@ -233,6 +233,11 @@ class Condition:
 
     def evaluate(self, item: Item | None) -> bool:
         return self._predicate(item if item is not None else {})
+
+
+def top_names(node: ast.Node) -> frozenset[str]:
+    """The top-level attribute names a bound condition tree reads."""
+    return frozenset(_top_names(node))
 
 
 def _top_names(node: ast.Node) -> list[str]:

@@ -25,7 +25,7 @@ from .. import values as V
 from . import ast
 from .cache import BoundedCache
 from .checks import ConditionPlan, ExprContext, UpdatePlan
-from .evaluate import Condition
+from .evaluate import Condition, top_names
 from .keycondition import KeyCondition, from_expression
 from .legacy import KEY_VALUE_TYPES
 from .project import Projection
@@ -135,7 +135,7 @@ class Template:
             if parameter == "UpdateExpression":
                 changes["update"] = Update(Resolver(names, values).update(shape))
             else:
-                condition = Condition(_substitute(shape, values))
+                condition = Condition(_substitute(shape[0], values), shape[1])
                 if parameter == "FilterExpression":
                     changes["filter"] = condition
                     changes["filter_parameter"] = "FilterExpression"
@@ -161,7 +161,8 @@ def build(parts: list[tuple[str, Any, Any]], names: dict[str, str]) -> Template:
         else:  # a condition: bound to the names now, with a _Ref literal where each value goes
             assert isinstance(plan, ConditionPlan)
             refs = {ref: _Ref(ref) for ref in _value_refs(parsed)}
-            out.append((parameter, plan, Resolver(names, refs).bind(parsed)))  # type: ignore[arg-type]
+            tree = Resolver(names, refs).bind(parsed)  # type: ignore[arg-type]
+            out.append((parameter, plan, (tree, top_names(tree))))
     return Template(tuple(out))
 
 
