@@ -22,6 +22,7 @@ CAPACITY_MODELS = ("uniform", "burst", "adaptive", "gac")
 CLOCK_MODES = ("real", "virtual")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 STORES = ("auto", "leveldb", "sqlite")
+EVENT_LOOPS = ("auto", "uvloop", "asyncio")
 
 
 class SettingsError(ValueError):
@@ -50,7 +51,9 @@ class Settings:
     item_collection_limit: int = 10 * 1024**3  # per partition key value, tables with an LSI
     seed: int = 0  # for the stale-read model's random choices
     max_open_namespaces: int = 64  # LevelDB namespaces kept open; the least recently used idle one closes
+    leveldb_open_files: int = 64  # table files each LevelDB namespace keeps open (and mapped)
     request_timeout: float = 30.0  # seconds a client may take to send a request body
+    event_loop: str = "auto"  # auto: uvloop when it is installed, else asyncio's
     admin_token: str | None = None  # when set, admin API state changes need it (Bearer)
     verify_signatures: bool = False  # check SigV4 signatures against known credentials
     credentials_file: str | None = None  # access keys and secrets for --verify-signatures
@@ -146,7 +149,16 @@ def _parser() -> argparse.ArgumentParser:
         "--max-open-namespaces", type=int, help="LevelDB namespaces kept open at once; idle ones close (default 64)"
     )
     p.add_argument(
+        "--leveldb-open-files", type=int,
+        help="table files each LevelDB namespace keeps open and mapped (about 2 MB each): bounds its memory "
+        "with large data; more speeds random reads of large tables (default 64, the least LevelDB takes)",
+    )
+    p.add_argument(
         "--request-timeout", type=float, help="seconds a client may take to send a request body (default 30)"
+    )
+    p.add_argument(
+        "--event-loop", choices=EVENT_LOOPS,
+        help="event loop: uvloop, asyncio, or auto: uvloop when installed, else asyncio (default auto)",
     )
     p.add_argument("--admin-token", help="require 'Authorization: Bearer TOKEN' on admin API state changes (reads stay open)")
     p.add_argument(
@@ -243,6 +255,8 @@ def check(s: Settings) -> None:
         raise SettingsError(f"{_label('stale_read_probability')} must be between 0 and 1, got {s.stale_read_probability}")
     if s.max_open_namespaces < 1:
         raise SettingsError(f"{_label('max_open_namespaces')} must be at least 1, got {s.max_open_namespaces}")
+    if s.leveldb_open_files < 1:
+        raise SettingsError(f"{_label('leveldb_open_files')} must be at least 1, got {s.leveldb_open_files}")
     if s.request_timeout <= 0:
         raise SettingsError(f"{_label('request_timeout')} must be positive, got {s.request_timeout}")
     for name in ("partition_size", "item_collection_limit"):

@@ -81,6 +81,18 @@ class Database:
         consistency.attach(table, self.consistency)
         return table
 
+    def close(self) -> None:
+        """Save what is cheaper to keep than to rebuild (each table's partition sizes: without
+        them the next start measures every item), then close the store."""
+        if getattr(self.store, "closed", False):
+            return
+        batch = WriteBatch()
+        for table in self.tables.values():
+            table.capacity.persist(batch)
+        if len(batch):
+            self.store.write(batch)
+        self.store.close()
+
     # --- catalog ------------------------------------------------------------------------------
 
     def _load(self) -> None:

@@ -69,6 +69,9 @@ MSG_EMPTY_SS = "An string set  may not be empty"  # sic: two spaces, "An string"
 MSG_EMPTY_NS = "An number set  may not be empty"
 MSG_EMPTY_BS = "Binary sets should not be empty"
 MSG_NS_DUPLICATES = "Input collection contains duplicates"  # bare, unlike SS/BS
+# "Attribute names must be at least one character long" (naming rules); the service's text
+# for an empty name was not found: chosen in its invalid-parameter form (issue 12 report).
+MSG_EMPTY_NAME = "Empty attribute name"
 
 # The numeric grammar DynamoDB accepts (Java BigDecimal's, ASCII digits only): optional sign,
 # digits with an optional point, optional exponent. No spaces, no Infinity/NaN, no hex.
@@ -373,6 +376,8 @@ def _finish_checked(item: CheckedItem) -> tuple[Item, int]:
     size = item.size
     out = dict(item)
     for name in item.pending:
+        if not name:
+            raise errors.invalid_parameter(MSG_EMPTY_NAME)
         v = item[name]
         nv = _validate(v, 1)
         size += (len(name) if name.isascii() else _utf8_len(name)) + value_size(nv)
@@ -389,6 +394,8 @@ def validate_item(item: Any) -> Item:
         raise _shape_error(item, "Map")
     out: Item | None = None
     for name, v in item.items():
+        if not name:
+            raise errors.invalid_parameter(MSG_EMPTY_NAME)
         nv = _validate(v, 1)
         if nv is not v and out is None:
             out = dict(item)
@@ -407,6 +414,8 @@ def validate_item_sized(item: Any) -> tuple[Item, int]:
     out: Item | None = None
     size = 0
     for name, v in item.items():
+        if not name:
+            raise errors.invalid_parameter(MSG_EMPTY_NAME)
         size += len(name) if name.isascii() else _utf8_len(name)
         if type(v) is dict and len(v) == 1:
             # The commonest members inline, with exactly _validate's and value_size's outcome:
