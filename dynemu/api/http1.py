@@ -37,9 +37,18 @@ log = logging.getLogger("dynemu")
 HEAD_LIMIT = 8190  # aiohttp's max_line_size and max_field_size: a longer head is aiohttp's
 WRITE_BATCH = 256 * 1024  # pipelined answers are written together up to this many bytes
 _REQUEST_LINE = re.compile(rb"(GET|POST|OPTIONS) /(?:\?([!$-~]*))? HTTP/1\.1\r\n")
-# Bytes a head may hold (HTAB, visible ASCII, obs-text, CRLF); names must be tokens.
-_ALLOWED = b"\t\r\n" + bytes(range(0x20, 0x7F)) + bytes(range(0x80, 0x100))
+# A header name is a token; a value holds HTAB, visible ASCII and obs-text (RFC 9110 5.5);
+# after decoding, obs-text is any character from U+0080 (surrogate escapes included).
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_VALUE = re.compile("[\t\x20-\x7e\x80-\U0010ffff]*")
+# The names clients send, lower-cased in advance (any other name is checked as a token).
+_KNOWN = {name: name.lower() for name in (
+    "Host", "User-Agent", "Accept", "Accept-Encoding", "Content-Type", "Content-Length", "Content-Encoding",
+    "X-Amz-Target", "X-Amz-Date", "X-Amz-Security-Token", "X-Amz-Content-Sha256", "Authorization",
+    "amz-sdk-invocation-id", "amz-sdk-request", "Connection", "Origin", "Referer", "Accept-Language",
+    "X-Amz-User-Agent", "X-Amzn-Trace-Id", "Keep-Alive",
+)}
+_KNOWN.update({name.lower(): name.lower() for name in list(_KNOWN)})
 _ONCE = frozenset(("host", "content-length", "connection"))  # repeated: aiohttp decides
 _HANDED = ("transfer-encoding", "expect", "upgrade")
 
@@ -96,21 +105,22 @@ def parse_head(head: bytes) -> Head | None:
     """The request line and headers (``head`` ends with the last header's CRLF), or None for
     a request to hand to aiohttp."""
     m = _REQUEST_LINE.match(head)
-    if m is None or head.translate(None, _ALLOWED):
+    if m is None:
         return None
-    lines = head.count(b"\r\n")
-    if head.count(b"\r") != lines or head.count(b"\n") != lines:
-        return None  # a bare CR or LF
     items: list[tuple[str, str]] = []
     first: dict[str, str] = {}
     # As aiohttp: header bytes are UTF-8, undecodable bytes kept as surrogate escapes.
     for line in head[m.end() : -2].decode("utf-8", "surrogateescape").split("\r\n"):
         name, sep, value = line.partition(":")
-        if not (sep and ((name.isascii() and name.replace("-", "").isalnum()) or _TOKEN.fullmatch(name))):
-            return None  # no colon, or a name that is not a token (obs-fold, spaces)
+        lower = _KNOWN.get(name)
+        if lower is None:
+            if not (sep and name.isascii() and _TOKEN.fullmatch(name)):
+                return None  # no colon, or a name that is not a token (obs-fold, spaces)
+            lower = name.lower()
+        if not value.isprintable() and not _VALUE.fullmatch(value):
+            return None  # a control character (NUL, a bare CR or LF, ...)
         value = value.strip(" \t")
         items.append((name, value))
-        lower = name.lower()
         if lower not in first:
             first[lower] = value
         elif lower in _ONCE:
