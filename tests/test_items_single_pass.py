@@ -66,6 +66,8 @@ CASES: list[dict[str, Any]] = [
     {"pk": {"S": "a"}, "ss": {"SS": []}, "s": {"S": 5}},
     {"pk": {"S": "a"}, "n": {"N": 5}},
     {"pk": {"S": "a"}, "l": {"L": {}}},
+    {"pk": {"S": "a"}, "": {"S": "x"}},
+    {"pk": {"S": "a"}, "n": {"N": "x"}, "": {"S": "x"}},
 ]
 
 
@@ -95,7 +97,7 @@ _value = st.recursive(
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.dictionaries(st.sampled_from(["pk", "a", "ü", "long_name", "n"]), _value, min_size=1, max_size=5))
+@given(st.dictionaries(st.sampled_from(["pk", "a", "ü", "long_name", "n", ""]), _value, min_size=1, max_size=5))
 def test_checked_items_match_the_generic_walk_on_any_item(item: dict[str, Any]) -> None:
     checked, generic = _both_paths(item)
     assert checked == generic

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
@@ -61,21 +60,46 @@ class WriteObserver(Protocol):
     def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None: ...
 
 
-@dataclass(slots=True)
 class Mutation:
-    """One planned item change; ``new`` is None for a delete."""
+    """One planned item change; ``new`` is None for a delete. ``old`` is decoded from the
+    stored bytes when first read (a PutItem without a condition or ALL_OLD never needs it;
+    ``existed`` says whether there was one)."""
 
-    table: Table
-    key: bytes
-    old: Item | None
-    old_size: int
-    new: Item | None
-    new_size: int
-    derived: dict[str, Any] | None = None  # what write observers computed at plan time
+    __slots__ = ("table", "key", "_old", "_raw", "old_size", "new", "new_size", "derived")
+
+    def __init__(
+        self,
+        table: Table,
+        key: bytes,
+        old: Item | None,
+        old_size: int,
+        new: Item | None,
+        new_size: int,
+        derived: dict[str, Any] | None = None,
+        raw: bytes | None = None,
+    ) -> None:
+        self.table = table
+        self.key = key
+        self._old = old
+        self._raw = raw  # the stored old image, not decoded yet
+        self.old_size = old_size
+        self.new = new
+        self.new_size = new_size
+        self.derived = derived  # what write observers computed at plan time
+
+    @property
+    def old(self) -> Item | None:
+        if self._raw is not None:
+            self._old, self._raw = decode_stored(self._raw)[0], None
+        return self._old
+
+    @property
+    def existed(self) -> bool:
+        return self._old is not None or self._raw is not None
 
     @property
     def changed(self) -> bool:
-        return self.old is not None or self.new is not None
+        return self.existed or self.new is not None
 
 
 class Table:
@@ -200,12 +224,20 @@ class Table:
         size_error: str = "Item size has exceeded the maximum allowed size",
         new_size: int | None = None,
         resize: Resize | None = None,
+        blind: bool = False,
     ) -> Mutation:
         """Read the old image, check ``condition``, compute the new image with ``apply`` and
         validate its size (unless ``new_size`` says the caller already did; ``resize`` measures
         it from the old image and its size, when it knows what changed). Raises
-        ConditionalCheckFailedException (with the old item when asked)."""
-        old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
+        ConditionalCheckFailedException (with the old item when asked). ``blind``: ``apply``
+        does not read the old image (Put, Delete), so without a condition it is decoded only
+        if something asks for it (``Mutation.old``)."""
+        if blind and condition is None:
+            raw = self.store.get(key)
+            old, old_size = None, stored_size(raw) if raw is not None else 0
+        else:
+            raw = None
+            old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
         new = apply(old)
         if new is None:
             new_size = 0
@@ -213,7 +245,7 @@ class Table:
             new_size = values.item_size(new) if resize is None else resize(old, old_size, new)
             if new_size > MAX_ITEM_BYTES:
                 raise errors.validation(size_error)
-        m = Mutation(self, key, old, old_size, new, new_size)
+        m = Mutation(self, key, old, old_size, new, new_size, raw=raw)
         for observer in self.observers:
             observer.on_plan(m)
         return m
