@@ -51,13 +51,17 @@ def test_raw_pages_match_decoded_pages(store: Store) -> None:
             if pk == "b" and i % 2 == 0:
                 item["big"] = {"S": big}
             put(db, table, item)
+    for i in range(300):  # past the 1 MB page limit in a later chunk of read_page_raw's
+        put(db, table, {"pk": {"S": "c"}, "sk": {"N": str(i)}, "pad": {"S": "y" * (4000 + i)}})
+    for i in range(300):
+        put(db, table, {"pk": {"S": "d"}, "sk": {"N": str(i)}})
     tid = table.spec.table_id
-    for pk in ("a", "b"):
+    for pk in ("a", "b", "c", "d"):
         start = keyspace.partition_prefix(tid, {"S": pk})
         stop = keyspace.prefix_end(start)
         after_key = keyspace.item_key(tid, {"S": pk}, {"N": "2"})
         for reverse in (False, True):
-            for limit in (None, 1, 3, 5, 12, 50):
+            for limit in (None, 0, 1, 3, 5, 12, 50, 128, 129, 250, 300, 400):
                 for after in (None, after_key):
                     kwargs = {"reverse": reverse, "limit": limit, "after": after}
                     assert _page(reads.read_page_raw(table, start, stop, **kwargs)) == _page(
