@@ -41,6 +41,7 @@ def create_app(settings: Settings) -> web.Application:
         max_open=settings.max_open_namespaces,
         store=settings.store,
         item_collection_limit=settings.item_collection_limit,
+        leveldb_open_files=settings.leveldb_open_files,
     )
     metrics = RequestMetrics()
     credentials = sigv4.credentials_for(settings.credentials_file) if settings.verify_signatures else None

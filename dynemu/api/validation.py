@@ -25,17 +25,15 @@ Scalar deserialisation (SerializationException) is in ``validation_scalars.py``.
 
 from __future__ import annotations
 
-import os
 import re
 import zlib
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import botocore.loaders
-import botocore.model
 import orjson
 
+from dynemu.api import model_cache
 from dynemu.api.validation_overrides import (
     BARE_LENGTH_MESSAGES,
     DATA_PLANE,
@@ -69,6 +67,9 @@ from dynemu.api.validation_scalars import (
 )
 from dynemu.engine.values import CheckedItem, presized
 from dynemu.errors import serialization, unknown_operation, validation
+
+if TYPE_CHECKING:  # the model comes from api/model_cache.py: botocore is not imported at start-up
+    import botocore.model
 
 Checker = Callable[[Any], Any]  # type pass: returns the (possibly coerced) value
 Constraint = Callable[[Any, str, list[str]], None]  # constraint pass: (value, path, errors)
@@ -712,7 +713,7 @@ class RequestValidator:
     are compiled independently of each other, so the order of first uses changes nothing."""
 
     def __init__(self, service: str) -> None:
-        self._model = botocore.model.ServiceModel(_service_data(service), service_name=service)
+        self._model = model_cache.service_model(service)
         self.service = service
         self._validators: dict[str, Callable[[object], None]] = {}
         self.operations: frozenset[str] = frozenset(self._model.operation_names)
@@ -735,15 +736,6 @@ class RequestValidator:
     def validate(self, operation: str, body: object) -> None:
         """Raise DynamoDB's SerializationException or ValidationException for a bad shape."""
         self.validator(operation)(body)
-
-
-def _service_data(service: str) -> dict[str, Any]:
-    """The latest ``service-2`` model of ``service``, as ``Loader.load_service_model`` gives it,
-    without its listing of all ~400 installed services first (about half of the model's load
-    time at start-up). Neither service has sdk-extras to merge."""
-    loader = botocore.loaders.Loader()
-    version = loader.determine_latest_version(service, "service-2")
-    return loader.load_data(os.path.join(service, version, "service-2"))  # type: ignore[no-any-return]
 
 
 @cache

@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 import uuid
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -33,6 +34,7 @@ _COUNTS = struct.Struct(">qq")
 _TABLE_ID_COUNTER = "table-id"
 
 
+@lru_cache(maxsize=1024)  # every write commits its table's counters
 def _counts_key(table_id: int) -> bytes:
     return keyspace.meta_counter_key(f"counts/{table_id}")
 
@@ -78,6 +80,18 @@ class Database:
         ttl.load(self, table)
         consistency.attach(table, self.consistency)
         return table
+
+    def close(self) -> None:
+        """Save what is cheaper to keep than to rebuild (each table's partition sizes: without
+        them the next start measures every item), then close the store."""
+        if getattr(self.store, "closed", False):
+            return
+        batch = WriteBatch()
+        for table in self.tables.values():
+            table.capacity.persist(batch)
+        if len(batch):
+            self.store.write(batch)
+        self.store.close()
 
     # --- catalog ------------------------------------------------------------------------------
 

@@ -16,6 +16,10 @@ import plyvel
 
 from dynemu.storage.base import Snapshot, Store, WriteBatch
 
+# Table files held open (and mapped); LevelDB's max_open_files is this plus the 10 files it
+# keeps for itself, and it raises anything below 64 + 10 to that.
+OPEN_FILES = 64
+
 
 class LevelDBSnapshot(Snapshot):
     def __init__(self, snap: Any) -> None:
@@ -40,8 +44,14 @@ class LevelDBStore(Store):
     default survives a crash of the process, which is what a local server needs.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, sync: bool = False, **options: Any) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, sync: bool = False, open_files: int = OPEN_FILES, **options: Any
+    ) -> None:
         options.setdefault("bloom_filter_bits", 10)
+        # LevelDB maps each table file it keeps open (up to ~1000 by default, 2 MB each), and
+        # the pages a read or a compaction touched stay in RSS while the file is open: RSS
+        # then grows with the data on disk. ``open_files`` (--leveldb-open-files) bounds it.
+        options.setdefault("max_open_files", open_files + 10)
         self.path = os.fspath(path)
         self._sync = sync
         self._db = plyvel.DB(self.path, create_if_missing=True, **options)

@@ -16,8 +16,6 @@ Single-threaded use is assumed, as in the engine (one event-loop turn per reques
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import weakref
 from bisect import bisect_left, insort
@@ -31,22 +29,34 @@ _COMPACT_MIN = 4096  # stores this small are not worth compacting
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's malloc_trim, which hands freed heap pages back to the OS (None elsewhere)."""
+    """glibc's malloc_trim, which hands freed heap pages back to the OS (None elsewhere).
+    Looked up in the running process first: ``find_library`` runs ``ldconfig`` in a
+    subprocess, so it is only the fallback, and all of it waits for the first use."""
+    import ctypes
+
     try:
+        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError, TypeError):
+        pass
+    try:
+        import ctypes.util
+
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         return libc.malloc_trim  # type: ignore[no-any-return]
     except (OSError, AttributeError):
         return None
 
 
-_TRIM = _malloc_trim()
+_TRIM: list[Callable[[int], int] | None] = []  # [] until first looked up
 
 
 def release_freed_memory() -> None:
     """Return the memory Python has freed to the operating system, where the C library can."""
     gc.collect()
-    if _TRIM is not None:
-        _TRIM(0)
+    if not _TRIM:
+        _TRIM.append(_malloc_trim())
+    if _TRIM[0] is not None:
+        _TRIM[0](0)
 
 
 class _ClosedData(dict[bytes, bytes]):
