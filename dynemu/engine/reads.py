@@ -42,6 +42,7 @@ from dynemu.storage import keyspace
 if TYPE_CHECKING:
     from dynemu.engine.database import Database
 
+_RAW_CHUNK = 128  # values read at a time (a larger Limit, or none, is read in chunks of this)
 MAX_PAGE_BYTES = 1024 * 1024  # "a single Query only returns a result set that fits within the 1 MB size limit"
 _READ_BLOCK = 4096
 Fetch = Callable[[Item], tuple[Item | None, int]]
@@ -84,7 +85,10 @@ def read_page(
             start = max(start, after + b"\x00")
     page = Page()
     items = page.items
-    for _key, raw in table.store.iterate(start, stop, reverse=reverse):
+    # nothing writes to the store while the page is read (one synchronous engine call)
+    upto = max(limit, 1) if limit is not None and limit <= _RAW_CHUNK else None  # else read lazily
+    raws = table.store.read_values(start, stop, reverse=reverse, limit=upto)
+    for raw in raws:
         item, size = decode_stored(raw)
         page.scanned += 1
         page.read_bytes += size
@@ -103,7 +107,6 @@ def read_page(
     return page
 
 
-_RAW_CHUNK = 128  # items taken at a time from a range read without Limit
 
 
 def read_page_raw(table: Table, start: bytes, stop: bytes, *, reverse: bool = False, limit: int | None = None,
@@ -118,11 +121,12 @@ def read_page_raw(table: Table, start: bytes, stop: bytes, *, reverse: bool = Fa
             start = max(start, after + b"\x00")
     if limit is not None:
         limit = max(limit, 1)  # read_page stops after the first item for any Limit below 1
-    raws = table.store.read_values(start, stop, reverse=reverse, limit=limit)
+    small = limit is not None and limit <= _RAW_CHUNK
+    raws = table.store.read_values(start, stop, reverse=reverse, limit=limit if small else None)
     page = Page()
     items = page.items
     read_bytes = 0
-    for chunk in ((raws,) if limit is not None else _chunks(raws, _RAW_CHUNK)):
+    for chunk in ((raws,) if small else _chunks(raws, _RAW_CHUNK, limit)):
         if not chunk:
             break
         totals = list(accumulate([stored_size(raw) for raw in chunk], initial=read_bytes))
@@ -138,10 +142,14 @@ def read_page_raw(table: Table, start: bytes, stop: bytes, *, reverse: bool = Fa
     return page
 
 
-def _chunks(values: Iterable[bytes], size: int) -> Iterator[list[bytes]]:
+def _chunks(values: Iterable[bytes], size: int, limit: int | None) -> Iterator[list[bytes]]:
+    """Lists of at most ``size`` values, ``limit`` values in all."""
     it = iter(values)
-    while chunk := list(islice(it, size)):
+    left = limit
+    while chunk := list(islice(it, size if left is None else min(size, left))):
         yield chunk
+        if left is not None:
+            left -= len(chunk)
 
 
 # --- sources: the table or one of its indexes ---------------------------------------------------
