@@ -21,6 +21,7 @@ CAPACITY_MODELS = ("uniform", "burst", "adaptive", "gac")
 CLOCK_MODES = ("real", "virtual")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 STORES = ("auto", "leveldb", "sqlite")
+EVENT_LOOPS = ("auto", "uvloop", "asyncio")
 
 
 class SettingsError(ValueError):
@@ -51,6 +52,7 @@ class Settings:
     max_open_namespaces: int = 64  # LevelDB namespaces kept open; the least recently used idle one closes
     leveldb_open_files: int = 64  # table files each LevelDB namespace keeps open (and mapped)
     request_timeout: float = 30.0  # seconds a client may take to send a request body
+    event_loop: str = "auto"  # auto: uvloop when it is installed, else asyncio's
     admin_token: str | None = None  # when set, admin API state changes need it (Bearer)
     verify_signatures: bool = False  # check SigV4 signatures against known credentials
     credentials_file: str | None = None  # access keys and secrets for --verify-signatures
@@ -152,6 +154,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--request-timeout", type=float, help="seconds a client may take to send a request body (default 30)"
+    )
+    p.add_argument(
+        "--event-loop", choices=EVENT_LOOPS,
+        help="event loop: uvloop, asyncio, or auto: uvloop when installed, else asyncio (default auto)",
     )
     p.add_argument("--admin-token", help="require 'Authorization: Bearer TOKEN' on admin API state changes (reads stay open)")
     p.add_argument(

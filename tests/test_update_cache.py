@@ -115,3 +115,33 @@ def test_an_update_past_400_kb_is_refused_at_the_exact_byte(table: str, ddb: Any
                       Key=key, UpdateExpression="SET padding = :p", ExpressionAttributeValues={":p": {"S": "y" * (room + 1)}})
     ddb.update_item(TableName=table, Key=key, UpdateExpression="SET padding = :p",
                     ExpressionAttributeValues={":p": {"S": "y" * room}})
+
+
+def test_the_keys_values_are_checked_before_the_expression(table: str, raw: Any) -> None:
+    for text in ("ADD order_check :inc", "ADD order_check :inc"):  # a miss, then a hit
+        assert_validation("The parameter cannot be converted to a numeric value: x", raw.update_item,
+                          TableName=table, Key={"pk": {"N": "x"}}, UpdateExpression=text,
+                          ExpressionAttributeValues={":inc": {"S": "not a number"}})
+        raw.update_item(TableName=table, Key={"pk": {"S": "order"}}, UpdateExpression=text,
+                        ExpressionAttributeValues={":inc": {"N": "1"}})
+    assert_validation("Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, "
+                      "operand type: STRING", raw.update_item, TableName="no-such-table", Key={"pk": {"S": "o"}},
+                      UpdateExpression="ADD order_check :inc", ExpressionAttributeValues={":inc": {"S": "x"}})
+    assert_error("ResourceNotFoundException", None, raw.update_item, TableName="no-such-table",
+                 Key={"pk": {"S": "o"}}, UpdateExpression="ADD order_check :inc",
+                 ExpressionAttributeValues={":inc": {"N": "1"}})
+    assert_validation("The provided key element does not match the schema", raw.update_item, TableName=table,
+                      Key={"id": {"S": "o"}}, UpdateExpression="ADD order_check :inc",
+                      ExpressionAttributeValues={":inc": {"N": "1"}})
+
+
+def test_set_operands_read_the_requests_values(table: str, ddb: Any) -> None:
+    key = {"pk": {"S": "operands"}}
+    text = "SET a = if_not_exists(a, :start), b = list_append(if_not_exists(b, :empty), :more), c = (:x + :y)"
+    for i in range(3):
+        ddb.update_item(TableName=table, Key=key, UpdateExpression=text, ExpressionAttributeValues={
+            ":start": {"N": str(10 + i)}, ":empty": {"L": []}, ":more": {"L": [{"N": str(i)}]},
+            ":x": {"N": str(i)}, ":y": {"N": "0.5"}})
+    got = ddb.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"]
+    assert got["a"] == {"N": "10"} and got["c"] == {"N": "2.5"}
+    assert got["b"] == {"L": [{"N": "0"}, {"N": "1"}, {"N": "2"}]}

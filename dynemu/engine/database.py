@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 import uuid
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -33,6 +34,7 @@ _COUNTS = struct.Struct(">qq")
 _TABLE_ID_COUNTER = "table-id"
 
 
+@lru_cache(maxsize=1024)  # every write commits its table's counters
 def _counts_key(table_id: int) -> bytes:
     return keyspace.meta_counter_key(f"counts/{table_id}")
 

@@ -20,9 +20,13 @@ if no item follows it, as the service answers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
+
+from orjson import Fragment
 
 from dynemu import errors
 from dynemu.engine import capacity, consistency, indexes, values
@@ -30,7 +34,7 @@ from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
 from dynemu.engine.expressions.keycondition import KeyCondition
 from dynemu.engine.indexes import Index
 from dynemu.engine.schema import Item
-from dynemu.engine.table import Table, decode_stored
+from dynemu.engine.table import Table, decode_stored, stored_size
 from dynemu.engine.transactions import THROTTLE_ERRORS
 from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, admit_or_cancel
 from dynemu.storage import keyspace
@@ -45,7 +49,8 @@ Fetch = Callable[[Item], tuple[Item | None, int]]
 
 @dataclass(slots=True)
 class Page:
-    items: list[Item] = field(default_factory=list)  # evaluated items that passed the filter
+    # evaluated items that passed the filter (``orjson.Fragment``s from ``read_page_raw``)
+    items: list[Any] = field(default_factory=list)
     scanned: int = 0
     read_bytes: int = 0
     last_key: Item | None = None  # set when the page stopped before the end of its range
@@ -98,6 +103,48 @@ def read_page(
     return page
 
 
+def read_page_raw(table: Table, start: bytes, stop: bytes, *, reverse: bool = False, limit: int | None = None,
+                  after: bytes | None = None) -> Page:
+    """``read_page`` of a table without filter, returning each item as its stored JSON
+    (an ``orjson.Fragment``, which the API layer's orjson writes out as it is) instead of
+    decoding it: only the last item evaluated is decoded, for LastEvaluatedKey."""
+    if after is not None:
+        if reverse:
+            stop = min(stop, after)
+        else:
+            start = max(start, after + b"\x00")
+    page = Page()
+    if limit is None or limit < 1:
+        return _read_raw_unbounded(table, page, table.store.read_values(start, stop, reverse=reverse), limit)
+    raws = table.store.read_values(start, stop, reverse=reverse, limit=limit)
+    assert isinstance(raws, list)
+    totals = list(accumulate([stored_size(raw) for raw in raws]))
+    # the page stops at the first item that reaches Limit or 1 MB (both counted as read_page does)
+    end = len(raws) if not totals or totals[-1] < MAX_PAGE_BYTES else bisect_left(totals, MAX_PAGE_BYTES) + 1
+    if end:
+        raws = raws[:end] if end < len(raws) else raws
+        page.items = [Fragment(raw[4:]) for raw in raws]
+        page.scanned, page.read_bytes = end, totals[end - 1]
+        if end == limit or page.read_bytes >= MAX_PAGE_BYTES:
+            page.last_key = table.key_attributes(decode_stored(raws[-1])[0])
+    return page
+
+
+def _read_raw_unbounded(table: Table, page: Page, raws: Iterable[bytes], limit: int | None) -> Page:
+    append = page.items.append
+    read_bytes = scanned = 0
+    for raw in raws:
+        scanned += 1
+        read_bytes += stored_size(raw)
+        append(Fragment(raw[4:]))
+        if (limit is not None and scanned >= limit) or read_bytes >= MAX_PAGE_BYTES:
+            page.last_key = table.key_attributes(decode_stored(raw)[0])
+            break
+    page.scanned = scanned
+    page.read_bytes = read_bytes
+    return page
+
+
 # --- sources: the table or one of its indexes ---------------------------------------------------
 
 
@@ -133,6 +180,9 @@ class RangeRead:
     projection: Any = None  # a compiled projection: ``top_names``
     select: str | None = None  # Select as sent
     consumed: bool = False  # build the ConsumedCapacity
+    # the caller writes the items out as they are (no projection): a table read without a
+    # filter or a pending stale image may return them undecoded (``read_page_raw``)
+    raw_items: bool = False
 
 
 @dataclass(slots=True)
@@ -172,11 +222,15 @@ def read_range(db: Database, r: RangeRead) -> RangeResult:
     state = cap.index_state(ix, now) if ix is not None and ix.is_global else cap.state
     suffix = keyspace.hashed_part(start) if ix is None else keyspace.index_hashed_part(start)
     p = cap.check_index(state, suffix, now, write=False)
-    page = read_page(
-        table, start, stop, reverse=reverse, limit=r.limit, after=after, keep=keep,
-        key_of=ix.key_of if ix is not None else None, fetch=fetch,
-    )  # fmt: skip
-    if not r.consistent and ix is None:  # the replication-lag model, when --eventual-lag-ms is set
+    stale = not r.consistent and table.recent is not None and bool(table.recent.recent)
+    if r.raw_items and ix is None and keep is None and not stale:
+        page = read_page_raw(table, start, stop, reverse=reverse, limit=r.limit, after=after)
+    else:
+        page = read_page(
+            table, start, stop, reverse=reverse, limit=r.limit, after=after, keep=keep,
+            key_of=ix.key_of if ix is not None else None, fetch=fetch,
+        )  # fmt: skip
+    if stale and ix is None:  # the replication-lag model, when --eventual-lag-ms is set
         page.items = consistency.stale_items(table, page.items, now)
     elif ix is not None and ix.is_global:  # a GSI shows a write only once the lag has passed
         page.items = consistency.lagging_index_page(

@@ -83,25 +83,74 @@ class Table:
     ``Database._attach`` (streams and TTL also when enabled later), and are the table's
     write observers in a fixed order: ``observers``."""
 
-    __slots__ = ("spec", "store", "item_count", "size_bytes", "capacity", "indexes", "stream", "ttl", "recent", "_id")
+    __slots__ = ("spec", "store", "item_count", "size_bytes", "_capacity", "_indexes", "_stream", "_ttl", "_recent",
+                 "_id", "observers")
 
     def __init__(self, spec: TableSpec, store: Store, item_count: int = 0, size_bytes: int = 0) -> None:
         self.spec = spec
         self.store = store
         self.item_count = item_count
         self.size_bytes = size_bytes
-        self.capacity: Any = None  # TableCapacity (engine.capacity.admission): partitions, throughput
-        self.indexes: Any = None  # IndexMaintainer (engine.indexes): secondary indexes, item collections
-        self.stream: Any = None  # StreamWriter (engine.streams), while the table has a stream
-        self.ttl: Any = None  # TTLIndex (engine.ttl), once TTL was ever set on the table
-        self.recent: Any = None  # RecentWrites (engine.consistency), when the stale-read model is on
+        self._capacity: Any = None  # TableCapacity (engine.capacity.admission): partitions, throughput
+        self._indexes: Any = None  # IndexMaintainer (engine.indexes): secondary indexes, item collections
+        self._stream: Any = None  # StreamWriter (engine.streams), while the table has a stream
+        self._ttl: Any = None  # TTLIndex (engine.ttl), once TTL was ever set on the table
+        self._recent: Any = None  # RecentWrites (engine.consistency), when the stale-read model is on
         self._id = spec.table_id
+        # The write observers, in this order: partition sizes and splits, index entries,
+        # stream records, TTL entries, the stale-read model's recent writes. Kept current by
+        # the attachments' setters (every write reads it twice).
+        self.observers: tuple[WriteObserver, ...] = ()
+
+    def _attached(self) -> None:
+        self.observers = tuple(
+            o for o in (self._capacity, self._indexes, self._stream, self._ttl, self._recent) if o is not None
+        )
 
     @property
-    def observers(self) -> tuple[WriteObserver, ...]:
-        """The write observers, in this order: partition sizes and splits, index entries,
-        stream records, TTL entries, the stale-read model's recent writes."""
-        return tuple(o for o in (self.capacity, self.indexes, self.stream, self.ttl, self.recent) if o is not None)
+    def capacity(self) -> Any:
+        return self._capacity
+
+    @capacity.setter
+    def capacity(self, value: Any) -> None:
+        self._capacity = value
+        self._attached()
+
+    @property
+    def indexes(self) -> Any:
+        return self._indexes
+
+    @indexes.setter
+    def indexes(self, value: Any) -> None:
+        self._indexes = value
+        self._attached()
+
+    @property
+    def stream(self) -> Any:
+        return self._stream
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        self._stream = value
+        self._attached()
+
+    @property
+    def ttl(self) -> Any:
+        return self._ttl
+
+    @ttl.setter
+    def ttl(self, value: Any) -> None:
+        self._ttl = value
+        self._attached()
+
+    @property
+    def recent(self) -> Any:
+        return self._recent
+
+    @recent.setter
+    def recent(self, value: Any) -> None:
+        self._recent = value
+        self._attached()
 
     @property
     def name(self) -> str:

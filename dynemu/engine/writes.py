@@ -263,20 +263,24 @@ def _one_by_one(db: Database, writes: list[Write], on_throttle: OnThrottle, cons
                 cap.debit(p, key, now, write=capacity.write_units(stored_size(old) if old else 0, 0))
             raise
         assert m is not None
-        try:
-            gsi_charges = admit_index_writes(table, m, now)
-        except errors.DynamoError as e:
-            if on_throttle != "unprocess" or e.type_name not in THROTTLE_ERRORS:
-                raise
-            throttle = e
-            w.mutation = None
-            result.unprocessed.append(w)
-            continue
-        write_h = _table_write_h(w, False)
-        # LSI writes consume the table's own write capacity (LSI.md).
-        cap.debit(p, key, now, write=(write_h + indexes.lsi_write_units_h(m)) / 2)
-        _debit_index_writes(gsi_charges, now)
-        _record(result.ledger, w, write_h)
+        write_h = capacity.write_units_h(m.old_size, m.new_size)
+        if m.derived is None:  # no index entry to write (derived: engine.indexes, streams, ttl)
+            cap.debit(p, key, now, write=write_h / 2)
+        else:
+            try:
+                gsi_charges = admit_index_writes(table, m, now)
+            except errors.DynamoError as e:
+                if on_throttle != "unprocess" or e.type_name not in THROTTLE_ERRORS:
+                    raise
+                throttle = e
+                w.mutation = None
+                result.unprocessed.append(w)
+                continue
+            # LSI writes consume the table's own write capacity (LSI.md).
+            cap.debit(p, key, now, write=(write_h + indexes.lsi_write_units_h(m)) / 2)
+            _debit_index_writes(gsi_charges, now)
+        if result.ledger is not None:
+            _record(result.ledger, w, write_h)
         result.done.append(w)
     if throttle is not None and not result.done:
         raise throttle  # throttled only when nothing at all could be written

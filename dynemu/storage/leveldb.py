@@ -8,7 +8,8 @@ made while one is open are not seen by it, as the interface requires.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import Any
 
 import plyvel
@@ -62,6 +63,16 @@ class LevelDBStore(Store):
         if stop <= start:
             return iter(())
         return self._db.iterator(start=start, stop=stop, reverse=reverse)
+
+    def read_values(self, start: bytes, stop: bytes, *, reverse: bool = False,
+                    limit: int | None = None) -> Iterable[bytes]:
+        if stop <= start:
+            return [] if limit is not None else ()
+        values = self._db.iterator(start=start, stop=stop, reverse=reverse, include_key=False)
+        if limit is None:
+            return values  # type: ignore[no-any-return]
+        with values:
+            return list(islice(values, limit))
 
     def write(self, batch: WriteBatch) -> None:
         wb = self._db.write_batch(sync=self._sync)

@@ -19,7 +19,8 @@ from __future__ import annotations
 import gc
 import weakref
 from bisect import bisect_left, insort
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 
 from dynemu.storage.base import Snapshot, Store, WriteBatch
 
@@ -158,6 +159,23 @@ class MemoryStore(Store):
         cur = _cursor(self._keys, self._data, start, stop, reverse)
         self._cursors.add(cur)
         return cur
+
+    def read_values(self, start: bytes, stop: bytes, *, reverse: bool = False,
+                    limit: int | None = None) -> Iterable[bytes]:
+        """Straight from the live key list (no cursor to detach): the caller is done before
+        the next write."""
+        if self._closed:
+            raise RuntimeError("store is closed")
+        keys, get = self._keys, self._data.__getitem__
+        lo = bisect_left(keys, start)
+        hi = bisect_left(keys, stop, lo) if stop > start else lo
+        if limit is not None:
+            if reverse:
+                return [get(k) for k in keys[max(lo, hi - limit) : hi][::-1]]
+            return [get(k) for k in keys[lo : min(hi, lo + limit)]]
+        if reverse:
+            return map(get, map(keys.__getitem__, range(hi - 1, lo - 1, -1)))
+        return map(get, islice(keys, lo, hi))
 
     def write(self, batch: WriteBatch) -> None:
         if self._closed:

@@ -107,9 +107,12 @@ class TableCapacity:
     def maintain(self, now: float) -> None:
         """Run what is due on the table and its GSIs (on-demand growth, the policy's own);
         at most once per clock second each."""
-        for state in (self.state, *self.index_states.values()):
-            if now >= state._next_maint:
-                state.maintain(now)
+        if now >= self.state._next_maint:
+            self.state.maintain(now)
+        if self.index_states:
+            for state in self.index_states.values():
+                if now >= state._next_maint:
+                    state.maintain(now)
 
     # --- global secondary indexes ---------------------------------------------------------------
 

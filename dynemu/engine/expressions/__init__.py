@@ -92,7 +92,8 @@ class Compiled:
                 if entry[0] in self.filter.names:
                     raise validation(f"{label} can only contain non-primary key attributes: "
                                      f"Primary key attribute: {entry[0]}")
-        return replace(self, key_condition=key_condition)
+        return Compiled(self.condition, self.filter, self.projection, self.update, key_condition,
+                        self.filter_parameter)
 
 
 EMPTY = Compiled()
@@ -101,12 +102,16 @@ EMPTY = Compiled()
 def normalize_key_schema(key_schema: Any) -> KeySchema:
     """``[(name, "HASH"|"RANGE"[, attribute type])]`` (or KeySchema dicts), HASH first."""
     entries: KeySchema = []
+    ordered = True  # already HASH first (a table's or index's own key schema is)
     for entry in key_schema:
         if isinstance(entry, dict):
-            entries.append((entry["AttributeName"], entry["KeyType"]))
-        else:
-            entries.append(tuple(entry))
-    return sorted(entries, key=lambda e: e[1] != "HASH")
+            entry = (entry["AttributeName"], entry["KeyType"])
+        elif type(entry) is not tuple:
+            entry = tuple(entry)
+        if entry[1] == "HASH" and entries and entries[-1][1] != "HASH":
+            ordered = False
+        entries.append(entry)
+    return entries if ordered else sorted(entries, key=lambda e: e[1] != "HASH")
 
 
 def compile_request(operation: str, request: dict[str, Any], *, key_schema: Any = None) -> Compiled:

@@ -25,7 +25,7 @@ from .. import values as V
 from . import ast
 from .cache import BoundedCache
 from .checks import ConditionPlan, ExprContext, UpdatePlan
-from .evaluate import Condition
+from .evaluate import Condition, top_names
 from .keycondition import KeyCondition, from_expression
 from .legacy import KEY_VALUE_TYPES
 from .project import Projection
@@ -43,12 +43,15 @@ def request_key(operation: str, request: dict[str, Any], params: tuple[str, ...]
                 legacy_params: tuple[str, ...]) -> Hashable | None:
     """The cache key of a request's expressions, or None when it may not use the cache
     (legacy parameters, no expression, placeholders that are not maps)."""
-    texts = tuple(request.get(p) for p in params)
-    if all(t is None for t in texts) or any(request.get(p) is not None for p in legacy_params):
+    for p in legacy_params:
+        if request.get(p) is not None:
+            return None
+    texts = tuple([request.get(p) for p in params])
+    if texts.count(None) == len(texts):
         return None
     names = request.get("ExpressionAttributeNames")
     values = request.get("ExpressionAttributeValues")
-    if (names is not None and type(names) is not dict) or (values is not None and type(values) is not dict):
+    if (names is not None and not isinstance(names, dict)) or (values is not None and not isinstance(values, dict)):
         return None
     key = (operation, texts, tuple(names.items()) if names is not None else None,
            tuple(values) if values is not None else None)
@@ -96,11 +99,19 @@ class Template:
     def instantiate(self, names: dict[str, str], values_raw: Values | None) -> dict[str, Any] | None:
         """The ``Compiled`` fields of one request with these values; None when any
         value-dependent check fails (the caller then raises through the full pipeline)."""
-        values: Values = {}
+        values: Values
         try:
-            if values_raw is not None:
-                for key, value in values_raw.items():
-                    values[key] = V.validate_value(value)
+            if type(values_raw) is V.CheckedItem:  # api.validation applied the rules it could
+                values = values_raw
+                if values_raw.pending:
+                    values = dict(values_raw)
+                    for key in values_raw.pending:
+                        values[key] = V.validate_value(values_raw[key])
+            else:
+                values = {}
+                if values_raw is not None:
+                    for key, value in values_raw.items():
+                        values[key] = V.validate_value(value)
             return self._instantiate(names, values)
         except DynamoError:
             return None
@@ -111,16 +122,20 @@ class Template:
             if parameter == "ProjectionExpression":
                 changes["projection"] = shape
                 continue
-            plan.check(ExprContext(parameter, names, values))
             if parameter == "KeyConditionExpression":
+                # The value rules of a key condition's plan (ordering and begins_with operand
+                # types, BETWEEN's bounds) are implied by the key value rules _key_condition
+                # applies, so the plan's check is not rerun here.
                 key_condition = _key_condition(shape, values)
                 if key_condition is None:
                     return None
                 changes["key_condition"] = key_condition
-            elif parameter == "UpdateExpression":
+                continue
+            plan.check(ExprContext(parameter, names, values))
+            if parameter == "UpdateExpression":
                 changes["update"] = Update(Resolver(names, values).update(shape))
             else:
-                condition = Condition(Resolver(names, values).bind(shape))
+                condition = Condition(_substitute(shape[0], values), shape[1])
                 if parameter == "FilterExpression":
                     changes["filter"] = condition
                     changes["filter_parameter"] = "FilterExpression"
@@ -140,9 +155,14 @@ def build(parts: list[tuple[str, Any, Any]], names: dict[str, str]) -> Template:
         elif parameter == "KeyConditionExpression":
             assert isinstance(plan, ConditionPlan)
             out.append((parameter, plan, _key_shape(parsed, names)))
-        else:
-            assert isinstance(plan, ConditionPlan | UpdatePlan)
+        elif parameter == "UpdateExpression":
+            assert isinstance(plan, UpdatePlan)
             out.append((parameter, plan, parsed))
+        else:  # a condition: bound to the names now, with a _Ref literal where each value goes
+            assert isinstance(plan, ConditionPlan)
+            refs = {ref: _Ref(ref) for ref in _value_refs(parsed)}
+            tree = Resolver(names, refs).bind(parsed)  # type: ignore[arg-type]
+            out.append((parameter, plan, (tree, top_names(tree))))
     return Template(tuple(out))
 
 
@@ -178,3 +198,28 @@ def _key_condition(shape: tuple[tuple[str, str, tuple[str, ...]], ...], values: 
             return None
         conditions[name] = (op, vals)
     return KeyCondition(conditions)
+
+
+def _substitute(node: ast.Node, values: Values) -> ast.Node:
+    """The bound tree of a condition: ``node`` (already bound to the names) with each _Ref
+    literal replaced by the request's value (what ``Resolver.bind`` makes of the parse)."""
+    return _SUBSTITUTE[type(node)](node, values)
+
+
+def _literal(n: ast.Literal, values: Values) -> ast.Node:
+    ref = n.value
+    return ast.Literal(values[ref.name]) if type(ref) is _Ref else n  # type: ignore[attr-defined]
+
+
+_SUBSTITUTE: dict[type, Any] = {
+    ast.Path: lambda n, v: n,
+    ast.Literal: _literal,
+    ast.Func: lambda n, v: ast.Func(n.name, tuple([_substitute(a, v) for a in n.args])),
+    ast.Arith: lambda n, v: ast.Arith(n.op, _substitute(n.left, v), _substitute(n.right, v)),
+    ast.Compare: lambda n, v: ast.Compare(n.op, _substitute(n.left, v), _substitute(n.right, v)),
+    ast.Between: lambda n, v: ast.Between(_substitute(n.operand, v), _substitute(n.low, v), _substitute(n.high, v)),
+    ast.In: lambda n, v: ast.In(_substitute(n.operand, v), tuple([_substitute(o, v) for o in n.options])),
+    ast.And: lambda n, v: ast.And(tuple([_substitute(i, v) for i in n.items])),
+    ast.Or: lambda n, v: ast.Or(tuple([_substitute(i, v) for i in n.items])),
+    ast.Not: lambda n, v: ast.Not(_substitute(n.operand, v)),
+}
