@@ -5,6 +5,9 @@ aiohttp server costs"; confirm with ``throughput.py``.
 
     python bench/dispatch_micro.py [--count 20000] [--ops GetItem,PutItem,...] [--profile OP]
 
+Besides ``workload.OPERATIONS``, ``--ops`` takes ``QueryFP`` (the Query with a filter and a
+projection) and ``Scan`` (a filtered, projected page of ten from a random start).
+
 For differences of a few percent on a shared machine, count instructions instead: run it
 under ``valgrind --tool=callgrind`` with ``--rounds 1`` at two ``--count`` values and divide
 the difference of the totals by the difference of the counts (bench/README.md).
@@ -88,14 +91,14 @@ def main() -> None:
     p.add_argument("--profile", metavar="OP", help="cProfile this operation instead of timing")
     p.add_argument("--top", type=int, default=30)
     args = p.parse_args()
-    protocol = setup(args.keys, "Query" in args.ops.split(","))
+    protocol = setup(args.keys, bool({"Query", "QueryFP", "Scan"} & set(args.ops.split(","))))
     gc.collect()
     gc.freeze()  # as the server does after start-up (cli.serve)
     rng = random.Random(2)
     for op in args.ops.split(","):
         raws = [orjson.dumps(body_for(op, DEFAULT_TABLE, rng.randrange(args.keys), rng, args.keys))
                 for _ in range(min(args.count, 2000))]
-        request = FakeRequest(op)
+        request = FakeRequest("Query" if op == "QueryFP" else op)
         n = args.count if op != "BatchWriteItem" else max(1, args.count // 10)
         if args.profile == op:
             prof = cProfile.Profile()

@@ -84,6 +84,19 @@ def body_for(op: str, table: str, i: int, rng: random.Random, keys: int = 10_000
         return {"TableName": QUERY_TABLE, "KeyConditionExpression": "pk = :p AND sk BETWEEN :a AND :b",
                 "ExpressionAttributeValues": {":p": {"S": f"q#{i % QUERY_PARTITIONS:04d}"},
                                               ":a": {"N": str(start)}, ":b": {"N": str(start + QUERY_PAGE - 1)}}}
+    if op == "QueryFP":  # the Query above with a filter and a projection (not in OPERATIONS)
+        body = body_for("Query", table, i, rng, keys)
+        body["FilterExpression"] = "#a >= :min"
+        body["ProjectionExpression"] = "pk, sk, #n, city, #a"
+        body["ExpressionAttributeNames"] = {"#a": "age", "#n": "name"}
+        body["ExpressionAttributeValues"][":min"] = {"N": "18"}
+        return body
+    if op == "Scan":  # a page of ten from a random start, filtered and projected (not in OPERATIONS)
+        start = rng.randrange(QUERY_ITEMS_PER_KEY)
+        return {"TableName": QUERY_TABLE, "Limit": QUERY_PAGE, "FilterExpression": "#a >= :min",
+                "ProjectionExpression": "pk, sk, #n, city, #a", "ExpressionAttributeNames": {"#a": "age", "#n": "name"},
+                "ExpressionAttributeValues": {":min": {"N": "18"}},
+                "ExclusiveStartKey": {"pk": {"S": f"q#{i % QUERY_PARTITIONS:04d}"}, "sk": {"N": str(start)}}}
     if op == "BatchWriteItem":  # 25 puts of distinct existing keys
         first = (i * BATCH_SIZE) % max(keys, BATCH_SIZE)
         puts = [{"PutRequest": {"Item": make_item((first + j) % keys, rng)}} for j in range(BATCH_SIZE)]

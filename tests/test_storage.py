@@ -263,3 +263,16 @@ def test_store_kinds_refuse_each_others_directories(tmp_path: Path) -> None:
     open_store("leveldb", str(tmp_path / "level")).close()
     with pytest.raises(StoreOpenError, match="--store leveldb"):
         open_store("sqlite", str(tmp_path / "level"))
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_read_values_is_iterate_without_keys(store: Store, reverse: bool) -> None:
+    put(store, *[(bytes([65 + i]), bytes([97 + i])) for i in range(10)])
+    for start, stop in ((b"A", b"K"), (b"C", b"G"), (b"C", b"C"), (b"G", b"C"), (b"", b"\xff"), (b"Z", b"\xff")):
+        expected = [v for _, v in store.iterate(start, stop, reverse=reverse)]
+        assert list(store.read_values(start, stop, reverse=reverse)) == expected
+        for limit in (1, 3, 10, 20):
+            values = store.read_values(start, stop, reverse=reverse, limit=limit)
+            assert isinstance(values, list) and values == expected[:limit]
+    put(store, (b"B", b"new"))  # nothing held open: later writes are seen
+    assert store.read_values(b"B", b"C", limit=1) == [b"new"]

@@ -38,6 +38,7 @@ def make_namespaces(settings: Settings) -> Namespaces:
         max_open=settings.max_open_namespaces,
         store=settings.store,
         item_collection_limit=settings.item_collection_limit,
+        leveldb_open_files=settings.leveldb_open_files,
     )
 
 

@@ -8,7 +8,6 @@ signature the secret gives for this request. Errors and messages as the service 
 
 from __future__ import annotations
 
-import configparser
 import hashlib
 import hmac
 import os
@@ -42,6 +41,8 @@ def load_credentials(path: str | None, environ: Mapping[str, str]) -> dict[str, 
         with open(path, encoding="utf-8") as f:
             text = f.read()
         if "aws_access_key_id" in text:
+            import configparser  # only with --credentials-file: not on the start-up path
+
             parser = configparser.ConfigParser(interpolation=None)
             parser.read_string(text)
             for section in parser.sections():

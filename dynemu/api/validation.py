@@ -25,17 +25,15 @@ Scalar deserialisation (SerializationException) is in ``validation_scalars.py``.
 
 from __future__ import annotations
 
-import os
 import re
 import zlib
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import botocore.loaders
-import botocore.model
 import orjson
 
+from dynemu.api import model_cache
 from dynemu.api.validation_overrides import (
     BARE_LENGTH_MESSAGES,
     DATA_PLANE,
@@ -67,7 +65,11 @@ from dynemu.api.validation_scalars import (
     mismatch,
     number_checker,
 )
+from dynemu.engine.values import MAX_DIGITS, CheckedItem, presized
 from dynemu.errors import serialization, unknown_operation, validation
+
+if TYPE_CHECKING:  # the model comes from api/model_cache.py: botocore is not imported at start-up
+    import botocore.model
 
 Checker = Callable[[Any], Any]  # type pass: returns the (possibly coerced) value
 Constraint = Callable[[Any, str, list[str]], None]  # constraint pass: (value, path, errors)
@@ -134,6 +136,45 @@ def _av(v: Any, depth: int, field: bool) -> Any:
     if clean:
         return v
     return {k: x for k, x in v.items() if x is not None and k in _AV_MEMBERS}
+
+
+def _av_map(v: dict[str, Any]) -> CheckedItem:
+    """The type pass of a map of AttributeValues (Key, Item, ExpressionAttributeValues) and,
+    in the same walk, DynamoDB's value rules and size where they cannot fail: an ``S``, a
+    canonical ``N``, a ``BOOL`` (the type pass leaves these unchanged). The engine's
+    ``validate_item`` then checks only the other attributes (``values.CheckedItem``)."""
+    out = CheckedItem(v)
+    names = "".join(v)  # every name counts, pending or not
+    size = len(names) if names.isascii() else _utf8_len(names)
+    pending: list[str] = []
+    for k, x in v.items():
+        if k and type(x) is dict and len(x) == 1:  # an empty name is pending: refused there
+            ((t, y),) = x.items()
+            if t == "S":
+                if type(y) is str:
+                    size += len(y) if y.isascii() else _utf8_len(y)
+                    continue
+            elif t == "N":
+                if type(y) is str and len(y) <= MAX_DIGITS:
+                    n = presized(y)
+                    if n >= 0:
+                        size += n
+                        continue
+            elif t == "BOOL" and type(y) is bool:
+                size += 1
+                continue
+        pending.append(k)
+        if x is not None:
+            nx = _av(x, 1, False)
+            if nx is not x:
+                out[k] = nx
+    out.size = size
+    out.pending = pending
+    return out
+
+
+def _utf8_len(s: str) -> int:
+    return len(s.encode("utf-8", "surrogatepass"))
 
 
 def _av_value(v: Any) -> Any:
@@ -541,14 +582,11 @@ class _Compiler:
 
         def field(v: Any) -> Any:
             if type(v) is not dict:
+                if type(v) is CheckedItem:  # one object twice in a body built in-process
+                    return v
                 raise serialization(collection_msg if type(v) is list else MSG_FIELD_TYPE)
-            if val_check is _av_value:  # Key, Item, ExpressionAttributeValues: skip a frame
-                for k, x in v.items():
-                    if x is not None:
-                        nx = _av(x, 1, False)
-                        if nx is not x:
-                            v[k] = nx
-                return v
+            if val_check is _av_value:  # Key, Item, ExpressionAttributeValues
+                return _av_map(v)
             for k, x in v.items():
                 if x is not None:
                     nx = val_check(x)
@@ -557,7 +595,7 @@ class _Compiler:
             return v
 
         def value(v: Any) -> Any:
-            if type(v) is not dict and type(v) is not list:
+            if type(v) is not dict and type(v) is not list and type(v) is not CheckedItem:
                 raise serialization(MSG_PARAMETERIZED)
             return field(v)
 
@@ -677,7 +715,7 @@ class RequestValidator:
     are compiled independently of each other, so the order of first uses changes nothing."""
 
     def __init__(self, service: str) -> None:
-        self._model = botocore.model.ServiceModel(_service_data(service), service_name=service)
+        self._model = model_cache.service_model(service)
         self.service = service
         self._validators: dict[str, Callable[[object], None]] = {}
         self.operations: frozenset[str] = frozenset(self._model.operation_names)
@@ -700,15 +738,6 @@ class RequestValidator:
     def validate(self, operation: str, body: object) -> None:
         """Raise DynamoDB's SerializationException or ValidationException for a bad shape."""
         self.validator(operation)(body)
-
-
-def _service_data(service: str) -> dict[str, Any]:
-    """The latest ``service-2`` model of ``service``, as ``Loader.load_service_model`` gives it,
-    without its listing of all ~400 installed services first (about half of the model's load
-    time at start-up). Neither service has sdk-extras to merge."""
-    loader = botocore.loaders.Loader()
-    version = loader.determine_latest_version(service, "service-2")
-    return loader.load_data(os.path.join(service, version, "service-2"))  # type: ignore[no-any-return]
 
 
 @cache

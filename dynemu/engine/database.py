@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 import uuid
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -33,6 +34,7 @@ _COUNTS = struct.Struct(">qq")
 _TABLE_ID_COUNTER = "table-id"
 
 
+@lru_cache(maxsize=1024)  # every write commits its table's counters
 def _counts_key(table_id: int) -> bytes:
     return keyspace.meta_counter_key(f"counts/{table_id}")
 
@@ -78,6 +80,18 @@ class Database:
         ttl.load(self, table)
         consistency.attach(table, self.consistency)
         return table
+
+    def close(self) -> None:
+        """Save what is cheaper to keep than to rebuild (each table's partition sizes: without
+        them the next start measures every item), then close the store."""
+        if getattr(self.store, "closed", False):
+            return
+        batch = WriteBatch()
+        for table in self.tables.values():
+            table.capacity.persist(batch)
+        if len(batch):
+            self.store.write(batch)
+        self.store.close()
 
     # --- catalog ------------------------------------------------------------------------------
 
@@ -174,9 +188,34 @@ class Database:
 
     # --- the single commit of item changes ---------------------------------------------------------
 
+    def _commit_one(self, m: Mutation) -> None:
+        """``commit`` of a single write, without the per-table bookkeeping."""
+        if not m.changed:
+            return
+        t = m.table
+        batch = WriteBatch()
+        now = self.now()
+        dc = ds = 0
+        if m.existed:
+            dc, ds = -1, -m.old_size
+        if m.new is not None:
+            batch.put(m.key, encode_stored(m.new, m.new_size))
+            dc += 1
+            ds += m.new_size
+        else:
+            batch.delete(m.key)
+        for observer in t.observers:
+            observer.on_commit(m, batch, now)
+        batch.put(_counts_key(t.spec.table_id), _COUNTS.pack(t.item_count + dc, t.size_bytes + ds))
+        self.store.write(batch)
+        t.item_count += dc
+        t.size_bytes += ds
+
     def commit(self, mutations: Iterable[Mutation]) -> None:
         """Write every changed mutation, what its table's observers derive from it (index
         entries, stream records, TTL entries) and the table counters, in one batch."""
+        if type(mutations) is list and len(mutations) == 1:
+            return self._commit_one(mutations[0])
         batch = WriteBatch()
         now = self.now()
         touched: dict[int, Table] = {}
@@ -187,7 +226,7 @@ class Database:
             t = m.table
             d = deltas.setdefault(t.spec.table_id, [0, 0])
             touched[t.spec.table_id] = t
-            if m.old is not None:
+            if m.existed:
                 d[0] -= 1
                 d[1] -= m.old_size
             if m.new is not None:

@@ -418,10 +418,13 @@ def _create_gsi(table: Table, spec: TableSpec, c: GsiDefinition, requested: dict
         raise errors.limit_exceeded(
             f"Subscriber limit exceeded: Number of global secondary indexes exceeds per-table limit of {indexes.MAX_GSI}"
         )
-    # an attribute already defined keeps its type (paritysuite/dynamodb-conformance#78)
-    defs = {**requested, **{a.name: a.type for a in spec.attribute_definitions}}
+    # The request's own AttributeDefinitions must define the new index's keys, even one the
+    # table already defines ("must include the key element(s) of the new index", API
+    # reference; observed in eu-west-2, nubo-db/dynoxide#144); an attribute already defined
+    # then keeps its type (paritysuite/dynamodb-conformance#78).
     keys = [n for n, _ in c.key_schema]
-    undefined(keys, defs, list(requested))
+    undefined(keys, requested, list(requested))
+    defs = {**requested, **{a.name: a.type for a in spec.attribute_definitions}}
     hashes, ranges = gsi_key_schema(c.key_schema)
     kind, non_key = projection(c.projection_type, c.non_key_attributes)
     tp = gsi_throughput(c, spec.billing_mode, region, create_table=False)

@@ -102,6 +102,7 @@ class Namespaces:
         max_open: int = DEFAULT_MAX_OPEN,
         store: str = "leveldb",
         item_collection_limit: int = ITEM_COLLECTION_LIMIT,
+        leveldb_open_files: int | None = None,
     ) -> None:
         """``data_dir`` None means in memory; ``store`` is the on-disk store's setting (memory
         namespaces hold no file descriptors and cannot be closed without losing them: only
@@ -112,6 +113,7 @@ class Namespaces:
         self.capacity = capacity
         self.consistency = consistency or ConsistencyConfig()
         self.item_collection_limit = item_collection_limit
+        self.leveldb_open_files = leveldb_open_files  # --leveldb-open-files (None: the store's default)
         self.shared_db = shared_db
         self.isolate_access_keys = isolate_access_keys
         self.max_open = max(1, max_open)
@@ -131,7 +133,8 @@ class Namespaces:
         return path
 
     def _open_store(self, name: str) -> Store:
-        return open_store(self.store_kind, self._path(name) if self.data_dir is not None else "")
+        path = self._path(name) if self.data_dir is not None else ""
+        return open_store(self.store_kind, path, leveldb_open_files=self.leveldb_open_files)
 
     def _open(self, name: str) -> Database:
         db = self.databases.get(name)
@@ -141,7 +144,7 @@ class Namespaces:
         if self.data_dir is not None:
             while len(self.databases) >= self.max_open:
                 _, idle = self.databases.popitem(last=False)
-                idle.store.close()
+                idle.close()
         # The database attaches what lives beside the items (streams, TTL, the stale-read model).
         db = Database(self._open_store(name), self.clock, self.capacity, consistency=self.consistency,
                       item_collection_limit=self.item_collection_limit)
@@ -160,5 +163,5 @@ class Namespaces:
 
     def close(self) -> None:
         for db in self.databases.values():
-            db.store.close()
+            db.close()
         self.databases.clear()

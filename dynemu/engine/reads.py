@@ -20,9 +20,13 @@ if no item follows it, as the service answers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate, islice
 from typing import TYPE_CHECKING, Any
+
+from orjson import Fragment
 
 from dynemu import errors
 from dynemu.engine import capacity, consistency, indexes, values
@@ -30,7 +34,7 @@ from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
 from dynemu.engine.expressions.keycondition import KeyCondition
 from dynemu.engine.indexes import Index
 from dynemu.engine.schema import Item
-from dynemu.engine.table import Table, decode_stored
+from dynemu.engine.table import Table, decode_stored, stored_size
 from dynemu.engine.transactions import THROTTLE_ERRORS
 from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, admit_or_cancel
 from dynemu.storage import keyspace
@@ -38,6 +42,7 @@ from dynemu.storage import keyspace
 if TYPE_CHECKING:
     from dynemu.engine.database import Database
 
+_RAW_CHUNK = 128  # values read at a time (a larger Limit, or none, is read in chunks of this)
 MAX_PAGE_BYTES = 1024 * 1024  # "a single Query only returns a result set that fits within the 1 MB size limit"
 _READ_BLOCK = 4096
 Fetch = Callable[[Item], tuple[Item | None, int]]
@@ -45,7 +50,8 @@ Fetch = Callable[[Item], tuple[Item | None, int]]
 
 @dataclass(slots=True)
 class Page:
-    items: list[Item] = field(default_factory=list)  # evaluated items that passed the filter
+    # evaluated items that passed the filter (``orjson.Fragment``s from ``read_page_raw``)
+    items: list[Any] = field(default_factory=list)
     scanned: int = 0
     read_bytes: int = 0
     last_key: Item | None = None  # set when the page stopped before the end of its range
@@ -79,7 +85,10 @@ def read_page(
             start = max(start, after + b"\x00")
     page = Page()
     items = page.items
-    for _key, raw in table.store.iterate(start, stop, reverse=reverse):
+    # nothing writes to the store while the page is read (one synchronous engine call)
+    upto = max(limit, 1) if limit is not None and limit <= _RAW_CHUNK else None  # else read lazily
+    raws = table.store.read_values(start, stop, reverse=reverse, limit=upto)
+    for raw in raws:
         item, size = decode_stored(raw)
         page.scanned += 1
         page.read_bytes += size
@@ -96,6 +105,51 @@ def read_page(
             page.last_key = table.key_attributes(last) if key_of is None else key_of(last)
             break
     return page
+
+
+
+
+def read_page_raw(table: Table, start: bytes, stop: bytes, *, reverse: bool = False, limit: int | None = None,
+                  after: bytes | None = None) -> Page:
+    """``read_page`` of a table without filter, returning each item as its stored JSON
+    (an ``orjson.Fragment``, which the API layer's orjson writes out as it is) instead of
+    decoding it: only the last item evaluated is decoded, for LastEvaluatedKey."""
+    if after is not None:
+        if reverse:
+            stop = min(stop, after)
+        else:
+            start = max(start, after + b"\x00")
+    if limit is not None:
+        limit = max(limit, 1)  # read_page stops after the first item for any Limit below 1
+    small = limit is not None and limit <= _RAW_CHUNK
+    raws = table.store.read_values(start, stop, reverse=reverse, limit=limit if small else None)
+    page = Page()
+    items = page.items
+    read_bytes = 0
+    for chunk in ((raws,) if small else _chunks(raws, _RAW_CHUNK, limit)):
+        if not chunk:
+            break
+        totals = list(accumulate([stored_size(raw) for raw in chunk], initial=read_bytes))
+        # the page stops at the first item that reaches 1 MB read (or Limit items), as read_page
+        n = len(chunk) if totals[-1] < MAX_PAGE_BYTES else bisect_left(totals, MAX_PAGE_BYTES, 1)
+        items.extend([Fragment(raw[4:]) for raw in (chunk if n == len(chunk) else chunk[:n])])
+        read_bytes = totals[n]
+        if read_bytes >= MAX_PAGE_BYTES or len(items) == limit:
+            page.last_key = table.key_attributes(decode_stored(chunk[n - 1])[0])
+            break
+    page.scanned = len(items)
+    page.read_bytes = read_bytes
+    return page
+
+
+def _chunks(values: Iterable[bytes], size: int, limit: int | None) -> Iterator[list[bytes]]:
+    """Lists of at most ``size`` values, ``limit`` values in all."""
+    it = iter(values)
+    left = limit
+    while chunk := list(islice(it, size if left is None else min(size, left))):
+        yield chunk
+        if left is not None:
+            left -= len(chunk)
 
 
 # --- sources: the table or one of its indexes ---------------------------------------------------
@@ -133,6 +187,9 @@ class RangeRead:
     projection: Any = None  # a compiled projection: ``top_names``
     select: str | None = None  # Select as sent
     consumed: bool = False  # build the ConsumedCapacity
+    # the caller writes the items out as they are (no projection): a table read without a
+    # filter or a pending stale image may return them undecoded (``read_page_raw``)
+    raw_items: bool = False
 
 
 @dataclass(slots=True)
@@ -172,11 +229,15 @@ def read_range(db: Database, r: RangeRead) -> RangeResult:
     state = cap.index_state(ix, now) if ix is not None and ix.is_global else cap.state
     suffix = keyspace.hashed_part(start) if ix is None else keyspace.index_hashed_part(start)
     p = cap.check_index(state, suffix, now, write=False)
-    page = read_page(
-        table, start, stop, reverse=reverse, limit=r.limit, after=after, keep=keep,
-        key_of=ix.key_of if ix is not None else None, fetch=fetch,
-    )  # fmt: skip
-    if not r.consistent and ix is None:  # the replication-lag model, when --eventual-lag-ms is set
+    stale = not r.consistent and table.recent is not None and bool(table.recent.recent)
+    if r.raw_items and ix is None and keep is None and not stale:
+        page = read_page_raw(table, start, stop, reverse=reverse, limit=r.limit, after=after)
+    else:
+        page = read_page(
+            table, start, stop, reverse=reverse, limit=r.limit, after=after, keep=keep,
+            key_of=ix.key_of if ix is not None else None, fetch=fetch,
+        )  # fmt: skip
+    if stale and ix is None:  # the replication-lag model, when --eventual-lag-ms is set
         page.items = consistency.stale_items(table, page.items, now)
     elif ix is not None and ix.is_global:  # a GSI shows a write only once the lag has passed
         page.items = consistency.lagging_index_page(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
@@ -43,6 +42,7 @@ def stored_size(raw: bytes) -> int:
 
 Condition = Callable[[Item | None], bool]
 Apply = Callable[[Item | None], Item | None]
+Resize = Callable[[Item | None, int, Item], int]  # (old image, its size, new image) -> new size
 
 
 class WriteObserver(Protocol):
@@ -60,21 +60,46 @@ class WriteObserver(Protocol):
     def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None: ...
 
 
-@dataclass(slots=True)
 class Mutation:
-    """One planned item change; ``new`` is None for a delete."""
+    """One planned item change; ``new`` is None for a delete. ``old`` is decoded from the
+    stored bytes when first read (a PutItem without a condition or ALL_OLD never needs it;
+    ``existed`` says whether there was one)."""
 
-    table: Table
-    key: bytes
-    old: Item | None
-    old_size: int
-    new: Item | None
-    new_size: int
-    derived: dict[str, Any] | None = None  # what write observers computed at plan time
+    __slots__ = ("table", "key", "_old", "_raw", "old_size", "new", "new_size", "derived")
+
+    def __init__(
+        self,
+        table: Table,
+        key: bytes,
+        old: Item | None,
+        old_size: int,
+        new: Item | None,
+        new_size: int,
+        derived: dict[str, Any] | None = None,
+        raw: bytes | None = None,
+    ) -> None:
+        self.table = table
+        self.key = key
+        self._old = old
+        self._raw = raw  # the stored old image, not decoded yet
+        self.old_size = old_size
+        self.new = new
+        self.new_size = new_size
+        self.derived = derived  # what write observers computed at plan time
+
+    @property
+    def old(self) -> Item | None:
+        if self._raw is not None:
+            self._old, self._raw = decode_stored(self._raw)[0], None
+        return self._old
+
+    @property
+    def existed(self) -> bool:
+        return self._old is not None or self._raw is not None
 
     @property
     def changed(self) -> bool:
-        return self.old is not None or self.new is not None
+        return self.existed or self.new is not None
 
 
 class Table:
@@ -82,25 +107,74 @@ class Table:
     ``Database._attach`` (streams and TTL also when enabled later), and are the table's
     write observers in a fixed order: ``observers``."""
 
-    __slots__ = ("spec", "store", "item_count", "size_bytes", "capacity", "indexes", "stream", "ttl", "recent", "_id")
+    __slots__ = ("spec", "store", "item_count", "size_bytes", "_capacity", "_indexes", "_stream", "_ttl", "_recent",
+                 "_id", "observers")
 
     def __init__(self, spec: TableSpec, store: Store, item_count: int = 0, size_bytes: int = 0) -> None:
         self.spec = spec
         self.store = store
         self.item_count = item_count
         self.size_bytes = size_bytes
-        self.capacity: Any = None  # TableCapacity (engine.capacity.admission): partitions, throughput
-        self.indexes: Any = None  # IndexMaintainer (engine.indexes): secondary indexes, item collections
-        self.stream: Any = None  # StreamWriter (engine.streams), while the table has a stream
-        self.ttl: Any = None  # TTLIndex (engine.ttl), once TTL was ever set on the table
-        self.recent: Any = None  # RecentWrites (engine.consistency), when the stale-read model is on
+        self._capacity: Any = None  # TableCapacity (engine.capacity.admission): partitions, throughput
+        self._indexes: Any = None  # IndexMaintainer (engine.indexes): secondary indexes, item collections
+        self._stream: Any = None  # StreamWriter (engine.streams), while the table has a stream
+        self._ttl: Any = None  # TTLIndex (engine.ttl), once TTL was ever set on the table
+        self._recent: Any = None  # RecentWrites (engine.consistency), when the stale-read model is on
         self._id = spec.table_id
+        # The write observers, in this order: partition sizes and splits, index entries,
+        # stream records, TTL entries, the stale-read model's recent writes. Kept current by
+        # the attachments' setters (every write reads it twice).
+        self.observers: tuple[WriteObserver, ...] = ()
+
+    def _attached(self) -> None:
+        self.observers = tuple(
+            o for o in (self._capacity, self._indexes, self._stream, self._ttl, self._recent) if o is not None
+        )
 
     @property
-    def observers(self) -> tuple[WriteObserver, ...]:
-        """The write observers, in this order: partition sizes and splits, index entries,
-        stream records, TTL entries, the stale-read model's recent writes."""
-        return tuple(o for o in (self.capacity, self.indexes, self.stream, self.ttl, self.recent) if o is not None)
+    def capacity(self) -> Any:
+        return self._capacity
+
+    @capacity.setter
+    def capacity(self, value: Any) -> None:
+        self._capacity = value
+        self._attached()
+
+    @property
+    def indexes(self) -> Any:
+        return self._indexes
+
+    @indexes.setter
+    def indexes(self, value: Any) -> None:
+        self._indexes = value
+        self._attached()
+
+    @property
+    def stream(self) -> Any:
+        return self._stream
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        self._stream = value
+        self._attached()
+
+    @property
+    def ttl(self) -> Any:
+        return self._ttl
+
+    @ttl.setter
+    def ttl(self, value: Any) -> None:
+        self._ttl = value
+        self._attached()
+
+    @property
+    def recent(self) -> Any:
+        return self._recent
+
+    @recent.setter
+    def recent(self, value: Any) -> None:
+        self._recent = value
+        self._attached()
 
     @property
     def name(self) -> str:
@@ -149,18 +223,29 @@ class Table:
         return_item_on_failure: bool = False,
         size_error: str = "Item size has exceeded the maximum allowed size",
         new_size: int | None = None,
+        resize: Resize | None = None,
+        blind: bool = False,
     ) -> Mutation:
         """Read the old image, check ``condition``, compute the new image with ``apply`` and
-        validate its size (unless ``new_size`` says the caller already did). Raises ConditionalCheckFailedException (with the old item when asked)."""
-        old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
+        validate its size (unless ``new_size`` says the caller already did; ``resize`` measures
+        it from the old image and its size, when it knows what changed). Raises
+        ConditionalCheckFailedException (with the old item when asked). ``blind``: ``apply``
+        does not read the old image (Put, Delete), so without a condition it is decoded only
+        if something asks for it (``Mutation.old``)."""
+        if blind and condition is None:
+            raw = self.store.get(key)
+            old, old_size = None, stored_size(raw) if raw is not None else 0
+        else:
+            raw = None
+            old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
         new = apply(old)
         if new is None:
             new_size = 0
         elif new_size is None:  # the caller did not size the new image already
-            new_size = values.item_size(new)
+            new_size = values.item_size(new) if resize is None else resize(old, old_size, new)
             if new_size > MAX_ITEM_BYTES:
                 raise errors.validation(size_error)
-        m = Mutation(self, key, old, old_size, new, new_size)
+        m = Mutation(self, key, old, old_size, new, new_size, raw=raw)
         for observer in self.observers:
             observer.on_plan(m)
         return m

@@ -69,6 +69,9 @@ MSG_EMPTY_SS = "An string set  may not be empty"  # sic: two spaces, "An string"
 MSG_EMPTY_NS = "An number set  may not be empty"
 MSG_EMPTY_BS = "Binary sets should not be empty"
 MSG_NS_DUPLICATES = "Input collection contains duplicates"  # bare, unlike SS/BS
+# "Attribute names must be at least one character long" (naming rules); the service's text
+# for an empty name was not found: chosen in its invalid-parameter form (issue 12 report).
+MSG_EMPTY_NAME = "Empty attribute name"
 
 # The numeric grammar DynamoDB accepts (Java BigDecimal's, ASCII digits only): optional sign,
 # digits with an optional point, optional exponent. No spaces, no Infinity/NaN, no hex.
@@ -346,12 +349,56 @@ def validate_value(v: Any, *, path: str = "") -> Value:
     return _validate(v, 1)
 
 
+class CheckedItem(dict):  # type: ignore[type-arg]
+    """An item, key or ExpressionAttributeValues map as the request validator leaves it
+    (``api.validation``): its type pass also applied DynamoDB's value rules, and measured the
+    size, of every attribute where they cannot fail (an ``S``, a canonical ``N``, a ``BOOL``),
+    so ``validate_item`` / ``validate_item_sized`` only visit the ``pending`` names. ``size``:
+    bytes of every name and of the values not pending. Never stored: those two return a
+    plain dict."""
+
+    __slots__ = ("size", "pending")
+
+    size: int
+    pending: list[str]
+
+
+@lru_cache(maxsize=8192)  # counters, flags and prices repeat
+def presized(s: str) -> int:
+    """Size of ``{"N": s}`` when ``s`` is a canonical number (valid as it is), else -1. Only
+    for strings of at most MAX_DIGITS characters (longer ones are never canonical here, and
+    would make the cache hold large strings)."""
+    if _CANONICAL_RE.fullmatch(s) is not None:
+        return _number_size(s)
+    return -1
+
+
+def _finish_checked(item: CheckedItem) -> tuple[Item, int]:
+    """``validate_item_sized`` of a CheckedItem: the value rules of the pending attributes
+    only (the others cannot fail, so the first error is the same)."""
+    size = item.size
+    out = dict(item)
+    for name in item.pending:
+        if not name:
+            raise errors.invalid_parameter(MSG_EMPTY_NAME)
+        v = item[name]
+        nv = _validate(v, 1)
+        size += value_size(nv)  # the name is counted already
+        if nv is not v:
+            out[name] = nv
+    return out, size
+
+
 def validate_item(item: Any) -> Item:
     """Check every attribute of an item (or key); return it normalised, the same dict if unchanged."""
+    if type(item) is CheckedItem:
+        return _finish_checked(item)[0]
     if not isinstance(item, dict):
         raise _shape_error(item, "Map")
     out: Item | None = None
     for name, v in item.items():
+        if not name:
+            raise errors.invalid_parameter(MSG_EMPTY_NAME)
         nv = _validate(v, 1)
         if nv is not v and out is None:
             out = dict(item)
@@ -363,11 +410,15 @@ def validate_item(item: Any) -> Item:
 def validate_item_sized(item: Any) -> tuple[Item, int]:
     """``validate_item`` and ``item_size`` in one pass over the attributes (PutItem's hot
     path); string attributes, the commonest, are checked and sized inline."""
+    if type(item) is CheckedItem:
+        return _finish_checked(item)
     if not isinstance(item, dict):
         raise _shape_error(item, "Map")
     out: Item | None = None
     size = 0
     for name, v in item.items():
+        if not name:
+            raise errors.invalid_parameter(MSG_EMPTY_NAME)
         size += len(name) if name.isascii() else _utf8_len(name)
         if type(v) is dict and len(v) == 1:
             # The commonest members inline, with exactly _validate's and value_size's outcome:

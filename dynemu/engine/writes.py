@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from dynemu import errors
 from dynemu.engine import capacity, indexes
 from dynemu.engine.capacity import CapacityLedger
+from dynemu.engine.expressions.update import Update
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Apply, Condition, Mutation, Table, stored_size
 from dynemu.engine.transactions import (
@@ -117,6 +118,8 @@ class Write:
         update, key_attrs = self.update, self.attrs
         if update is None:  # no update: DynamoDB still creates the item with just its key
             return lambda old: dict(old) if old is not None else dict(key_attrs)
+        if type(update) is Update:
+            return lambda old: update.new_item(old, key_attrs)
         return lambda old: update.apply(old, key_attrs)[0]
 
     def plan(self) -> Mutation | None:
@@ -133,6 +136,8 @@ class Write:
             return_item_on_failure=self.return_old_on_failure,
             size_error=MSG_UPDATE_SIZE if self.kind == "Update" else MSG_ITEM_SIZE,
             new_size=self.size if self.kind == "Put" else None,
+            resize=self.update.resize if type(self.update) is Update else None,
+            blind=self.kind != "Update",
         )
         if self.marks:
             m.derived = {**(m.derived or {}), **self.marks}
@@ -259,20 +264,24 @@ def _one_by_one(db: Database, writes: list[Write], on_throttle: OnThrottle, cons
                 cap.debit(p, key, now, write=capacity.write_units(stored_size(old) if old else 0, 0))
             raise
         assert m is not None
-        try:
-            gsi_charges = admit_index_writes(table, m, now)
-        except errors.DynamoError as e:
-            if on_throttle != "unprocess" or e.type_name not in THROTTLE_ERRORS:
-                raise
-            throttle = e
-            w.mutation = None
-            result.unprocessed.append(w)
-            continue
-        write_h = _table_write_h(w, False)
-        # LSI writes consume the table's own write capacity (LSI.md).
-        cap.debit(p, key, now, write=(write_h + indexes.lsi_write_units_h(m)) / 2)
-        _debit_index_writes(gsi_charges, now)
-        _record(result.ledger, w, write_h)
+        write_h = capacity.write_units_h(m.old_size, m.new_size)
+        if m.derived is None:  # no index entry to write (derived: engine.indexes, streams, ttl)
+            cap.debit(p, key, now, write=write_h / 2)
+        else:
+            try:
+                gsi_charges = admit_index_writes(table, m, now)
+            except errors.DynamoError as e:
+                if on_throttle != "unprocess" or e.type_name not in THROTTLE_ERRORS:
+                    raise
+                throttle = e
+                w.mutation = None
+                result.unprocessed.append(w)
+                continue
+            # LSI writes consume the table's own write capacity (LSI.md).
+            cap.debit(p, key, now, write=(write_h + indexes.lsi_write_units_h(m)) / 2)
+            _debit_index_writes(gsi_charges, now)
+        if result.ledger is not None:
+            _record(result.ledger, w, write_h)
         result.done.append(w)
     if throttle is not None and not result.done:
         raise throttle  # throttled only when nothing at all could be written

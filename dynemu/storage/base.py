@@ -8,7 +8,8 @@ Three implementations pass the same tests: ``leveldb.LevelDBStore`` (plyvel, the
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import islice
 
 
 class WriteBatch:
@@ -43,6 +44,21 @@ class Reader(ABC):
         """Yield ``(key, value)`` for ``start <= key < stop`` in byte order (descending when
         ``reverse``). The iterator must tolerate writes to the store while it is open
         (LevelDB iterators read an implicit snapshot; the memory store copies lazily)."""
+
+
+    def read_values(self, start: bytes, stop: bytes, *, reverse: bool = False,
+                    limit: int | None = None) -> Iterable[bytes]:
+        """The values of ``iterate`` (at most ``limit`` of them, a list then), for a read
+        that is done before the store is next written (one synchronous engine call), so
+        implementations may skip what ``iterate`` does to tolerate writes."""
+        pairs = self.iterate(start, stop, reverse=reverse)
+        if limit is None:
+            return (value for _, value in pairs)
+        values = [value for _, value in islice(pairs, limit)]
+        close = getattr(pairs, "close", None)
+        if close is not None:
+            close()  # an unfinished generator (SQLite) releases its connection now
+        return values
 
 
 class Snapshot(Reader):

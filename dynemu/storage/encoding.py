@@ -38,6 +38,7 @@ _EXP_BIAS = 0x80
 _ZERO = bytes((TAG_ZERO,))
 _TERM = b"\x00\x01"
 _INVERT = bytes(range(255, -1, -1))  # translate table: b -> 255 - b
+_DIGIT_VALUES = bytes((b - 48) % 256 for b in range(256))  # translate table: b"0".."9" -> 0..9
 
 
 # --- numbers -------------------------------------------------------------------------------
@@ -45,13 +46,18 @@ _INVERT = bytes(range(255, -1, -1))  # translate table: b -> 255 - b
 
 def encode_number(text: str) -> bytes:
     """Encode a DynamoDB number string (any notation DynamoDB accepts)."""
-    try:
-        sign, digits, exp = Decimal(text).as_tuple()
-    except (InvalidOperation, ValueError, TypeError) as e:
-        raise ValueError(f"not a number: {text!r}") from e
-    if not isinstance(exp, int):
-        raise ValueError(f"not a finite number: {text!r}")
-    raw = bytes(digits).lstrip(b"\0")  # decimal digits as byte values 0..9
+    digits_text = text[1:] if text[:1] == "-" else text
+    if digits_text.isascii() and digits_text.isdigit():  # an integer: Decimal's tuple without Decimal
+        sign, exp = text[:1] == "-", 0
+        raw = digits_text.encode("ascii").translate(_DIGIT_VALUES).lstrip(b"\0")
+    else:
+        try:
+            sign, digits, exp = Decimal(text).as_tuple()  # type: ignore[assignment]
+        except (InvalidOperation, ValueError, TypeError) as e:
+            raise ValueError(f"not a number: {text!r}") from e
+        if not isinstance(exp, int):
+            raise ValueError(f"not a finite number: {text!r}")
+        raw = bytes(digits).lstrip(b"\0")  # decimal digits as byte values 0..9
     if not raw:
         return _ZERO
     e10 = exp + len(raw)  # value = 0.raw * 10**e10

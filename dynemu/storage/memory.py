@@ -16,12 +16,11 @@ Single-threaded use is assumed, as in the engine (one event-loop turn per reques
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import weakref
 from bisect import bisect_left, insort
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 
 from dynemu.storage.base import Snapshot, Store, WriteBatch
 
@@ -30,22 +29,34 @@ _COMPACT_MIN = 4096  # stores this small are not worth compacting
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's malloc_trim, which hands freed heap pages back to the OS (None elsewhere)."""
+    """glibc's malloc_trim, which hands freed heap pages back to the OS (None elsewhere).
+    Looked up in the running process first: ``find_library`` runs ``ldconfig`` in a
+    subprocess, so it is only the fallback, and all of it waits for the first use."""
+    import ctypes
+
     try:
+        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError, TypeError):
+        pass
+    try:
+        import ctypes.util
+
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         return libc.malloc_trim  # type: ignore[no-any-return]
     except (OSError, AttributeError):
         return None
 
 
-_TRIM = _malloc_trim()
+_TRIM: list[Callable[[int], int] | None] = []  # [] until first looked up
 
 
 def release_freed_memory() -> None:
     """Return the memory Python has freed to the operating system, where the C library can."""
     gc.collect()
-    if _TRIM is not None:
-        _TRIM(0)
+    if not _TRIM:
+        _TRIM.append(_malloc_trim())
+    if _TRIM[0] is not None:
+        _TRIM[0](0)
 
 
 class _ClosedData(dict[bytes, bytes]):
@@ -148,6 +159,23 @@ class MemoryStore(Store):
         cur = _cursor(self._keys, self._data, start, stop, reverse)
         self._cursors.add(cur)
         return cur
+
+    def read_values(self, start: bytes, stop: bytes, *, reverse: bool = False,
+                    limit: int | None = None) -> Iterable[bytes]:
+        """Straight from the live key list (no cursor to detach): the caller is done before
+        the next write."""
+        if self._closed:
+            raise RuntimeError("store is closed")
+        keys, get = self._keys, self._data.__getitem__
+        lo = bisect_left(keys, start)
+        hi = bisect_left(keys, stop, lo) if stop > start else lo
+        if limit is not None:
+            if reverse:
+                return [get(k) for k in keys[max(lo, hi - limit) : hi][::-1]]
+            return [get(k) for k in keys[lo : min(hi, lo + limit)]]
+        if reverse:
+            return map(get, map(keys.__getitem__, range(hi - 1, lo - 1, -1)))
+        return map(get, islice(keys, lo, hi))
 
     def write(self, batch: WriteBatch) -> None:
         if self._closed:

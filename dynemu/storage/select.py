@@ -49,8 +49,9 @@ def describe(kind: str) -> str:
     return "memory"
 
 
-def open_store(kind: str, path: str) -> Store:
-    """Open (creating if missing) the store of one namespace directory."""
+def open_store(kind: str, path: str, *, leveldb_open_files: int | None = None) -> Store:
+    """Open (creating if missing) the store of one namespace directory (``leveldb_open_files``:
+    --leveldb-open-files, None for LevelDBStore's default)."""
     if kind == "memory":
         from dynemu.storage.memory import MemoryStore
 
@@ -68,7 +69,7 @@ def open_store(kind: str, path: str) -> Store:
             return SQLiteStore(path)
         from dynemu.storage.leveldb import LevelDBStore
 
-        return LevelDBStore(path)
+        return LevelDBStore(path) if leveldb_open_files is None else LevelDBStore(path, open_files=leveldb_open_files)
     except StoreOpenError:
         raise
     except Exception as e:  # plyvel.IOError, sqlite3.Error, OSError: one line for the user

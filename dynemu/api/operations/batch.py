@@ -161,8 +161,7 @@ def batch_write_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         for r in requests:
             put = r.get("PutRequest")
             if put is not None:
-                item = values.validate_item(put["Item"])
-                size = values.item_size(item)
+                item, size = values.validate_item_sized(put["Item"])
                 if size > MAX_ITEM_BYTES:
                     raise errors.validation(MSG_ITEM_SIZE)
                 ops.append((item, size))

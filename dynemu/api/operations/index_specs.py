@@ -222,6 +222,12 @@ def describe_indexes(table: Table, table_status: str = "ACTIVE") -> dict[str, An
 
 def check_updates(body: dict[str, Any]) -> None:
     """The checks of GlobalSecondaryIndexUpdates that need no table (DDB-TABLE-160/174)."""
+    seen_defs: set[str] = set()
+    for d in body.get("AttributeDefinitions") or ():
+        # one name with two types is refused as at CreateTable (scylladb/scylladb#13870)
+        if d["AttributeName"] in seen_defs:
+            raise errors.validation(f"Attribute Name is duplicated: {d['AttributeName']}")
+        seen_defs.add(d["AttributeName"])
     updates = body.get("GlobalSecondaryIndexUpdates")
     if not updates:
         return

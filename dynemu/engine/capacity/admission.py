@@ -107,9 +107,12 @@ class TableCapacity:
     def maintain(self, now: float) -> None:
         """Run what is due on the table and its GSIs (on-demand growth, the policy's own);
         at most once per clock second each."""
-        for state in (self.state, *self.index_states.values()):
-            if now >= state._next_maint:
-                state.maintain(now)
+        if now >= self.state._next_maint:
+            self.state.maintain(now)
+        if self.index_states:
+            for state in self.index_states.values():
+                if now >= state._next_maint:
+                    state.maintain(now)
 
     # --- global secondary indexes ---------------------------------------------------------------
 
@@ -174,6 +177,12 @@ class TableCapacity:
         if spec.warm_read or spec.warm_write:
             self.state.set_warm(spec.warm_read, spec.warm_write, now)
 
+    def persist(self, batch: WriteBatch) -> None:
+        """Save the partition map with its current exact sizes (at a clean close, so that the
+        next start finds them matching the table's counters and measures nothing)."""
+        self._saved_version = -1
+        self.persist_if_changed(batch)
+
     def persist_if_changed(self, batch: WriteBatch) -> None:
         if self.state.version != self._saved_version:
             rows = [(s.hex(), size, count) for s, size, count in self.state.pmap.snapshot()]
@@ -191,7 +200,7 @@ class TableCapacity:
     def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None:
         state = self.state
         p = state.pmap.find(keyspace.hashed_part(m.key))
-        count = (m.new is not None) - (m.old is not None)
+        count = (m.new is not None) - m.existed
         if state.note_write(p, m.new_size - m.old_size, count):
             self._split_for_size(p, batch, now)
         self.persist_if_changed(batch)
@@ -217,14 +226,20 @@ class TableCapacity:
         prefix = keyspace.items_prefix(self.spec.table_id)
         start = prefix + lo
         stop = prefix + hi if hi is not None else keyspace.prefix_end(prefix)
-        sizes = {k: stored_size(v) for k, v in self.store.iterate(start, stop)}
-        for key, value in batch.ops if batch is not None else ():
-            if start <= key < stop:
-                if value is None:
-                    sizes.pop(key, None)
-                else:
-                    sizes[key] = stored_size(value)
-        return sum(sizes.values()), len(sizes)
+        size = count = 0
+        for _, v in self.store.iterate(start, stop):  # streamed: memory does not grow with the range
+            size += stored_size(v)
+            count += 1
+        pending = {k: v for k, v in (batch.ops if batch is not None else ()) if start <= k < stop}
+        for key, value in pending.items():  # the batch's last word on each key replaces the store's
+            old = self.store.get(key)
+            if old is not None:
+                size -= stored_size(old)
+                count -= 1
+            if value is not None:
+                size += stored_size(value)
+                count += 1
+        return size, count
 
     # --- admin views -------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from ...errors import DynamoError, invalid_parameter, validation
 from .. import values as V
-from . import ast, legacy
+from . import ast, legacy, template
 from .checks import (
     ConditionPlan,
     ExprContext,
@@ -92,7 +92,8 @@ class Compiled:
                 if entry[0] in self.filter.names:
                     raise validation(f"{label} can only contain non-primary key attributes: "
                                      f"Primary key attribute: {entry[0]}")
-        return replace(self, key_condition=key_condition)
+        return Compiled(self.condition, self.filter, self.projection, self.update, key_condition,
+                        self.filter_parameter)
 
 
 EMPTY = Compiled()
@@ -101,12 +102,16 @@ EMPTY = Compiled()
 def normalize_key_schema(key_schema: Any) -> KeySchema:
     """``[(name, "HASH"|"RANGE"[, attribute type])]`` (or KeySchema dicts), HASH first."""
     entries: KeySchema = []
+    ordered = True  # already HASH first (a table's or index's own key schema is)
     for entry in key_schema:
         if isinstance(entry, dict):
-            entries.append((entry["AttributeName"], entry["KeyType"]))
-        else:
-            entries.append(tuple(entry))
-    return sorted(entries, key=lambda e: e[1] != "HASH")
+            entry = (entry["AttributeName"], entry["KeyType"])
+        elif type(entry) is not tuple:
+            entry = tuple(entry)
+        if entry[1] == "HASH" and entries and entries[-1][1] != "HASH":
+            ordered = False
+        entries.append(entry)
+    return entries if ordered else sorted(entries, key=lambda e: e[1] != "HASH")
 
 
 def compile_request(operation: str, request: dict[str, Any], *, key_schema: Any = None) -> Compiled:
@@ -121,22 +126,41 @@ def compile_request(operation: str, request: dict[str, Any], *, key_schema: Any 
         # Not a member of GetItem (nor of BatchGetItem's or TransactGetItems' reads): the
         # service ignores unknown members, so the values are neither used nor "unused".
         request = {k: v for k, v in request.items() if k != "ExpressionAttributeValues"}
+    # a request of a shape that compiled before: only what depends on the values runs
+    key = template.request_key(operation, request, expression_params, legacy_params)
+    cached = template.lookup(key) if key is not None else None
+    if cached is not None:
+        changes = cached.instantiate(request.get("ExpressionAttributeNames") or {},
+                                     request.get("ExpressionAttributeValues"))
+        if changes is not None:
+            compiled = Compiled(**changes)
+            return compiled.bind(key_schema) if key_schema is not None else compiled
     present = [p for p in expression_params if request.get(p) is not None]
-    names_raw = request.get("ExpressionAttributeNames")
-    values_raw = request.get("ExpressionAttributeValues")
     has_legacy = any(request.get(p) is not None for p in legacy_params)
-    if not present and not has_legacy and names_raw is None and values_raw is None:
+    if (not present and not has_legacy and request.get("ExpressionAttributeNames") is None
+            and request.get("ExpressionAttributeValues") is None):
         if operation == "Query":
             raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified "
                              "in the request.")
         return EMPTY
+    compiled = _compile_full(operation, request, present, expression_params, legacy_params, key)
+    return compiled.bind(key_schema) if key_schema is not None else compiled
+
+
+def _compile_full(operation: str, request: dict[str, Any], present: list[str], expression_params: tuple[str, ...],
+                  legacy_params: tuple[str, ...], key: Any) -> Compiled:
+    """Every check in DynamoDB's order; a request that passes them all leaves a template
+    for the next one of its shape (``key``) when it has one."""
     _check_parameters(request, present, expression_params, legacy_params)
     compiled = _compile_legacy(operation, request)
-    if present or names_raw is not None or values_raw is not None:
-        compiled = _compile_expressions(operation, request, compiled)
+    parts: list[tuple[str, Any, Any]] = []
+    if present or request.get("ExpressionAttributeNames") is not None or request.get("ExpressionAttributeValues") is not None:
+        compiled = _compile_expressions(operation, request, compiled, parts)
     if operation == "Query" and compiled.key_condition is None:
         raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
-    return compiled.bind(key_schema) if key_schema is not None else compiled
+    if key is not None:
+        template.remember(key, template.build(parts, request.get("ExpressionAttributeNames") or {}))
+    return compiled
 
 
 def _check_parameters(request: dict[str, Any], present: list[str], expression_params: tuple[str, ...],
@@ -189,6 +213,9 @@ def _placeholders(request: dict[str, Any]) -> tuple[dict[str, str], dict[str, di
         for key in names:
             if not _NAME_KEY.fullmatch(key):
                 raise validation(f'ExpressionAttributeNames contains invalid key: Syntax error; key: "{key}"')
+        for key, name in names.items():
+            if name == "":  # as ExpressionAttributeValues reports its values (issue 12 report)
+                raise validation(f"ExpressionAttributeNames contains invalid value: {V.MSG_EMPTY_NAME} for key {key}")
     if values is not None:
         if not values:
             raise validation("ExpressionAttributeValues must not be empty")
@@ -207,7 +234,10 @@ def _placeholders(request: dict[str, Any]) -> tuple[dict[str, str], dict[str, di
     return names or {}, values or {}
 
 
-def _compile_expressions(operation: str, request: dict[str, Any], compiled: Compiled) -> Compiled:
+def _compile_expressions(operation: str, request: dict[str, Any], compiled: Compiled,
+                         parts: list[tuple[str, Any, Any]]) -> Compiled:
+    """The expressions of a request, checked and bound; ``parts`` receives each one's
+    ``(parameter, plan, parsed expression)`` for the template cache."""
     names, values = _placeholders(request)
     resolver = Resolver(names, values)
     results: dict[str, Any] = {}
@@ -222,14 +252,17 @@ def _compile_expressions(operation: str, request: dict[str, Any], compiled: Comp
                 expr, plan = _update(text)
                 plan.check(ctx)
                 results[parameter] = resolver.update(expr)
+                parts.append((parameter, plan, expr))
             elif parameter == "ProjectionExpression":
                 pexpr, pplan = _projection(text)
                 pplan.check(ctx)
                 results[parameter] = resolver.projection(pexpr)
+                parts.append((parameter, pplan, pexpr))
             else:
                 node, cplan = _condition(text)
                 cplan.check(ctx)
                 results[parameter] = resolver.bind(node)
+                parts.append((parameter, cplan, node))
         except ParseError as e:
             raise ctx.error(e.detail) from None
     _check_unused("ExpressionAttributeNames", names, resolver.used_names)

@@ -466,7 +466,21 @@ class ProjectionPlan:
 
 def projection_plan(expr: ast.ProjectionExpr) -> ProjectionPlan:
     paths = list(expr.paths)
-    return ProjectionPlan(_reserved(paths), tuple(_refs_of(paths)), tuple(p.elements for p in paths))
+    static = _reserved(paths) or _too_deep(paths)
+    return ProjectionPlan(static, tuple(_refs_of(paths)), tuple(p.elements for p in paths))
+
+
+# "Maximum depth of a document path: 32" (developer guide, Constraints, expression
+# parameters); each dereference, `.name` or `[n]`, is one level. The wording follows the
+# service's "detail; key: value" form; no capture of it was found (issue 12 report).
+MAX_PATH_DEPTH = 32
+
+
+def _too_deep(paths: list[ast.Path]) -> str | None:
+    for path in paths:
+        if len(path.elements) > MAX_PATH_DEPTH:
+            return f"The document path has too many nesting levels; nesting levels: {len(path.elements)}"
+    return None
 
 
 def check_paths(paths: list[tuple[ast.PathElement, ...]], ctx: ExprContext) -> None:

@@ -16,6 +16,7 @@ Semantics (developer guide, "Comparison operator and function reference"):
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 from .. import values as V
@@ -136,6 +137,10 @@ def compile_condition(node: ast.Node) -> Predicate:
 
 def _compile_compare(node: ast.Compare) -> Predicate:
     left, right = compile_operand(node.left), compile_operand(node.right)
+    if node.op in _ORDER_TESTS and isinstance(node.right, ast.Literal) and not isinstance(node.left, ast.Literal):
+        ordered = _compare_with_number(left, node.right.value, _ORDER_TESTS[node.op])
+        if ordered is not None:
+            return ordered
     if node.op == "=":
         return lambda item: _equal(left(item), right(item))
     if node.op == "<>":
@@ -145,6 +150,26 @@ def _compile_compare(node: ast.Compare) -> Predicate:
     def compare(item: Item) -> bool:
         order = _ordered(left(item), right(item))
         return order is not None and test(order)
+
+    return compare
+
+
+def _compare_with_number(get: Getter, literal: Value, test: Callable[[int], bool]) -> Predicate | None:
+    """``<operand> < :n`` (and <=, >, >=) with a number value: the value's Decimal made once
+    (``values.compare_values`` on each item would make it again). None for other types."""
+    if len(literal) != 1 or type(literal.get("N")) is not str:
+        return None
+    bound = Decimal(literal["N"])
+
+    def compare(item: Item) -> bool:
+        value = get(item)
+        if value is None:
+            return False
+        number = value.get("N")
+        if number is None or len(value) != 1:
+            return False  # another type: unordered against a number
+        d = Decimal(number)
+        return test((d > bound) - (d < bound))
 
     return compare
 
@@ -195,9 +220,9 @@ class Condition:
 
     __slots__ = ("tree", "_names", "_predicate")
 
-    def __init__(self, tree: ast.Node) -> None:
+    def __init__(self, tree: ast.Node, names: frozenset[str] | None = None) -> None:
         self.tree = tree
-        self._names: frozenset[str] | None = None
+        self._names = names  # when known already (the compile cache's templates)
         self._predicate = compile_condition(tree)
 
     @property
@@ -208,6 +233,11 @@ class Condition:
 
     def evaluate(self, item: Item | None) -> bool:
         return self._predicate(item if item is not None else {})
+
+
+def top_names(node: ast.Node) -> frozenset[str]:
+    """The top-level attribute names a bound condition tree reads."""
+    return frozenset(_top_names(node))
 
 
 def _top_names(node: ast.Node) -> list[str]:

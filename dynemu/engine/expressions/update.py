@@ -134,22 +134,43 @@ class Update:
     UPDATED_NEW is ``touched_new.apply(new)``: only the paths given a new value, since a
     REMOVE sets nothing (the service omits Attributes for a REMOVE alone; a removed list
     element must not report the element that shifted into its place).
+
+    Operands are bound (``Literal``) or, in an Update made from an ``UpdateTemplate``,
+    ``ValueRef``s read from ``values`` (the request's checked ExpressionAttributeValues).
     """
 
-    __slots__ = ("actions", "touched", "touched_new", "top_names")
+    __slots__ = ("actions", "values", "top_names", "_touched", "_touched_new")
 
-    def __init__(self, actions: tuple[ast.Action, ...]) -> None:
+    def __init__(self, actions: tuple[ast.Action, ...], values: dict[str, Value] | None = None,
+                 top_names: frozenset[str] | None = None) -> None:
         self.actions = actions
-        self.touched = Projection(tuple(a.path.elements for a in actions))
-        self.touched_new = Projection(tuple(a.path.elements for a in actions if a.kind != "REMOVE"))
-        self.top_names = frozenset(a.path.elements[0] for a in actions)
+        self.values = values
+        self.top_names = frozenset(a.path.elements[0] for a in actions) if top_names is None else top_names
+        self._touched: Projection | None = None  # built when first asked (ReturnValues)
+        self._touched_new: Projection | None = None
+
+    @property
+    def touched(self) -> Projection:
+        if self._touched is None:
+            self._touched = Projection(tuple(a.path.elements for a in self.actions))
+        return self._touched
+
+    @property
+    def touched_new(self) -> Projection:
+        if self._touched_new is None:
+            self._touched_new = Projection(tuple(a.path.elements for a in self.actions if a.kind != "REMOVE"))
+        return self._touched_new
 
     def apply(self, item: Item | None, key: Item) -> tuple[Item | None, Projection]:
+        return self.new_item(item, key), self.touched
+
+    def new_item(self, item: Item | None, key: Item) -> Item | None:
         """The new item, or None when the item did not exist and the actions leave it with
         no attribute but its key: such an update (a lone REMOVE, a DELETE) creates nothing
         (scylladb/scylladb#5862, as measured against DynamoDB)."""
         old = item if item is not None else {}
-        values = [evaluate_value(a.value, old) if a.kind == "SET" else None for a in self.actions]  # type: ignore[arg-type]
+        env = self.values
+        values = [evaluate_value(a.value, old, env) if a.kind == "SET" else None for a in self.actions]  # type: ignore[arg-type]
         writer = Writer(dict(item) if item is not None else dict(key))
         for action, value in zip(self.actions, values, strict=True):
             if action.kind == "REMOVE" and item is None and len(action.path.elements) > 1:
@@ -160,8 +181,24 @@ class Update:
             elif action.kind == "REMOVE":
                 writer.delete(holder, last)
             else:
-                _add_or_delete(writer, holder, last, action)
-        return created_or_none(writer.finish(), item, key), self.touched
+                _add_or_delete(writer, holder, last, action, env)
+        return created_or_none(writer.finish(), item, key)
+
+    def resize(self, old: Item | None, old_size: int, new: Item) -> int:
+        """The new image's size from the old one's: only the top-level attributes the actions
+        name can differ (item sizes add up over top-level attributes)."""
+        if old is None:
+            return V.item_size(new)
+        size = old_size
+        for name in self.top_names:
+            before, after = old.get(name), new.get(name)
+            if before is not after:
+                n = len(name) if name.isascii() else len(name.encode("utf-8", "surrogatepass"))
+                if before is not None:
+                    size -= n + V.value_size(before)
+                if after is not None:
+                    size += n + V.value_size(after)
+        return size
 
 
 def created_or_none(new: Item, old: Item | None, key: Item) -> Item | None:
@@ -171,8 +208,10 @@ def created_or_none(new: Item, old: Item | None, key: Item) -> Item | None:
     return new
 
 
-def _add_or_delete(writer: Writer, holder: Any, key: ast.PathElement, action: ast.Action) -> None:
-    operand: Value = action.value.value  # type: ignore[union-attr]
+def _add_or_delete(writer: Writer, holder: Any, key: ast.PathElement, action: ast.Action,
+                   env: dict[str, Value] | None) -> None:
+    node = action.value
+    operand: Value = env[node.name] if type(node) is ast.ValueRef else node.value  # type: ignore[index,union-attr]
     (op_type, op_value), = operand.items()
     current = writer.get(holder, key)
     if current is None:
@@ -193,34 +232,73 @@ def _add_or_delete(writer: Writer, holder: Any, key: ast.PathElement, action: as
             writer.delete(holder, key)
 
 
-def evaluate_value(node: ast.Node, item: Item) -> Value:
-    """The value of a SET operand, read from the item before the update."""
+def evaluate_value(node: ast.Node, item: Item, env: dict[str, Value] | None = None) -> Value:
+    """The value of a SET operand, read from the item before the update (``env``: the
+    values of ``ValueRef`` operands)."""
     if isinstance(node, ast.Literal):
         return node.value
+    if isinstance(node, ast.ValueRef):
+        return env[node.name]  # type: ignore[index]
     if isinstance(node, ast.Path):
         value = lookup(item, node.elements)
         if value is None:
             raise _error(MISSING_ATTRIBUTE)
         return value
     if isinstance(node, ast.Arith):
-        left = evaluate_value(node.left, item)
+        left = evaluate_value(node.left, item, env)
         if "N" not in left:
             raise _error(WRONG_TYPE)
-        right = evaluate_value(node.right, item)
+        right = evaluate_value(node.right, item, env)
         if "N" not in right:
             raise _error(WRONG_TYPE)
         combine = V.add_numbers if node.op == "+" else V.subtract_numbers
         return {"N": combine(left["N"], right["N"])}
     if isinstance(node, ast.Func) and node.name == "if_not_exists":
         existing = lookup(item, node.args[0].elements)  # type: ignore[union-attr]
-        return existing if existing is not None else evaluate_value(node.args[1], item)
+        return existing if existing is not None else evaluate_value(node.args[1], item, env)
     if isinstance(node, ast.Func) and node.name == "list_append":
-        left = evaluate_value(node.args[0], item)
+        left = evaluate_value(node.args[0], item, env)
         if "L" not in left:
             raise _error(WRONG_TYPE)
-        right = evaluate_value(node.args[1], item)
+        right = evaluate_value(node.args[1], item, env)
         if "L" not in right:
             raise _error(WRONG_TYPE)
         return {"L": left["L"] + right["L"]}
     raise TypeError(f"not an update operand: {node!r}")
 
+
+
+class UpdateTemplate:
+    """The value-independent part of a checked UpdateExpression: its actions with the
+    request's names substituted and its values left as ``ValueRef``s, so each request only
+    binds its own values (``bind``)."""
+
+    __slots__ = ("actions", "top_names")
+
+    def __init__(self, expr: ast.UpdateExpr, names: dict[str, str]) -> None:
+        self.actions = tuple(
+            ast.Action(a.kind, _names_path(a.path, names), _names_node(a.value, names) if a.value is not None else None)
+            for a in expr.actions
+        )
+        self.top_names = frozenset(a.path.elements[0] for a in self.actions)
+
+    def bind(self, values: dict[str, Value]) -> Update:
+        return Update(self.actions, values, self.top_names)
+
+
+def _names_path(path: ast.Path, names: dict[str, str]) -> ast.Path:
+    return ast.Path(tuple(names[e] if isinstance(e, str) and e[:1] == "#" else e for e in path.elements))
+
+
+def _names_node(node: ast.Node, names: dict[str, str]) -> ast.Node:
+    """An update operand with its names substituted and its parentheses dropped, as
+    ``resolve.Resolver`` binds it, but with its ``ValueRef``s kept."""
+    if isinstance(node, ast.Paren):
+        return _names_node(node.inner, names)
+    if isinstance(node, ast.Path):
+        return _names_path(node, names)
+    if isinstance(node, ast.Func):
+        return ast.Func(node.name, tuple(_names_node(a, names) for a in node.args))
+    if isinstance(node, ast.Arith):
+        return ast.Arith(node.op, _names_node(node.left, names), _names_node(node.right, names))
+    return node  # ValueRef, Literal

@@ -1,0 +1,58 @@
+"""A small bounded cache (least recently used first out) for compiled expression forms.
+
+Keys are whatever the cached form depends on (expression text, the request's
+ExpressionAttributeNames, the keys of its ExpressionAttributeValues, ...); values must be
+immutable or never mutated by their users, since every request with the same key shares
+them. Only value-independent work belongs here: checks that read
+``ExpressionAttributeValues`` still run on every request.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Generic, TypeVar
+
+V = TypeVar("V")
+
+
+class BoundedCache(Generic[V]):
+    """At most ``maxsize`` entries; a hit makes its entry the most recent, an insertion
+    past the bound drops the least recent one. Not thread-safe (the engine is synchronous)."""
+
+    __slots__ = ("maxsize", "_data", "hits", "misses")
+
+    def __init__(self, maxsize: int) -> None:
+        if maxsize < 1:
+            raise ValueError("maxsize must be at least 1")
+        self.maxsize = maxsize
+        self._data: OrderedDict[Hashable, V] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: Hashable) -> V | None:
+        data = self._data
+        value = data.get(key)
+        if value is None:
+            self.misses += 1
+            return None
+        data.move_to_end(key)
+        self.hits += 1
+        return value
+
+    def put(self, key: Hashable, value: V) -> None:
+        data = self._data
+        data[key] = value
+        data.move_to_end(key)
+        if len(data) > self.maxsize:
+            data.popitem(last=False)
+
+    def clear(self) -> None:
+        self._data.clear()
+        self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._data

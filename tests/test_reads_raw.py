@@ -1,0 +1,92 @@
+"""``reads.read_page_raw`` (Query and Scan pages written out from the stored JSON) gives the
+page ``reads.read_page`` gives: the same items once written out, counts, bytes read and
+LastEvaluatedKey, at the Limit and at the 1 MB page limit, on every store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from dynemu.engine import reads
+from dynemu.engine.table import decode_stored
+from dynemu.storage import keyspace
+from dynemu.storage.base import Store
+from dynemu.storage.memory import MemoryStore
+from dynemu.storage.sqlite import SQLiteStore
+from tests.test_streams_engine import new_db, new_table, put
+
+
+@pytest.fixture(params=["memory", "leveldb", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    s: Store
+    if request.param == "memory":
+        s = MemoryStore()
+    elif request.param == "sqlite":
+        s = SQLiteStore(tmp_path / "db")
+    else:
+        plyvel = pytest.importorskip("plyvel")
+        assert plyvel
+        from dynemu.storage.leveldb import LevelDBStore
+
+        s = LevelDBStore(tmp_path / "db")
+    yield s
+    s.close()
+
+
+def _page(page: reads.Page) -> tuple[Any, ...]:
+    return orjson.loads(orjson.dumps(page.items)), page.scanned, page.read_bytes, page.last_key
+
+
+def _reference(table: Any, start: bytes, stop: bytes, *, reverse: bool, limit: int | None,
+               after: bytes | None) -> tuple[Any, ...]:
+    """The page rules on ``Store.iterate``: items in key order after ``after``, stopping at
+    the first item that reaches Limit items or 1 MB read (LastEvaluatedKey: that item's key)."""
+    items, read, last = [], 0, None
+    for key, raw in table.store.iterate(start, stop, reverse=reverse):
+        if after is not None and (key >= after if reverse else key <= after):
+            continue
+        item, size = decode_stored(raw)
+        items.append(item)
+        read += size
+        if (limit is not None and len(items) >= limit) or read >= reads.MAX_PAGE_BYTES:
+            last = table.key_attributes(item)
+            break
+    return items, len(items), read, last
+
+
+def test_raw_pages_match_decoded_pages(store: Store) -> None:
+    db = new_db(store)  # type: ignore[arg-type]
+    table = new_table(db, range_key=True)
+    big = "x" * 300_000  # four of these pass the 1 MB page limit
+    for pk in ("a", "b"):
+        for i in range(12):
+            item: dict[str, Any] = {"pk": {"S": pk}, "sk": {"N": str(i - 3)}, "n": {"N": "1.5"},
+                                    "m": {"M": {"l": {"L": [{"BOOL": True}, {"NULL": True}]}}}}
+            if pk == "b" and i % 2 == 0:
+                item["big"] = {"S": big}
+            put(db, table, item)
+    for i in range(300):  # past the 1 MB page limit in a later chunk of read_page_raw's
+        put(db, table, {"pk": {"S": "c"}, "sk": {"N": str(i)}, "pad": {"S": "y" * (4000 + i)}})
+    for i in range(300):
+        put(db, table, {"pk": {"S": "d"}, "sk": {"N": str(i)}})
+    tid = table.spec.table_id
+    for pk in ("a", "b", "c", "d"):
+        start = keyspace.partition_prefix(tid, {"S": pk})
+        stop = keyspace.prefix_end(start)
+        after_key = keyspace.item_key(tid, {"S": pk}, {"N": "2"})
+        for reverse in (False, True):
+            for limit in (None, 0, 1, 3, 5, 12, 50, 128, 129, 250, 300, 400):
+                for after in (None, after_key):
+                    kwargs = {"reverse": reverse, "limit": limit, "after": after}
+                    expected = _reference(table, start, stop, **kwargs)
+                    assert _page(reads.read_page(table, start, stop, **kwargs)) == expected, (pk, kwargs)
+                    assert _page(reads.read_page_raw(table, start, stop, **kwargs)) == expected, (pk, kwargs)
+    whole = keyspace.items_prefix(tid)
+    assert _page(reads.read_page_raw(table, whole, keyspace.prefix_end(whole))) == _page(
+        reads.read_page(table, whole, keyspace.prefix_end(whole)))
+    empty = keyspace.partition_prefix(tid, {"S": "none"})
+    assert _page(reads.read_page_raw(table, empty, keyspace.prefix_end(empty), limit=3)) == ([], 0, 0, None)
