@@ -9,6 +9,7 @@ ItemCount and TableSizeBytes are exact and survive a restart without a scan.
 from __future__ import annotations
 
 import struct
+import uuid
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
@@ -111,8 +112,6 @@ class Database:
         """A fresh table id, ARN and table UUID; ids are never reused."""
         table_id = self._next_table_id()
         arn = f"arn:aws:dynamodb:{region}:{ACCOUNT_ID}:table/{name}"
-        import uuid  # CreateTable only: uuid imports platform, off the start-up path
-
         return table_id, arn, str(uuid.uuid4())
 
     def get(self, name: str, *, control_plane: bool = False) -> Table:
