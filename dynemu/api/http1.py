@@ -40,7 +40,7 @@ _REQUEST_LINE = re.compile(rb"(GET|POST|OPTIONS) /(?:\?([!$-~]*))? HTTP/1\.1\r\n
 # A header name is a token; a value holds HTAB, visible ASCII and obs-text (RFC 9110 5.5);
 # after decoding, obs-text is any character from U+0080 (surrogate escapes included).
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-_VALUE = re.compile("[\t\x20-\x7e\x80-\U0010ffff]*")
+_ALLOWED = b"\t" + bytes(range(0x20, 0x7F)) + bytes(range(0x80, 0x100))  # and CRLF between lines
 # The names clients send, lower-cased in advance (any other name is checked as a token).
 _KNOWN = {name: name.lower() for name in (
     "Host", "User-Agent", "Accept", "Accept-Encoding", "Content-Type", "Content-Length", "Content-Encoding",
@@ -105,8 +105,8 @@ def parse_head(head: bytes) -> Head | None:
     """The request line and headers (``head`` ends with the last header's CRLF), or None for
     a request to hand to aiohttp."""
     m = _REQUEST_LINE.match(head)
-    if m is None:
-        return None
+    if m is None or head.translate(None, _ALLOWED).replace(b"\r\n", b""):
+        return None  # a control character (NUL, a bare CR or LF, ...)
     items: list[tuple[str, str]] = []
     first: dict[str, str] = {}
     # As aiohttp: header bytes are UTF-8, undecodable bytes kept as surrogate escapes.
@@ -117,8 +117,6 @@ def parse_head(head: bytes) -> Head | None:
             if not (sep and name.isascii() and _TOKEN.fullmatch(name)):
                 return None  # no colon, or a name that is not a token (obs-fold, spaces)
             lower = name.lower()
-        if not value.isprintable() and not _VALUE.fullmatch(value):
-            return None  # a control character (NUL, a bare CR or LF, ...)
         value = value.strip(" \t")
         items.append((name, value))
         if lower not in first:
