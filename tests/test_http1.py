@@ -255,3 +255,17 @@ def test_other_paths_and_methods_are_aiohttps(conn: Conn) -> None:
     assert conn.response()[0] == 404
     conn.send(b"PUT / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n")
     assert conn.response()[0] == 405
+
+
+def test_an_idle_keep_alive_connection_is_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dynemu.api import http1
+
+    monkeypatch.setattr(http1, "KEEPALIVE_SECONDS", 0.2)
+    with DynemuServer() as url:
+        u = urlparse(url)
+        assert u.hostname is not None and u.port is not None
+        c = Conn((u.hostname, u.port))
+        c.send(request("ListTables"))
+        assert c.response()[0] == 200
+        assert c.closed()  # within a few sweeps; recv waits up to 30 s
+        c.close()

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("dynemu")
 
 HEAD_LIMIT = 8190  # aiohttp's max_line_size and max_field_size: a longer head is aiohttp's
+KEEPALIVE_SECONDS = 75.0  # an idle keep-alive connection is closed after 37.5-75 s, as aiohttp does after 75
 WRITE_BATCH = 256 * 1024  # pipelined answers are written together up to this many bytes
 _REQUEST_LINE = re.compile(rb"(GET|POST|OPTIONS) /(?:\?([!$-~]*))? HTTP/1\.1\r\n")
 # A header name is a token; a value holds HTAB, visible ASCII and obs-text (RFC 9110 5.5);
@@ -157,6 +158,7 @@ class FastHTTP(asyncio.Protocol):
         self._head: Head | None = None  # parsed, its body not all here yet
         self._timer: asyncio.TimerHandle | None = None
         self._paused = False  # the client does not read its answers: stop answering
+        self.active = True  # something was received since the last idle sweep
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
@@ -183,7 +185,12 @@ class FastHTTP(asyncio.Protocol):
             if self._buf:
                 self._process(self._buf)
 
+    def idle(self) -> bool:
+        """Nothing received since the last sweep, and no request under way."""
+        return not self.active and not self._buf and self._head is None
+
     def data_received(self, data: bytes) -> None:
+        self.active = True
         buf = self._buf
         if buf:
             buf += data
@@ -304,11 +311,22 @@ class HttpServer:
         self._runner: web.AppRunner | None = None
         self._aiohttp: asyncio.Task[None] | None = None
         self._waiting: set[asyncio.Task[None]] = set()
+        self._sweeper: asyncio.TimerHandle | None = None
 
     async def start(self, sock: socket.socket) -> None:
         await self.service.start()
         loop = asyncio.get_running_loop()
         self._listener = await loop.create_server(lambda: FastHTTP(self), sock=sock, backlog=128)
+        self._sweeper = loop.call_later(KEEPALIVE_SECONDS / 2, self._sweep)
+
+    def _sweep(self) -> None:
+        """Close the keep-alive connections idle since the last sweep (a flag per connection:
+        no clock read per request)."""
+        for conn in list(self.connections):
+            if conn.idle():
+                conn.close()
+            conn.active = False
+        self._sweeper = asyncio.get_running_loop().call_later(KEEPALIVE_SECONDS / 2, self._sweep)
 
     def hand_off(self, conn: FastHTTP, transport: asyncio.Transport, data: bytes) -> None:
         """The aiohttp application takes over ``transport``, ``data`` first."""
@@ -352,6 +370,9 @@ class HttpServer:
         self._runner = runner
 
     async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
         if self._listener is not None:
             self._listener.close()
         for conn in list(self.connections):
