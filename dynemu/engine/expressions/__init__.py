@@ -132,7 +132,7 @@ def compile_request(operation: str, request: dict[str, Any], *, key_schema: Any 
         # service ignores unknown members, so the values are neither used nor "unused".
         request = {k: v for k, v in request.items() if k != "ExpressionAttributeValues"}
     # a request of a shape that compiled before: only what depends on the values runs
-    key = template.request_key(operation, request, expression_params, legacy_params)
+    key = template.request_key(operation, request, expression_params)
     cached = template.lookup(key) if key is not None else None
     if cached is not None:
         changes = cached.instantiate(request.get("ExpressionAttributeNames") or {},
