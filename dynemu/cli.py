@@ -8,14 +8,15 @@ a single line is printed on shutdown.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import os
+import signal
 import socket
 import sys
-from collections.abc import Sequence
-
-from aiohttp import web
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from dynemu.config import Settings, SettingsError, load_settings
 from dynemu.startup import StartupError, bind, lock_data_dir
@@ -58,11 +59,13 @@ def _fail(message: str) -> None:
 
 
 def serve(settings: Settings, kind: str) -> None:
-    from dynemu.api.server import create_app  # the botocore model loads only past the checks
+    # The botocore model loads only past the checks; aiohttp only when a request needs it.
+    from dynemu.api.service import Service
 
+    factory = loop_factory(settings)
     sock = bind(settings.host, settings.port)
     try:
-        app = create_app(settings)
+        service = Service(settings)
     except store_select.StoreOpenError as e:
         sock.close()
         raise StartupError(str(e)) from None
@@ -76,10 +79,39 @@ def serve(settings: Settings, kind: str) -> None:
     # which otherwise cost every request a share of walking ~60,000 objects.
     gc.freeze()
     line = startup_line(settings, kind, sock)
-    # run_app calls ``print`` once its site is started; it handles SIGINT/SIGTERM and runs
-    # the cleanup that closes the stores.
-    web.run_app(app, sock=sock, print=lambda _text: print(line, flush=True), access_log=None)
+    with asyncio.Runner(loop_factory=factory) as runner:
+        runner.run(_serve(service, sock, line))
     print("dynemu stopped" + ("" if settings.in_memory else "; data saved"), flush=True)
+
+
+def loop_factory(settings: Settings) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop when installed (--event-loop auto) or asked for, else asyncio's."""
+    if settings.event_loop == "asyncio":
+        return None
+    try:
+        import uvloop
+    except ImportError:
+        if settings.event_loop == "uvloop":
+            raise StartupError("--event-loop uvloop needs uvloop installed: pip install uvloop") from None
+        return None
+    return uvloop.new_event_loop  # type: ignore[no-any-return]
+
+
+async def _serve(service: Any, sock: socket.socket, line: str) -> None:
+    """Serve until SIGINT or SIGTERM, then close the connections and the stores."""
+    from dynemu.api.http1 import HttpServer
+
+    server = HttpServer(service)
+    try:
+        await server.start(sock)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        print(line, flush=True)  # after the handlers: a SIGTERM right after the line stops cleanly
+        await stop.wait()
+    finally:
+        await server.stop()
 
 
 def startup_line(settings: Settings, kind: str, sock: socket.socket) -> str:

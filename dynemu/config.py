@@ -9,7 +9,6 @@ the one description of every setting: its types and choices convert and check al
 from __future__ import annotations
 
 import argparse
-import difflib
 import functools
 import os
 from collections.abc import Mapping, Sequence
@@ -22,6 +21,7 @@ CAPACITY_MODELS = ("uniform", "burst", "adaptive", "gac")
 CLOCK_MODES = ("real", "virtual")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 STORES = ("auto", "leveldb", "sqlite")
+EVENT_LOOPS = ("auto", "uvloop", "asyncio")
 
 
 class SettingsError(ValueError):
@@ -52,6 +52,7 @@ class Settings:
     max_open_namespaces: int = 64  # LevelDB namespaces kept open; the least recently used idle one closes
     leveldb_open_files: int = 64  # table files each LevelDB namespace keeps open (and mapped)
     request_timeout: float = 30.0  # seconds a client may take to send a request body
+    event_loop: str = "auto"  # auto: uvloop when it is installed, else asyncio's
     admin_token: str | None = None  # when set, admin API state changes need it (Bearer)
     verify_signatures: bool = False  # check SigV4 signatures against known credentials
     credentials_file: str | None = None  # access keys and secrets for --verify-signatures
@@ -153,6 +154,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--request-timeout", type=float, help="seconds a client may take to send a request body (default 30)"
+    )
+    p.add_argument(
+        "--event-loop", choices=EVENT_LOOPS,
+        help="event loop: uvloop, asyncio, or auto: uvloop when installed, else asyncio (default auto)",
     )
     p.add_argument("--admin-token", help="require 'Authorization: Bearer TOKEN' on admin API state changes (reads stay open)")
     p.add_argument(
@@ -269,6 +274,8 @@ def make_settings(values: Mapping[str, Any], base: Settings | None = None) -> Se
     known = [f.name for f in fields(Settings) if f.name != "extra"]
     for name, value in values.items():
         if name not in known:
+            import difflib  # only for a misspelt name: not on the start-up path
+
             hint = difflib.get_close_matches(name, known, n=1)
             more = f"; did you mean {hint[0]!r}?" if hint else f"; known: {', '.join(known)}"
             raise TypeError(f"unknown dynemu setting {name!r}{more}")

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any
-
-from aiohttp import web
+from typing import TYPE_CHECKING, Any
 
 from dynemu.config import Settings, make_settings
 from dynemu.startup import DataDirLock, StartupError, bind, lock_data_dir
 from dynemu.storage import select as store_select
+
+if TYPE_CHECKING:
+    from dynemu.api.http1 import HttpServer
 
 __all__ = ["DynemuServer", "StartupError"]
 
@@ -34,24 +35,25 @@ class DynemuServer:
         self.url = ""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._runner: web.AppRunner | None = None
+        self._server: HttpServer | None = None
         self._lock: DataDirLock | None = None
 
     async def _start(self, kind: str) -> str:
         sock = bind(self.settings.host, self.settings.port)
         try:
-            from dynemu.api.server import create_app
+            from dynemu.api.http1 import HttpServer
+            from dynemu.api.service import Service
 
-            self.app = create_app(self.settings)
+            # The service answers app[NAMESPACES] as the aiohttp application did.
+            self.app = Service(self.settings)
         except SystemExit as e:  # a setting refused while the app is built
             sock.close()
             raise StartupError(str(e.code).removeprefix("dynemu: ")) from None
         except BaseException:
             sock.close()
             raise
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
-        await self._runner.setup()
-        await web.SockSite(self._runner, sock).start()
+        self._server = HttpServer(self.app)
+        await self._server.start(sock)
         host, port = sock.getsockname()[:2]
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
@@ -61,7 +63,10 @@ class DynemuServer:
             raise RuntimeError("DynemuServer is already running; stop() it first")
         kind = store_select.resolve(self.settings.store, self.settings.in_memory)
         self._lock = lock_data_dir(self.settings)
-        self._loop = asyncio.new_event_loop()
+        from dynemu.cli import loop_factory
+
+        factory = loop_factory(self.settings)
+        self._loop = factory() if factory is not None else asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="dynemu", daemon=True)
         self._thread.start()
         try:
@@ -75,12 +80,12 @@ class DynemuServer:
         """Stop the server and close its stores; ``start()`` may be called again."""
         loop, thread = self._loop, self._thread
         if loop is not None and thread is not None:
-            if self._runner is not None:
-                asyncio.run_coroutine_threadsafe(self._runner.cleanup(), loop).result(60)
+            if self._server is not None:
+                asyncio.run_coroutine_threadsafe(self._server.stop(), loop).result(60)
             loop.call_soon_threadsafe(loop.stop)
             thread.join(60)
             loop.close()
-        self._runner = None
+        self._server = None
         self._loop = self._thread = None
         if self._lock is not None:
             self._lock.release()
@@ -93,9 +98,7 @@ class DynemuServer:
             raise RuntimeError("reset() needs an in-memory server; delete the tables instead")
         if self._loop is None:
             raise RuntimeError("DynemuServer is not running")
-        from dynemu.api.server import NAMESPACES
-
-        namespaces = self.app[NAMESPACES]
+        namespaces = self.app.namespaces
 
         async def clear() -> None:  # on the server's loop, between two requests
             namespaces.close()

@@ -66,6 +66,8 @@ CASES: list[dict[str, Any]] = [
     {"pk": {"S": "a"}, "ss": {"SS": []}, "s": {"S": 5}},
     {"pk": {"S": "a"}, "n": {"N": 5}},
     {"pk": {"S": "a"}, "l": {"L": {}}},
+    {"pk": {"S": "a"}, "": {"S": "x"}},
+    {"pk": {"S": "a"}, "n": {"N": "x"}, "": {"S": "x"}},
 ]
 
 
@@ -95,7 +97,7 @@ _value = st.recursive(
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.dictionaries(st.sampled_from(["pk", "a", "ü", "long_name", "n"]), _value, min_size=1, max_size=5))
+@given(st.dictionaries(st.sampled_from(["pk", "a", "ü", "long_name", "n", ""]), _value, min_size=1, max_size=5))
 def test_checked_items_match_the_generic_walk_on_any_item(item: dict[str, Any]) -> None:
     checked, generic = _both_paths(item)
     assert checked == generic
@@ -139,3 +141,38 @@ def test_the_400_kb_limit_counts_every_kind_of_attribute(table: str, ddb: Any) -
     ddb.put_item(TableName=table, Item={**base, "pad": {"S": "x" * ok}})
     assert_validation("Item size has exceeded the maximum allowed size",
                       ddb.put_item, TableName=table, Item={**base, "pad": {"S": "x" * (ok + 1)}})
+
+
+# --- keys of tables without a sort key: the short cut in Table.key_for_item / key_for_request ---------
+
+
+HASH_SIZE = "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes"
+SCHEMA = "The provided key element does not match the schema"
+
+
+def test_partition_key_rules_hold_at_their_edges(table: str, ddb: Any) -> None:
+    for pk in ("𝄞" * 512, "p" * 2048, "é" * 1024, "a"):
+        ddb.put_item(TableName=table, Item={"pk": {"S": pk}})
+        assert ddb.get_item(TableName=table, Key={"pk": {"S": pk}}, ConsistentRead=True)["Item"] == {"pk": {"S": pk}}
+        ddb.update_item(TableName=table, Key={"pk": {"S": pk}}, UpdateExpression="SET v = :v",
+                        ExpressionAttributeValues={":v": {"N": "1"}})
+    for pk in ("𝄞" * 513, "p" * 2049, "é" * 1025):
+        assert_validation(HASH_SIZE, ddb.put_item, TableName=table, Item={"pk": {"S": pk}})
+        assert_validation(HASH_SIZE, ddb.get_item, TableName=table, Key={"pk": {"S": pk}})
+    empty = ("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an "
+             "empty string value. Key: pk")
+    assert_validation(empty, ddb.put_item, TableName=table, Item={"pk": {"S": ""}})
+    assert_validation(empty, ddb.get_item, TableName=table, Key={"pk": {"S": ""}})
+
+
+def test_partition_key_shapes_are_still_refused(table: str, make_table: Any, ddb: Any) -> None:
+    assert_validation(PREFIX + "Type mismatch for key pk expected: S actual: N", ddb.put_item, TableName=table,
+                      Item={"pk": {"N": "1"}})
+    assert_validation(PREFIX + "Missing the key pk in the item", ddb.put_item, TableName=table, Item={"x": {"S": "1"}})
+    assert_validation(SCHEMA, ddb.get_item, TableName=table, Key={"pk": {"N": "1"}})
+    assert_validation(SCHEMA, ddb.get_item, TableName=table, Key={"pk": {"S": "a"}, "x": {"S": "b"}})
+    assert_validation(SCHEMA, ddb.get_item, TableName=table, Key={"x": {"S": "a"}})
+    numbers = make_table(hash=("id", "N"))
+    ddb.put_item(TableName=numbers, Item={"id": {"N": "1.50"}, "v": {"S": "x"}})
+    got = ddb.get_item(TableName=numbers, Key={"id": {"N": "01.5"}}, ConsistentRead=True)["Item"]
+    assert got == {"id": {"N": "1.5"}, "v": {"S": "x"}}

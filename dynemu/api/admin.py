@@ -13,34 +13,19 @@ Authorization header, ``?region=`` (default us-east-1) and ``?access_key=`` choo
 from __future__ import annotations
 
 import time
-from collections import defaultdict
 from typing import Any
 
 import orjson
 from aiohttp import web
 
 from dynemu.api.dashboard import Dashboard
+from dynemu.api.metrics import RequestMetrics
 from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
 from dynemu.engine.clock import VirtualClock
 from dynemu.engine.database import Database
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces
 from dynemu.errors import DynamoError
-
-
-class RequestMetrics:
-    """Request counts and latency per operation (kept by the protocol, cheap to update)."""
-
-    def __init__(self) -> None:
-        self.count: dict[str, int] = defaultdict(int)
-        self.seconds: dict[str, float] = defaultdict(float)
-        self.errors: dict[tuple[str, str], int] = defaultdict(int)
-
-    def observe(self, operation: str, seconds: float, error: str | None) -> None:
-        self.count[operation] += 1
-        self.seconds[operation] += seconds
-        if error is not None:
-            self.errors[(operation, error)] += 1
 
 
 def _json(data: Any, status: int = 200) -> web.Response:

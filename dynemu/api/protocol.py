@@ -1,6 +1,10 @@
 """The DynamoDB JSON 1.0 wire protocol: dispatch on X-Amz-Target, bodies in and out, and the
 one place where a DynamoError becomes an HTTP error response.
 
+Transport-neutral: a ``Request`` (method, path, query, headers, host, the whole body) comes in
+and a ``Reply`` (status, headers, body) goes out. The fast HTTP/1.1 front end (``http1.py``)
+and the aiohttp routes (``server.py``) both call it.
+
 Check order: content type -> Authorization present (MissingAuthenticationTokenException,
 whatever the body) -> signature (only with --verify-signatures) and region -> content
 coding -> JSON parse, an object (SerializationException) -> X-Amz-Target
@@ -9,18 +13,16 @@ coding -> JSON parse, an object (SerializationException) -> X-Amz-Target
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import logging
 import os
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
-from aiohttp import web
 
 from dynemu import errors
 from dynemu.api import compression, sigv4
@@ -36,6 +38,7 @@ DYNAMODB_PREFIX = "DynamoDB_20120810."
 STREAMS_PREFIX = "DynamoDBStreams_20120810."
 JSON_TYPES = ("application/x-amz-json-1.0", "application/json")
 CORS_OFF = ("", "off", "none", "false", "no")
+EXPOSED = "x-amzn-RequestId,x-amz-crc32"
 
 
 def cors_origins(setting: str | None) -> tuple[str, ...] | None:
@@ -43,6 +46,54 @@ def cors_origins(setting: str | None) -> tuple[str, ...] | None:
     if setting is None or setting.strip().lower() in CORS_OFF:
         return None
     return tuple(o.strip() for o in setting.split(",") if o.strip())
+
+
+class Headers:
+    """A request's headers: case-insensitive lookups; repeated headers kept, in order."""
+
+    __slots__ = ("_first", "_items")
+
+    def __init__(self, items: list[tuple[str, str]], first: dict[str, str] | None = None) -> None:
+        self._items = items
+        if first is None:
+            first = {}
+            for name, value in items:
+                first.setdefault(name.lower(), value)
+        self._first = first  # lower-case name -> its first value
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        return self._first.get(name.lower(), default)
+
+    def __getitem__(self, name: str) -> str:
+        return self._first[name.lower()]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._first
+
+    def getall(self, name: str) -> list[str]:
+        lower = name.lower()
+        return [value for n, value in self._items if n.lower() == lower]
+
+    def items(self) -> Iterator[tuple[str, str]]:
+        return iter(self._items)
+
+
+@dataclass(slots=True)
+class Request:
+    """One HTTP request, whatever carried it."""
+
+    method: str
+    path: str  # raw, as sent
+    query: str  # raw query string, without "?"
+    headers: Headers
+    host: str  # the Host header (host[:port] the client used)
+    body: bytes
+
+
+class Reply(NamedTuple):
+    status: int
+    headers: list[tuple[str, str]]  # Content-Type included; Content-Length is the transport's
+    body: bytes
 
 
 @dataclass(slots=True)
@@ -60,6 +111,8 @@ Handler = Callable[[Context, dict[str, Any]], dict[str, Any]]
 
 _request_ids = itertools.count(1)
 _RID_PREFIX = os.urandom(20).hex().upper()
+NOT_JSON = Reply(404, [("Content-Type", "application/octet-stream")], b"<UnknownOperationException/>\n")
+TOO_LARGE = Reply(413, [], b"")
 
 
 def _request_id() -> str:
@@ -90,7 +143,7 @@ class Protocol:
         credentials: dict[str, str] | None = None,
     ):
         self.settings = settings
-        self.metrics = metrics  # admin.RequestMetrics: counts and latency per operation
+        self.metrics = metrics  # metrics.RequestMetrics: counts and latency per operation
         self.namespaces = namespaces
         self.handlers = handlers  # target prefix -> operation -> handler
         self.validators = {
@@ -104,37 +157,36 @@ class Protocol:
 
     # --- responses ------------------------------------------------------------------------------
 
-    def cors_origin(self, request: web.Request) -> str | None:
+    def cors_origin(self, headers: Headers) -> str | None:
         """The Access-Control-Allow-Origin value for this request (None: no CORS headers)."""
         # Only requests from a page carry Origin; others get no CORS headers (as DynamoDB
         # Local's CORS filter answers).
-        if self.cors is None or "Origin" not in request.headers:
+        if self.cors is None:
+            return None
+        origin = headers.get("origin")
+        if origin is None:
             return None
         if "*" in self.cors:
             return "*"
-        origin = request.headers["Origin"]
         return origin if origin in self.cors else None
 
-    def _respond(self, request: web.Request, status: int, body: bytes, content_type: str) -> web.Response:
-        headers = {
-            "Content-Type": content_type,
-            "x-amzn-RequestId": _request_id(),
-        }
-        if len(body) >= compression.MIN_COMPRESS_BYTES and "Accept-Encoding" in request.headers:
-            coding = compression.choose_coding(request.headers.getall("Accept-Encoding"))
+    def _respond(self, request: Request, status: int, body: bytes, content_type: str) -> Reply:
+        headers = [("Content-Type", content_type), ("x-amzn-RequestId", _request_id())]
+        if len(body) >= compression.MIN_COMPRESS_BYTES and "accept-encoding" in request.headers:
+            coding = compression.choose_coding(request.headers.getall("accept-encoding"))
             if coding is not None:
                 body = compression.encode_body(body, coding)
-                headers["Content-Encoding"] = coding
-        headers["x-amz-crc32"] = str(zlib.crc32(body))  # of the bytes sent, as the service
-        origin = self.cors_origin(request)
+                headers.append(("Content-Encoding", coding))
+        headers.append(("x-amz-crc32", str(zlib.crc32(body))))  # of the bytes sent, as the service
+        origin = self.cors_origin(request.headers)
         if origin is not None:
-            headers["Access-Control-Allow-Origin"] = origin
-            headers["Access-Control-Expose-Headers"] = "x-amzn-RequestId,x-amz-crc32"
+            headers.append(("Access-Control-Allow-Origin", origin))
+            headers.append(("Access-Control-Expose-Headers", EXPOSED))
             if origin != "*":
-                headers["Vary"] = "Origin"
-        return web.Response(status=status, body=body, headers=headers)
+                headers.append(("Vary", "Origin"))
+        return Reply(status, headers, body)
 
-    def _error(self, request: web.Request, err: errors.DynamoError, content_type: str) -> web.Response:
+    def _error(self, request: Request, err: errors.DynamoError, content_type: str) -> Reply:
         body = err.body()
         message = body.pop("message", None)
         if message:
@@ -150,57 +202,41 @@ class Protocol:
 
     # --- the handler ------------------------------------------------------------------------------
 
-    async def _read(self, request: web.Request) -> bytes | web.Response:
-        """The raw body, read within --request-timeout: a stalled client is dropped (408 and
-        the connection closed) while other connections carry on."""
-        try:
-            if request.content.is_eof():  # the whole body came with the headers: no timer
-                return await request.read()
-            async with asyncio.timeout(self.timeout):
-                return await request.read()
-        except web.HTTPRequestEntityTooLarge:
-            return web.Response(status=413)
-        except TimeoutError:
-            log.info("dropped a client that sent no body within %ss", self.timeout)
-            response = web.Response(status=408)
-            response.force_close()
-            return response
-
-    async def handle(self, request: web.Request) -> web.StreamResponse:
-        content_type = request.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
-        raw = await self._read(request)
-        if isinstance(raw, web.Response):
-            return raw
+    def handle(self, request: Request) -> Reply:
+        """``POST /``: one DynamoDB (or DynamoDB Streams) call, its whole body read."""
+        headers = request.headers
+        content_type = (headers.get("content-type") or "").split(";", 1)[0].strip().lower()
+        raw = request.body
         if raw and content_type not in JSON_TYPES:
-            return web.Response(status=404, body=b"<UnknownOperationException/>\n")
+            return NOT_JSON
         reply_type = "application/json" if content_type == "application/json" else JSON_TYPES[0]
         started = perf_counter()
         try:
             result = self._dispatch(request, raw)
         except compression.TooLarge:  # over 16 MB, also once decompressed (a gzip bomb)
-            self._observe(request, started, "RequestEntityTooLarge")
-            return web.Response(status=413)
+            self._observe(headers, started, "RequestEntityTooLarge")
+            return TOO_LARGE
         except errors.DynamoError as err:
-            self._observe(request, started, err.type_name)
+            self._observe(headers, started, err.type_name)
             return self._error(request, err, reply_type)
         except Exception:  # a bug: log it, answer as the service answers its own failures
-            log.exception("internal error handling %s", request.headers.get("X-Amz-Target"))
-            self._observe(request, started, "InternalServerError")
+            log.exception("internal error handling %s", headers.get("x-amz-target"))
+            self._observe(headers, started, "InternalServerError")
             return self._error(request, errors.internal_server_error(), reply_type)
-        self._observe(request, started, None)
+        self._observe(headers, started, None)
         # None: an operation whose success has no body (TagResource, UntagResource)
         return self._respond(request, 200, orjson.dumps(result) if result is not None else b"", reply_type)
 
-    def _observe(self, request: web.Request, started: float, error: str | None) -> None:
+    def _observe(self, headers: Headers, started: float, error: str | None) -> None:
         if self.metrics is not None:
-            operation = request.headers.get("X-Amz-Target", "").rpartition(".")[2]
+            operation = (headers.get("x-amz-target") or "").rpartition(".")[2]
             if operation not in self._known_operations:  # bound the label set
                 operation = "unknown"
             self.metrics.observe(operation, perf_counter() - started, error)
 
-    def _authenticate(self, request: web.Request, raw: bytes) -> tuple[str, str]:
+    def _authenticate(self, request: Request, raw: bytes) -> tuple[str, str]:
         """(access key, region) of a request that carries an Authorization header, checked."""
-        auth = request.headers.get("Authorization")
+        auth = request.headers.get("authorization")
         if not auth:
             raise errors.missing_authentication_token()
         if self.credentials is not None:
@@ -210,8 +246,8 @@ class Protocol:
             sigv4.verify(
                 auth,
                 method=request.method,
-                path=request.rel_url.raw_path,
-                query=request.rel_url.raw_query_string,
+                path=request.path,
+                query=request.query,
                 headers=headers,
                 body=raw,
                 credentials=self.credentials,
@@ -221,12 +257,12 @@ class Protocol:
             check_access_key(access_key)
         return access_key, check_region(region)
 
-    def _body(self, request: web.Request, raw: bytes) -> Any:
+    def _body(self, request: Request, raw: bytes) -> Any:
         """The JSON object of the request: decoded as Content-Encoding says, then parsed."""
-        coding = request.headers.get("Content-Encoding")
-        if coding:
+        if request.headers.get("content-encoding"):
             try:
-                raw = compression.decode_body(raw, ",".join(request.headers.getall("Content-Encoding")), MAX_BODY_BYTES)
+                coding = ",".join(request.headers.getall("content-encoding"))
+                raw = compression.decode_body(raw, coding, MAX_BODY_BYTES)
             except compression.BadEncoding:
                 raise errors.serialization() from None
         if len(raw) > MAX_BODY_BYTES:
@@ -239,10 +275,10 @@ class Protocol:
             raise errors.serialization() from None
         return body
 
-    def _dispatch(self, request: web.Request, raw: bytes) -> dict[str, Any]:
+    def _dispatch(self, request: Request, raw: bytes) -> dict[str, Any]:
         access_key, region = self._authenticate(request, raw)
         body = self._body(request, raw)
-        target = request.headers.get("X-Amz-Target", "")
+        target = request.headers.get("x-amz-target") or ""
         prefix, _, operation = target.rpartition(".")
         prefix += "."
         ops = self.handlers.get(prefix)
@@ -253,29 +289,26 @@ class Protocol:
         handler = ops.get(operation)
         if handler is None:
             raise errors.unknown_operation(f"dynemu does not implement {operation} yet")
-        ctx = Context(
-            self.namespaces.get(region, access_key),
-            region,
-            access_key,
-            self.settings,
-            request.host,
-        )
+        ctx = Context(self.namespaces.get(region, access_key), region, access_key, self.settings, request.host)
         return handler(ctx, body)
 
-    async def preflight(self, request: web.Request) -> web.Response:
-        """CORS preflight (routed unless CORS is off)."""
-        origin = self.cors_origin(request)
+    def preflight(self, request: Request) -> Reply:
+        """CORS preflight (``OPTIONS /``, answered unless CORS is off)."""
+        origin = self.cors_origin(request.headers)
         if origin is None:
-            return web.Response(status=403)
-        headers = {"Access-Control-Allow-Origin": origin, "Access-Control-Max-Age": "172800"}
+            return Reply(403, [], b"")
+        headers = [("Access-Control-Allow-Origin", origin), ("Access-Control-Max-Age", "172800")]
         if origin != "*":
-            headers["Vary"] = "Origin"
-        if "Access-Control-Request-Headers" in request.headers:
-            headers["Access-Control-Allow-Headers"] = request.headers["Access-Control-Request-Headers"]
-        if "Access-Control-Request-Method" in request.headers:
-            headers["Access-Control-Allow-Methods"] = request.headers["Access-Control-Request-Method"]
-        return web.Response(status=200, headers=headers)
+            headers.append(("Vary", "Origin"))
+        asked = request.headers.get("access-control-request-headers")
+        if asked is not None:
+            headers.append(("Access-Control-Allow-Headers", asked))
+        asked = request.headers.get("access-control-request-method")
+        if asked is not None:
+            headers.append(("Access-Control-Allow-Methods", asked))
+        return Reply(200, headers, b"")
 
-    async def health(self, request: web.Request) -> web.Response:
+    def health(self, request: Request) -> Reply:
         """``GET /``: the service answers ``healthy: <the Host the client used>``."""
-        return web.Response(text=f"healthy: {request.host} ")
+        body = f"healthy: {request.host} ".encode("utf-8", "surrogateescape")
+        return Reply(200, [("Content-Type", "text/plain; charset=utf-8")], body)

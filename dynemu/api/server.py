@@ -1,25 +1,34 @@
-"""The aiohttp application: routes, start-up and shutdown."""
+"""The aiohttp application: the protocol's routes, the admin API and the dashboard.
+
+The fast front end (``http1.py``) answers the common requests itself and hands any other
+connection to this application, built the first time one is needed; ``create_app(settings)``
+alone (no service given) is also a complete server for ``web.run_app``.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+
 from aiohttp import web
 
-from dynemu.api import admin_guard, sigv4
-from dynemu.api.admin import Admin, RequestMetrics
-from dynemu.api.operations import registry
-from dynemu.api.operations import ttl as ttl_operations
-from dynemu.api.protocol import MAX_BODY_BYTES, Protocol
+from dynemu.api import admin_guard
+from dynemu.api.admin import Admin
+from dynemu.api.protocol import MAX_BODY_BYTES, Headers, Protocol, Reply, Request
+from dynemu.api.service import Service
 from dynemu.config import Settings
-from dynemu.engine.capacity.throughput import CapacityConfig
-from dynemu.engine.clock import make_clock
-from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.namespaces import Namespaces
+
+log = logging.getLogger("dynemu")
 
 NAMESPACES = web.AppKey("namespaces", Namespaces)
 PROTOCOL = web.AppKey("protocol", Protocol)
 
 
-def create_app(settings: Settings) -> web.Application:
+def create_app(settings: Settings, service: Service | None = None) -> web.Application:
+    """The application over ``service``; without one, over a new service that the
+    application starts and closes itself (its startup and cleanup)."""
     # A little above 16 MB so that the protocol itself answers 413 for larger bodies.
     # Request bodies are decoded by the protocol (unknown codings refused, signatures over the
     # bytes sent), not by aiohttp.
@@ -27,41 +36,72 @@ def create_app(settings: Settings) -> web.Application:
         client_max_size=MAX_BODY_BYTES + 1,
         handler_args={"auto_decompress": False},
     )
-    namespaces = Namespaces(
-        data_dir=None if settings.in_memory else settings.data_dir,
-        clock=make_clock(settings.clock, settings.time_scale),
-        capacity=CapacityConfig(
-            model=settings.capacity_model,
-            throttling=settings.throttling,
-            partition_size=settings.partition_size,
-        ),
-        consistency=ConsistencyConfig.from_settings(settings),
-        shared_db=settings.shared_db,
-        isolate_access_keys=settings.isolate_access_keys,
-        max_open=settings.max_open_namespaces,
-        store=settings.store,
-        item_collection_limit=settings.item_collection_limit,
-        leveldb_open_files=settings.leveldb_open_files,
-    )
-    metrics = RequestMetrics()
-    credentials = sigv4.credentials_for(settings.credentials_file) if settings.verify_signatures else None
-    protocol = Protocol(settings, namespaces, registry.handlers(), metrics, credentials)
-    app[NAMESPACES] = namespaces
+    owned = service is None
+    if service is None:
+        service = Service(settings)
+    protocol = service.protocol
+    app[NAMESPACES] = service.namespaces
     app[PROTOCOL] = protocol
-    app.router.add_post("/", protocol.handle)
-    app.router.add_get("/", protocol.health)
+    app.router.add_post("/", _route(protocol, protocol.handle, read_body=True))
+    app.router.add_get("/", _route(protocol, protocol.health))
     # Admin routes (and any other /_dynemu/ ones) are added through the guard: no Origin
     # unless named by --cors, JSON-only state changes, --admin-token (admin_guard.py).
     admin_app = admin_guard.GuardedApp(app, admin_guard.checker(protocol.cors, settings.admin_token))
-    Admin(namespaces, metrics).routes(admin_app)  # type: ignore[arg-type]
+    Admin(service.namespaces, service.metrics).routes(admin_app)  # type: ignore[arg-type]
     if protocol.cors is not None:
-        app.router.add_route("OPTIONS", "/", protocol.preflight)
-
-    async def close_namespaces(app: web.Application) -> None:
-        app[NAMESPACES].close()
-
-    app.on_cleanup.append(close_namespaces)
-    # TTL sweeps and stream retention: on every advance of a virtual clock, else every
-    # --ttl-interval seconds of clock time.
-    app.cleanup_ctx.append(ttl_operations.background(namespaces, settings.ttl_interval))
+        app.router.add_route("OPTIONS", "/", _route(protocol, protocol.preflight))
+    if owned:
+        app.cleanup_ctx.append(_lifecycle(service))
     return app
+
+
+def _lifecycle(service: Service) -> Callable[[web.Application], AsyncIterator[None]]:
+    async def lifecycle(app: web.Application) -> AsyncIterator[None]:
+        await service.start()
+        yield
+        await service.close()
+
+    return lifecycle
+
+
+def _route(
+    protocol: Protocol, answer: Callable[[Request], Reply], read_body: bool = False
+) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """An aiohttp handler over one of the protocol's answers."""
+
+    async def handler(request: web.Request) -> web.Response:
+        raw = b""
+        if read_body:
+            got = await _read(request, protocol.timeout)
+            if isinstance(got, web.Response):
+                return got
+            raw = got
+        neutral = Request(
+            request.method,
+            request.rel_url.raw_path,
+            request.rel_url.raw_query_string,
+            Headers(list(request.headers.items())),
+            request.host,
+            raw,
+        )
+        status, headers, body = answer(neutral)
+        return web.Response(status=status, body=body or None, headers=headers)
+
+    return handler
+
+
+async def _read(request: web.Request, timeout: float) -> bytes | web.Response:
+    """The raw body, read within --request-timeout: a stalled client is dropped (408 and
+    the connection closed) while other connections carry on."""
+    try:
+        if request.content.is_eof():  # the whole body came with the headers: no timer
+            return await request.read()
+        async with asyncio.timeout(timeout):
+            return await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        return web.Response(status=413)
+    except TimeoutError:
+        log.info("dropped a client that sent no body within %ss", timeout)
+        response = web.Response(status=408)
+        response.force_close()
+        return response

@@ -65,7 +65,7 @@ from dynemu.api.validation_scalars import (
     mismatch,
     number_checker,
 )
-from dynemu.engine.values import CheckedItem, presized
+from dynemu.engine.values import MAX_DIGITS, CheckedItem, presized
 from dynemu.errors import serialization, unknown_operation, validation
 
 if TYPE_CHECKING:  # the model comes from api/model_cache.py: botocore is not imported at start-up
@@ -144,22 +144,24 @@ def _av_map(v: dict[str, Any]) -> CheckedItem:
     canonical ``N``, a ``BOOL`` (the type pass leaves these unchanged). The engine's
     ``validate_item`` then checks only the other attributes (``values.CheckedItem``)."""
     out = CheckedItem(v)
-    size = 0
+    names = "".join(v)  # every name counts, pending or not
+    size = len(names) if names.isascii() else _utf8_len(names)
     pending: list[str] = []
     for k, x in v.items():
         if k and type(x) is dict and len(x) == 1:  # an empty name is pending: refused there
             ((t, y),) = x.items()
-            if type(y) is str:
-                if t == "S":
-                    size += (len(k) if k.isascii() else _utf8_len(k)) + (len(y) if y.isascii() else _utf8_len(y))
+            if t == "S":
+                if type(y) is str:
+                    size += len(y) if y.isascii() else _utf8_len(y)
                     continue
-                if t == "N":
+            elif t == "N":
+                if type(y) is str and len(y) <= MAX_DIGITS:
                     n = presized(y)
                     if n >= 0:
-                        size += (len(k) if k.isascii() else _utf8_len(k)) + n
+                        size += n
                         continue
             elif t == "BOOL" and type(y) is bool:
-                size += (len(k) if k.isascii() else _utf8_len(k)) + 1
+                size += 1
                 continue
         pending.append(k)
         if x is not None:

@@ -188,9 +188,34 @@ class Database:
 
     # --- the single commit of item changes ---------------------------------------------------------
 
+    def _commit_one(self, m: Mutation) -> None:
+        """``commit`` of a single write, without the per-table bookkeeping."""
+        if not m.changed:
+            return
+        t = m.table
+        batch = WriteBatch()
+        now = self.now()
+        dc = ds = 0
+        if m.existed:
+            dc, ds = -1, -m.old_size
+        if m.new is not None:
+            batch.put(m.key, encode_stored(m.new, m.new_size))
+            dc += 1
+            ds += m.new_size
+        else:
+            batch.delete(m.key)
+        for observer in t.observers:
+            observer.on_commit(m, batch, now)
+        batch.put(_counts_key(t.spec.table_id), _COUNTS.pack(t.item_count + dc, t.size_bytes + ds))
+        self.store.write(batch)
+        t.item_count += dc
+        t.size_bytes += ds
+
     def commit(self, mutations: Iterable[Mutation]) -> None:
         """Write every changed mutation, what its table's observers derive from it (index
         entries, stream records, TTL entries) and the table counters, in one batch."""
+        if type(mutations) is list and len(mutations) == 1:
+            return self._commit_one(mutations[0])
         batch = WriteBatch()
         now = self.now()
         touched: dict[int, Table] = {}
@@ -201,7 +226,7 @@ class Database:
             t = m.table
             d = deltas.setdefault(t.spec.table_id, [0, 0])
             touched[t.spec.table_id] = t
-            if m.old is not None:
+            if m.existed:
                 d[0] -= 1
                 d[1] -= m.old_size
             if m.new is not None:

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
 
 from dynemu import errors
 from dynemu.engine import values
-from dynemu.engine.schema import Item, TableSpec, key_of_item, key_of_request
+from dynemu.engine.schema import MAX_HASH_KEY_BYTES, Item, TableSpec, Value, key_of_item, key_of_request
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch
 
@@ -61,21 +60,46 @@ class WriteObserver(Protocol):
     def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None: ...
 
 
-@dataclass(slots=True)
 class Mutation:
-    """One planned item change; ``new`` is None for a delete."""
+    """One planned item change; ``new`` is None for a delete. ``old`` is decoded from the
+    stored bytes when first read (a PutItem without a condition or ALL_OLD never needs it;
+    ``existed`` says whether there was one)."""
 
-    table: Table
-    key: bytes
-    old: Item | None
-    old_size: int
-    new: Item | None
-    new_size: int
-    derived: dict[str, Any] | None = None  # what write observers computed at plan time
+    __slots__ = ("table", "key", "_old", "_raw", "old_size", "new", "new_size", "derived")
+
+    def __init__(
+        self,
+        table: Table,
+        key: bytes,
+        old: Item | None,
+        old_size: int,
+        new: Item | None,
+        new_size: int,
+        derived: dict[str, Any] | None = None,
+        raw: bytes | None = None,
+    ) -> None:
+        self.table = table
+        self.key = key
+        self._old = old
+        self._raw = raw  # the stored old image, not decoded yet
+        self.old_size = old_size
+        self.new = new
+        self.new_size = new_size
+        self.derived = derived  # what write observers computed at plan time
+
+    @property
+    def old(self) -> Item | None:
+        if self._raw is not None:
+            self._old, self._raw = decode_stored(self._raw)[0], None
+        return self._old
+
+    @property
+    def existed(self) -> bool:
+        return self._old is not None or self._raw is not None
 
     @property
     def changed(self) -> bool:
-        return self.old is not None or self.new is not None
+        return self.existed or self.new is not None
 
 
 class Table:
@@ -159,12 +183,38 @@ class Table:
     # --- keys -------------------------------------------------------------------------------
 
     def key_for_request(self, key: Item) -> bytes:
+        if len(key) == 1:
+            pk = self._plain_hash_key(key)
+            if pk is not None:
+                return keyspace.item_key(self._id, pk, None)
         pk, sk = key_of_request(self.spec, key)
         return keyspace.item_key(self._id, pk, sk)
 
     def key_for_item(self, item: Item) -> bytes:
+        pk = self._plain_hash_key(item)
+        if pk is not None:
+            return keyspace.item_key(self._id, pk, None)
         pk, sk = key_of_item(self.spec, item)
         return keyspace.item_key(self._id, pk, sk)
+
+    def _plain_hash_key(self, item: Item) -> Value | None:
+        """The partition key of a table without a sort key when it passes every key rule of
+        ``schema.key_of_item`` / ``key_of_request`` at a glance: a non-empty S of at most
+        512 characters (so at most 2048 UTF-8 bytes), or an N of at most 2048; None sends the
+        item through those rules (their errors)."""
+        spec = self.spec
+        if spec.range_key is not None:
+            return None
+        h = spec.hash_key
+        v = item.get(h.name)
+        if type(v) is not dict or len(v) != 1:
+            return None
+        raw = v.get(h.type)
+        if type(raw) is not str:
+            return None
+        if h.type == "S":
+            return v if 0 < len(raw) <= MAX_HASH_KEY_BYTES // 4 else None
+        return v if h.type == "N" and len(raw) <= MAX_HASH_KEY_BYTES else None
 
     def key_attributes(self, item: Item) -> Item:
         return {name: item[name] for name in self.spec.key_names if name in item}
@@ -200,12 +250,20 @@ class Table:
         size_error: str = "Item size has exceeded the maximum allowed size",
         new_size: int | None = None,
         resize: Resize | None = None,
+        blind: bool = False,
     ) -> Mutation:
         """Read the old image, check ``condition``, compute the new image with ``apply`` and
         validate its size (unless ``new_size`` says the caller already did; ``resize`` measures
         it from the old image and its size, when it knows what changed). Raises
-        ConditionalCheckFailedException (with the old item when asked)."""
-        old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
+        ConditionalCheckFailedException (with the old item when asked). ``blind``: ``apply``
+        does not read the old image (Put, Delete), so without a condition it is decoded only
+        if something asks for it (``Mutation.old``)."""
+        if blind and condition is None:
+            raw = self.store.get(key)
+            old, old_size = None, stored_size(raw) if raw is not None else 0
+        else:
+            raw = None
+            old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
         new = apply(old)
         if new is None:
             new_size = 0
@@ -213,7 +271,7 @@ class Table:
             new_size = values.item_size(new) if resize is None else resize(old, old_size, new)
             if new_size > MAX_ITEM_BYTES:
                 raise errors.validation(size_error)
-        m = Mutation(self, key, old, old_size, new, new_size)
+        m = Mutation(self, key, old, old_size, new, new_size, raw=raw)
         for observer in self.observers:
             observer.on_plan(m)
         return m

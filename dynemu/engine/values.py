@@ -354,7 +354,7 @@ class CheckedItem(dict):  # type: ignore[type-arg]
     (``api.validation``): its type pass also applied DynamoDB's value rules, and measured the
     size, of every attribute where they cannot fail (an ``S``, a canonical ``N``, a ``BOOL``),
     so ``validate_item`` / ``validate_item_sized`` only visit the ``pending`` names. ``size``:
-    bytes of the attributes not pending, names included. Never stored: those two return a
+    bytes of every name and of the values not pending. Never stored: those two return a
     plain dict."""
 
     __slots__ = ("size", "pending")
@@ -363,9 +363,12 @@ class CheckedItem(dict):  # type: ignore[type-arg]
     pending: list[str]
 
 
+@lru_cache(maxsize=8192)  # counters, flags and prices repeat
 def presized(s: str) -> int:
-    """Size of ``{"N": s}`` when ``s`` is a canonical number (valid as it is), else -1."""
-    if len(s) <= MAX_DIGITS and _CANONICAL_RE.fullmatch(s) is not None:
+    """Size of ``{"N": s}`` when ``s`` is a canonical number (valid as it is), else -1. Only
+    for strings of at most MAX_DIGITS characters (longer ones are never canonical here, and
+    would make the cache hold large strings)."""
+    if _CANONICAL_RE.fullmatch(s) is not None:
         return _number_size(s)
     return -1
 
@@ -380,7 +383,7 @@ def _finish_checked(item: CheckedItem) -> tuple[Item, int]:
             raise errors.invalid_parameter(MSG_EMPTY_NAME)
         v = item[name]
         nv = _validate(v, 1)
-        size += (len(name) if name.isascii() else _utf8_len(name)) + value_size(nv)
+        size += value_size(nv)  # the name is counted already
         if nv is not v:
             out[name] = nv
     return out, size

@@ -137,6 +137,7 @@ class Write:
             size_error=MSG_UPDATE_SIZE if self.kind == "Update" else MSG_ITEM_SIZE,
             new_size=self.size if self.kind == "Put" else None,
             resize=self.update.resize if type(self.update) is Update else None,
+            blind=self.kind != "Update",
         )
         if self.marks:
             m.derived = {**(m.derived or {}), **self.marks}

@@ -200,7 +200,7 @@ class TableCapacity:
     def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None:
         state = self.state
         p = state.pmap.find(keyspace.hashed_part(m.key))
-        count = (m.new is not None) - (m.old is not None)
+        count = (m.new is not None) - m.existed
         if state.note_write(p, m.new_size - m.old_size, count):
             self._split_for_size(p, batch, now)
         self.persist_if_changed(batch)

@@ -1,0 +1,82 @@
+"""What one dynemu server is, whatever serves its HTTP: the namespaces, the protocol, the
+request metrics, and the background task of TTL sweeps and stream retention.
+
+Built once per server, without aiohttp: the fast front end (``http1.py``) serves from it
+directly, and the aiohttp application (``server.create_app``) is built over the same object
+when a request needs it (admin API, dashboard, unusual HTTP).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from dynemu.api import sigv4
+from dynemu.api.metrics import RequestMetrics
+from dynemu.api.operations import registry
+from dynemu.api.operations import ttl as ttl_operations
+from dynemu.api.protocol import Protocol
+from dynemu.config import Settings
+from dynemu.engine.capacity.throughput import CapacityConfig
+from dynemu.engine.clock import make_clock
+from dynemu.engine.consistency import ConsistencyConfig
+from dynemu.engine.namespaces import Namespaces
+
+
+def make_namespaces(settings: Settings) -> Namespaces:
+    return Namespaces(
+        data_dir=None if settings.in_memory else settings.data_dir,
+        clock=make_clock(settings.clock, settings.time_scale),
+        capacity=CapacityConfig(
+            model=settings.capacity_model,
+            throttling=settings.throttling,
+            partition_size=settings.partition_size,
+        ),
+        consistency=ConsistencyConfig.from_settings(settings),
+        shared_db=settings.shared_db,
+        isolate_access_keys=settings.isolate_access_keys,
+        max_open=settings.max_open_namespaces,
+        store=settings.store,
+        item_collection_limit=settings.item_collection_limit,
+        leveldb_open_files=settings.leveldb_open_files,
+    )
+
+
+class Service:
+    """One server's state. ``await start()`` begins the background maintenance; ``await
+    close()`` stops it and closes every namespace (the stores are flushed)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.namespaces = make_namespaces(settings)
+        self.metrics = RequestMetrics()
+        credentials = sigv4.credentials_for(settings.credentials_file) if settings.verify_signatures else None
+        self.protocol = Protocol(settings, self.namespaces, registry.handlers(), self.metrics, credentials)
+        # TTL sweeps and stream retention: on every advance of a virtual clock, else every
+        # --ttl-interval seconds of clock time.
+        self._lifecycle = ttl_operations.background(self.namespaces, settings.ttl_interval)
+        self._running: AsyncIterator[None] | None = None
+
+    async def start(self) -> None:
+        if self._running is None:
+            self._running = self._lifecycle(None)
+            await anext(self._running)
+
+    async def close(self) -> None:
+        running, self._running = self._running, None
+        if running is not None:
+            try:
+                await anext(running)
+            except StopAsyncIteration:
+                pass
+        self.namespaces.close()
+
+    def __getitem__(self, key: Any) -> Any:
+        """``server.app[NAMESPACES]`` / ``[PROTOCOL]``, as on the aiohttp application (the
+        keys are aiohttp AppKeys named ``...namespaces`` and ``...protocol``)."""
+        name = str(getattr(key, "_name", key)).rpartition(".")[2]
+        if name == "namespaces":
+            return self.namespaces
+        if name == "protocol":
+            return self.protocol
+        raise KeyError(key)
