@@ -5,6 +5,11 @@ tokenizer -> parser (AST, cached by text) -> checks (named, in DynamoDB's priori
 Legacy parameters (Expected, AttributeUpdates, AttributesToGet, QueryFilter, ScanFilter,
 KeyConditions) are translated onto the same trees by ``legacy``.
 
+A request whose shape (operation, expression texts, ExpressionAttributeNames, value keys)
+compiled without error before reuses that result's value-independent part (``template``):
+only the value checks and the substitution run again, and any failure there takes the full
+pipeline, so errors and their order are the full pipeline's.
+
 The operations layer calls ``compile_request`` once per request (before the table lookup,
 so expression errors come first, as in DynamoDB) and ``Compiled.bind(key_schema)`` once the
 table is known (key-attribute rules). Messages and their sources: /tmp/research/expressions.md.
@@ -127,7 +132,7 @@ def compile_request(operation: str, request: dict[str, Any], *, key_schema: Any 
         # service ignores unknown members, so the values are neither used nor "unused".
         request = {k: v for k, v in request.items() if k != "ExpressionAttributeValues"}
     # a request of a shape that compiled before: only what depends on the values runs
-    key = template.request_key(operation, request, expression_params, legacy_params)
+    key = template.request_key(operation, request, expression_params)
     cached = template.lookup(key) if key is not None else None
     if cached is not None:
         changes = cached.instantiate(request.get("ExpressionAttributeNames") or {},
