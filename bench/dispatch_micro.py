@@ -54,7 +54,7 @@ class FakeRequest:
         self.method = "POST"
 
 
-def setup(keys: int, query: bool = True) -> Any:
+def setup(keys: int, query: bool = True, partitions: int = QUERY_PARTITIONS) -> Any:
     sys.path.insert(0, str(REPO_DIR))
     from dynemu.api.server import PROTOCOL, create_app
     from dynemu.config import load_settings
@@ -76,7 +76,7 @@ def setup(keys: int, query: bool = True) -> Any:
     rng = random.Random(1)
     for i in range(keys):
         call("PutItem", {"TableName": DEFAULT_TABLE, "Item": make_item(i, rng)})
-    for p in range(QUERY_PARTITIONS if query else 0):
+    for p in range(partitions if query else 0):
         for s in range(QUERY_ITEMS_PER_KEY):
             call("PutItem", {"TableName": QUERY_TABLE, "Item": query_item(p, s, rng)})
     return protocol
@@ -90,8 +90,11 @@ def main() -> None:
     p.add_argument("--ops", default=",".join(OPERATIONS))
     p.add_argument("--profile", metavar="OP", help="cProfile this operation instead of timing")
     p.add_argument("--top", type=int, default=30)
+    p.add_argument("--query-partitions", type=int, default=QUERY_PARTITIONS,
+                   help="partition keys of the Query table to fill (requests use key %% 100 < --keys: "
+                        "under callgrind, --keys 5 --query-partitions 5 starts much faster)")
     args = p.parse_args()
-    protocol = setup(args.keys, bool({"Query", "QueryFP", "Scan"} & set(args.ops.split(","))))
+    protocol = setup(args.keys, bool({"Query", "QueryFP", "Scan"} & set(args.ops.split(","))), args.query_partitions)
     gc.collect()
     gc.freeze()  # as the server does after start-up (cli.serve)
     rng = random.Random(2)

@@ -41,13 +41,14 @@ from workload import OPERATIONS
 def serve(profile_dir: str, dynemu_argv: list[str]) -> None:
     """Run dynemu in this process, profiled between SIGUSR1 and SIGUSR2."""
     sys.path.insert(0, str(REPO_DIR))  # the working tree this bench/ belongs to, as `-m dynemu` from it
-    from aiohttp import web
-
-    from dynemu.api.server import create_app
+    from dynemu.api.http1 import HttpServer
+    from dynemu.api.service import Service
+    from dynemu.cli import loop_factory
     from dynemu.config import load_settings
+    from dynemu.startup import bind
 
     settings = load_settings(dynemu_argv)
-    app = create_app(settings)
+    service = Service(settings)
     state: dict[str, object] = {"profiler": None, "n": 0}
 
     def start() -> None:
@@ -68,13 +69,20 @@ def serve(profile_dir: str, dynemu_argv: list[str]) -> None:
         os.replace(tmp, os.path.join(profile_dir, f"{n}.prof"))
         os.unlink(os.path.join(profile_dir, "on"))
 
-    async def install(app: web.Application) -> None:
+    async def run() -> None:  # as `python -m dynemu` serves (dynemu/cli.py)
+        server = HttpServer(service)
+        await server.start(bind(settings.host, settings.port))
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGUSR1, start)
         loop.add_signal_handler(signal.SIGUSR2, stop)
+        done = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, done.set)
+        await done.wait()
+        await server.stop()
 
-    app.on_startup.append(install)
-    web.run_app(app, host=settings.host, port=settings.port, print=None, access_log=None)
+    with asyncio.Runner(loop_factory=loop_factory(settings)) as runner:
+        runner.run(run())
 
 
 def _wait_for(path: Path, present: bool, timeout: float = 60.0) -> None:

@@ -104,11 +104,11 @@ async def _serve(service: Any, sock: socket.socket, line: str) -> None:
     server = HttpServer(service)
     try:
         await server.start(sock)
-        print(line, flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        print(line, flush=True)  # after the handlers: a SIGTERM right after the line stops cleanly
         await stop.wait()
     finally:
         await server.stop()

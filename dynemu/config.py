@@ -9,7 +9,6 @@ the one description of every setting: its types and choices convert and check al
 from __future__ import annotations
 
 import argparse
-import difflib
 import functools
 import os
 from collections.abc import Mapping, Sequence
@@ -275,6 +274,8 @@ def make_settings(values: Mapping[str, Any], base: Settings | None = None) -> Se
     known = [f.name for f in fields(Settings) if f.name != "extra"]
     for name, value in values.items():
         if name not in known:
+            import difflib  # only for a misspelt name: not on the start-up path
+
             hint = difflib.get_close_matches(name, known, n=1)
             more = f"; did you mean {hint[0]!r}?" if hint else f"; known: {', '.join(known)}"
             raise TypeError(f"unknown dynemu setting {name!r}{more}")

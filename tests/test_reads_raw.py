@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from dynemu.engine import reads
+from dynemu.engine.table import decode_stored
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store
 from dynemu.storage.memory import MemoryStore
@@ -40,6 +41,23 @@ def _page(page: reads.Page) -> tuple[Any, ...]:
     return orjson.loads(orjson.dumps(page.items)), page.scanned, page.read_bytes, page.last_key
 
 
+def _reference(table: Any, start: bytes, stop: bytes, *, reverse: bool, limit: int | None,
+               after: bytes | None) -> tuple[Any, ...]:
+    """The page rules on ``Store.iterate``: items in key order after ``after``, stopping at
+    the first item that reaches Limit items or 1 MB read (LastEvaluatedKey: that item's key)."""
+    items, read, last = [], 0, None
+    for key, raw in table.store.iterate(start, stop, reverse=reverse):
+        if after is not None and (key >= after if reverse else key <= after):
+            continue
+        item, size = decode_stored(raw)
+        items.append(item)
+        read += size
+        if (limit is not None and len(items) >= limit) or read >= reads.MAX_PAGE_BYTES:
+            last = table.key_attributes(item)
+            break
+    return items, len(items), read, last
+
+
 def test_raw_pages_match_decoded_pages(store: Store) -> None:
     db = new_db(store)  # type: ignore[arg-type]
     table = new_table(db, range_key=True)
@@ -51,17 +69,22 @@ def test_raw_pages_match_decoded_pages(store: Store) -> None:
             if pk == "b" and i % 2 == 0:
                 item["big"] = {"S": big}
             put(db, table, item)
+    for i in range(300):  # past the 1 MB page limit in a later chunk of read_page_raw's
+        put(db, table, {"pk": {"S": "c"}, "sk": {"N": str(i)}, "pad": {"S": "y" * (4000 + i)}})
+    for i in range(300):
+        put(db, table, {"pk": {"S": "d"}, "sk": {"N": str(i)}})
     tid = table.spec.table_id
-    for pk in ("a", "b"):
+    for pk in ("a", "b", "c", "d"):
         start = keyspace.partition_prefix(tid, {"S": pk})
         stop = keyspace.prefix_end(start)
         after_key = keyspace.item_key(tid, {"S": pk}, {"N": "2"})
         for reverse in (False, True):
-            for limit in (None, 1, 3, 5, 12, 50):
+            for limit in (None, 0, 1, 3, 5, 12, 50, 128, 129, 250, 300, 400):
                 for after in (None, after_key):
                     kwargs = {"reverse": reverse, "limit": limit, "after": after}
-                    assert _page(reads.read_page_raw(table, start, stop, **kwargs)) == _page(
-                        reads.read_page(table, start, stop, **kwargs)), (pk, kwargs)
+                    expected = _reference(table, start, stop, **kwargs)
+                    assert _page(reads.read_page(table, start, stop, **kwargs)) == expected, (pk, kwargs)
+                    assert _page(reads.read_page_raw(table, start, stop, **kwargs)) == expected, (pk, kwargs)
     whole = keyspace.items_prefix(tid)
     assert _page(reads.read_page_raw(table, whole, keyspace.prefix_end(whole))) == _page(
         reads.read_page(table, whole, keyspace.prefix_end(whole)))

@@ -35,11 +35,21 @@ if TYPE_CHECKING:
 log = logging.getLogger("dynemu")
 
 HEAD_LIMIT = 8190  # aiohttp's max_line_size and max_field_size: a longer head is aiohttp's
+KEEPALIVE_SECONDS = 75.0  # an idle keep-alive connection is closed after 37.5-75 s, as aiohttp does after 75
 WRITE_BATCH = 256 * 1024  # pipelined answers are written together up to this many bytes
 _REQUEST_LINE = re.compile(rb"(GET|POST|OPTIONS) /(?:\?([!$-~]*))? HTTP/1\.1\r\n")
-# Bytes a head may hold (HTAB, visible ASCII, obs-text, CRLF); names must be tokens.
-_ALLOWED = b"\t\r\n" + bytes(range(0x20, 0x7F)) + bytes(range(0x80, 0x100))
+# A header name is a token; a value holds HTAB, visible ASCII and obs-text (RFC 9110 5.5);
+# after decoding, obs-text is any character from U+0080 (surrogate escapes included).
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_ALLOWED = b"\t" + bytes(range(0x20, 0x7F)) + bytes(range(0x80, 0x100))  # and CRLF between lines
+# The names clients send, lower-cased in advance (any other name is checked as a token).
+_KNOWN = {name: name.lower() for name in (
+    "Host", "User-Agent", "Accept", "Accept-Encoding", "Content-Type", "Content-Length", "Content-Encoding",
+    "X-Amz-Target", "X-Amz-Date", "X-Amz-Security-Token", "X-Amz-Content-Sha256", "Authorization",
+    "amz-sdk-invocation-id", "amz-sdk-request", "Connection", "Origin", "Referer", "Accept-Language",
+    "X-Amz-User-Agent", "X-Amzn-Trace-Id", "Keep-Alive",
+)}
+_KNOWN.update({name.lower(): name.lower() for name in list(_KNOWN)})
 _ONCE = frozenset(("host", "content-length", "connection"))  # repeated: aiohttp decides
 _HANDED = ("transfer-encoding", "expect", "upgrade")
 
@@ -96,21 +106,20 @@ def parse_head(head: bytes) -> Head | None:
     """The request line and headers (``head`` ends with the last header's CRLF), or None for
     a request to hand to aiohttp."""
     m = _REQUEST_LINE.match(head)
-    if m is None or head.translate(None, _ALLOWED):
-        return None
-    lines = head.count(b"\r\n")
-    if head.count(b"\r") != lines or head.count(b"\n") != lines:
-        return None  # a bare CR or LF
+    if m is None or head.translate(None, _ALLOWED).replace(b"\r\n", b""):
+        return None  # a control character (NUL, a bare CR or LF, ...)
     items: list[tuple[str, str]] = []
     first: dict[str, str] = {}
     # As aiohttp: header bytes are UTF-8, undecodable bytes kept as surrogate escapes.
     for line in head[m.end() : -2].decode("utf-8", "surrogateescape").split("\r\n"):
         name, sep, value = line.partition(":")
-        if not (sep and ((name.isascii() and name.replace("-", "").isalnum()) or _TOKEN.fullmatch(name))):
-            return None  # no colon, or a name that is not a token (obs-fold, spaces)
+        lower = _KNOWN.get(name)
+        if lower is None:
+            if not (sep and name.isascii() and _TOKEN.fullmatch(name)):
+                return None  # no colon, or a name that is not a token (obs-fold, spaces)
+            lower = name.lower()
         value = value.strip(" \t")
         items.append((name, value))
-        lower = name.lower()
         if lower not in first:
             first[lower] = value
         elif lower in _ONCE:
@@ -149,6 +158,7 @@ class FastHTTP(asyncio.Protocol):
         self._head: Head | None = None  # parsed, its body not all here yet
         self._timer: asyncio.TimerHandle | None = None
         self._paused = False  # the client does not read its answers: stop answering
+        self.active = True  # something was received since the last idle sweep
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
@@ -175,7 +185,12 @@ class FastHTTP(asyncio.Protocol):
             if self._buf:
                 self._process(self._buf)
 
+    def idle(self) -> bool:
+        """Nothing received since the last sweep, and no request under way."""
+        return not self.active and not self._buf and self._head is None
+
     def data_received(self, data: bytes) -> None:
+        self.active = True
         buf = self._buf
         if buf:
             buf += data
@@ -296,11 +311,22 @@ class HttpServer:
         self._runner: web.AppRunner | None = None
         self._aiohttp: asyncio.Task[None] | None = None
         self._waiting: set[asyncio.Task[None]] = set()
+        self._sweeper: asyncio.TimerHandle | None = None
 
     async def start(self, sock: socket.socket) -> None:
         await self.service.start()
         loop = asyncio.get_running_loop()
         self._listener = await loop.create_server(lambda: FastHTTP(self), sock=sock, backlog=128)
+        self._sweeper = loop.call_later(KEEPALIVE_SECONDS / 2, self._sweep)
+
+    def _sweep(self) -> None:
+        """Close the keep-alive connections idle since the last sweep (a flag per connection:
+        no clock read per request)."""
+        for conn in list(self.connections):
+            if conn.idle():
+                conn.close()
+            conn.active = False
+        self._sweeper = asyncio.get_running_loop().call_later(KEEPALIVE_SECONDS / 2, self._sweep)
 
     def hand_off(self, conn: FastHTTP, transport: asyncio.Transport, data: bytes) -> None:
         """The aiohttp application takes over ``transport``, ``data`` first."""
@@ -344,6 +370,9 @@ class HttpServer:
         self._runner = runner
 
     async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
         if self._listener is not None:
             self._listener.close()
         for conn in list(self.connections):

@@ -21,9 +21,9 @@ if no item follows it, as the service answers.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, islice
 from typing import TYPE_CHECKING, Any
 
 from orjson import Fragment
@@ -42,6 +42,7 @@ from dynemu.storage import keyspace
 if TYPE_CHECKING:
     from dynemu.engine.database import Database
 
+_RAW_CHUNK = 128  # values read at a time (a larger Limit, or none, is read in chunks of this)
 MAX_PAGE_BYTES = 1024 * 1024  # "a single Query only returns a result set that fits within the 1 MB size limit"
 _READ_BLOCK = 4096
 Fetch = Callable[[Item], tuple[Item | None, int]]
@@ -84,7 +85,10 @@ def read_page(
             start = max(start, after + b"\x00")
     page = Page()
     items = page.items
-    for _key, raw in table.store.iterate(start, stop, reverse=reverse):
+    # nothing writes to the store while the page is read (one synchronous engine call)
+    upto = max(limit, 1) if limit is not None and limit <= _RAW_CHUNK else None  # else read lazily
+    raws = table.store.read_values(start, stop, reverse=reverse, limit=upto)
+    for raw in raws:
         item, size = decode_stored(raw)
         page.scanned += 1
         page.read_bytes += size
@@ -103,6 +107,8 @@ def read_page(
     return page
 
 
+
+
 def read_page_raw(table: Table, start: bytes, stop: bytes, *, reverse: bool = False, limit: int | None = None,
                   after: bytes | None = None) -> Page:
     """``read_page`` of a table without filter, returning each item as its stored JSON
@@ -113,36 +119,37 @@ def read_page_raw(table: Table, start: bytes, stop: bytes, *, reverse: bool = Fa
             stop = min(stop, after)
         else:
             start = max(start, after + b"\x00")
+    if limit is not None:
+        limit = max(limit, 1)  # read_page stops after the first item for any Limit below 1
+    small = limit is not None and limit <= _RAW_CHUNK
+    raws = table.store.read_values(start, stop, reverse=reverse, limit=limit if small else None)
     page = Page()
-    if limit is None or limit < 1:
-        return _read_raw_unbounded(table, page, table.store.read_values(start, stop, reverse=reverse), limit)
-    raws = table.store.read_values(start, stop, reverse=reverse, limit=limit)
-    assert isinstance(raws, list)
-    totals = list(accumulate([stored_size(raw) for raw in raws]))
-    # the page stops at the first item that reaches Limit or 1 MB (both counted as read_page does)
-    end = len(raws) if not totals or totals[-1] < MAX_PAGE_BYTES else bisect_left(totals, MAX_PAGE_BYTES) + 1
-    if end:
-        raws = raws[:end] if end < len(raws) else raws
-        page.items = [Fragment(raw[4:]) for raw in raws]
-        page.scanned, page.read_bytes = end, totals[end - 1]
-        if end == limit or page.read_bytes >= MAX_PAGE_BYTES:
-            page.last_key = table.key_attributes(decode_stored(raws[-1])[0])
-    return page
-
-
-def _read_raw_unbounded(table: Table, page: Page, raws: Iterable[bytes], limit: int | None) -> Page:
-    append = page.items.append
-    read_bytes = scanned = 0
-    for raw in raws:
-        scanned += 1
-        read_bytes += stored_size(raw)
-        append(Fragment(raw[4:]))
-        if (limit is not None and scanned >= limit) or read_bytes >= MAX_PAGE_BYTES:
-            page.last_key = table.key_attributes(decode_stored(raw)[0])
+    items = page.items
+    read_bytes = 0
+    for chunk in ((raws,) if small else _chunks(raws, _RAW_CHUNK, limit)):
+        if not chunk:
             break
-    page.scanned = scanned
+        totals = list(accumulate([stored_size(raw) for raw in chunk], initial=read_bytes))
+        # the page stops at the first item that reaches 1 MB read (or Limit items), as read_page
+        n = len(chunk) if totals[-1] < MAX_PAGE_BYTES else bisect_left(totals, MAX_PAGE_BYTES, 1)
+        items.extend([Fragment(raw[4:]) for raw in (chunk if n == len(chunk) else chunk[:n])])
+        read_bytes = totals[n]
+        if read_bytes >= MAX_PAGE_BYTES or len(items) == limit:
+            page.last_key = table.key_attributes(decode_stored(chunk[n - 1])[0])
+            break
+    page.scanned = len(items)
     page.read_bytes = read_bytes
     return page
+
+
+def _chunks(values: Iterable[bytes], size: int, limit: int | None) -> Iterator[list[bytes]]:
+    """Lists of at most ``size`` values, ``limit`` values in all."""
+    it = iter(values)
+    left = limit
+    while chunk := list(islice(it, size if left is None else min(size, left))):
+        yield chunk
+        if left is not None:
+            left -= len(chunk)
 
 
 # --- sources: the table or one of its indexes ---------------------------------------------------

@@ -60,8 +60,7 @@ def test_a_cached_shape_compiles_through_its_template() -> None:
     template.clear()
     req = query(S("x"), N(1), N(5))
     first = _outcome("Query", req)
-    key = template.request_key("Query", req, ("ProjectionExpression", "FilterExpression", "KeyConditionExpression"),
-                               ("AttributesToGet", "QueryFilter", "ConditionalOperator", "KeyConditions"))
+    key = template.request_key("Query", req, ("ProjectionExpression", "FilterExpression", "KeyConditionExpression"))
     assert template.lookup(key) is not None
     assert _outcome("Query", query(S("y"), N(2), N(3))) == cold("Query", query(S("y"), N(2), N(3)))
     assert first[0] == "ok"
@@ -203,3 +202,15 @@ def test_a_filter_on_a_key_attribute_is_refused_whatever_was_cached() -> None:
     template.clear()
     assert _outcome("Query", req("sk"))[0] == "ValidationException"
     assert _outcome("Query", req("sk"))[0] == "ValidationException"  # the template binds to a schema per request
+
+
+@pytest.mark.parametrize("operation, extra", [
+    ("GetItem", {"ConditionalOperator": "AND"}),
+    ("PutItem", {"AttributesToGet": ["a"]}),
+    ("Scan", {"KeyConditions": {"a": {"ComparisonOperator": "EQ", "AttributeValueList": [N(1)]}}}),
+])
+def test_legacy_parameters_of_other_operations_take_the_full_pipeline(operation: str, extra: dict[str, Any]) -> None:
+    req = ({"ProjectionExpression": "a"} if operation == "GetItem"
+           else {"ConditionExpression": "a = :v", "ExpressionAttributeValues": {":v": N(1)}} if operation == "PutItem"
+           else {"FilterExpression": "a = :v", "ExpressionAttributeValues": {":v": N(1)}})
+    check_same(operation, req, {**req, **extra})

@@ -5,6 +5,11 @@ tokenizer -> parser (AST, cached by text) -> checks (named, in DynamoDB's priori
 Legacy parameters (Expected, AttributeUpdates, AttributesToGet, QueryFilter, ScanFilter,
 KeyConditions) are translated onto the same trees by ``legacy``.
 
+A request whose shape (operation, expression texts, ExpressionAttributeNames, value keys)
+compiled without error before reuses that result's value-independent part (``template``):
+only the value checks and the substitution run again, and any failure there takes the full
+pipeline, so errors and their order are the full pipeline's.
+
 The operations layer calls ``compile_request`` once per request (before the table lookup,
 so expression errors come first, as in DynamoDB) and ``Compiled.bind(key_schema)`` once the
 table is known (key-attribute rules). Messages and their sources: /tmp/research/expressions.md.
@@ -126,22 +131,24 @@ def compile_request(operation: str, request: dict[str, Any], *, key_schema: Any 
         # Not a member of GetItem (nor of BatchGetItem's or TransactGetItems' reads): the
         # service ignores unknown members, so the values are neither used nor "unused".
         request = {k: v for k, v in request.items() if k != "ExpressionAttributeValues"}
+    # a request of a shape that compiled before: only what depends on the values runs
+    key = template.request_key(operation, request, expression_params)
+    cached = template.lookup(key) if key is not None else None
+    if cached is not None:
+        changes = cached.instantiate(request.get("ExpressionAttributeNames") or {},
+                                     request.get("ExpressionAttributeValues"))
+        if changes is not None:
+            compiled = Compiled(**changes)
+            return compiled.bind(key_schema) if key_schema is not None else compiled
     present = [p for p in expression_params if request.get(p) is not None]
-    names_raw = request.get("ExpressionAttributeNames")
-    values_raw = request.get("ExpressionAttributeValues")
     has_legacy = any(request.get(p) is not None for p in legacy_params)
-    if not present and not has_legacy and names_raw is None and values_raw is None:
+    if (not present and not has_legacy and request.get("ExpressionAttributeNames") is None
+            and request.get("ExpressionAttributeValues") is None):
         if operation == "Query":
             raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified "
                              "in the request.")
         return EMPTY
-    key = template.request_key(operation, request, expression_params, legacy_params)
-    cached = template.lookup(key) if key is not None else None
-    changes = cached.instantiate(names_raw or {}, values_raw) if cached is not None else None
-    if changes is not None:
-        compiled = Compiled(**changes)
-    else:
-        compiled = _compile_full(operation, request, present, expression_params, legacy_params, key)
+    compiled = _compile_full(operation, request, present, expression_params, legacy_params, key)
     return compiled.bind(key_schema) if key_schema is not None else compiled
 
 

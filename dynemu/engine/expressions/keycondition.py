@@ -61,10 +61,11 @@ class KeyCondition:
 
     def bind(self, key_schema: list[tuple[str, ...]]) -> KeyCondition:
         conditions = self.conditions
-        hashes = [e for e in key_schema if e[1] == "HASH"]
-        ranges = [e for e in key_schema if e[1] == "RANGE"]
-        if len(hashes) > 1 or len(ranges) > 1:
-            return self._bind_multi(hashes, ranges)
+        if len(key_schema) > 2 or (len(key_schema) == 2 and key_schema[1][1] == "HASH"):
+            hashes = [e for e in key_schema if e[1] == "HASH"]
+            ranges = [e for e in key_schema if e[1] == "RANGE"]
+            if len(hashes) > 1 or len(ranges) > 1:
+                return self._bind_multi(hashes, ranges)
         if len(conditions) > 2:  # more are only possible on multi-attribute keys
             raise validation("Conditions can be of length 1 or 2 only")
         hash_name = key_schema[0][0]

@@ -37,13 +37,14 @@ MAX_TEMPLATES = 2048
 _TEMPLATES: BoundedCache[Template] = BoundedCache(MAX_TEMPLATES)
 
 Values = dict[str, dict[str, Any]]
+_LEGACY = ("Expected", "AttributeUpdates", "AttributesToGet", "QueryFilter", "ScanFilter", "KeyConditions",
+           "ConditionalOperator")
 
 
-def request_key(operation: str, request: dict[str, Any], params: tuple[str, ...],
-                legacy_params: tuple[str, ...]) -> Hashable | None:
+def request_key(operation: str, request: dict[str, Any], params: tuple[str, ...]) -> Hashable | None:
     """The cache key of a request's expressions, or None when it may not use the cache
     (legacy parameters, no expression, placeholders that are not maps)."""
-    for p in legacy_params:
+    for p in _LEGACY:  # every legacy parameter the full pipeline reads, whatever the operation
         if request.get(p) is not None:
             return None
     texts = tuple([request.get(p) for p in params])

@@ -1,0 +1,286 @@
+"""The HTTP/1.1 front end over raw sockets: keep-alive, pipelining, split reads, and the
+requests it hands to aiohttp (chunked bodies, Expect, HTTP/1.0, malformed heads, /_dynemu/)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+from dynemu.testing import DynemuServer
+from tests.test_protocol import AUTH
+
+TARGET = "DynamoDB_20120810."
+
+
+@pytest.fixture(scope="module", params=["auto", "asyncio"])
+def addr(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
+    """A server on uvloop (when installed) and one on asyncio's own loop."""
+    with DynemuServer(clock="virtual", request_timeout=1.0, event_loop=request.param) as url:
+        u = urlparse(url)
+        assert u.hostname is not None and u.port is not None
+        yield u.hostname, u.port
+
+
+def request(op: str, body: bytes | str = b"{}", *, extra: str = "", length: bool = True) -> bytes:
+    data = body.encode() if isinstance(body, str) else body
+    head = (
+        f"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-amz-json-1.0\r\n"
+        f"X-Amz-Target: {TARGET}{op}\r\nAuthorization: {AUTH}\r\n{extra}"
+    )
+    if length:
+        head += f"Content-Length: {len(data)}\r\n"
+    return head.encode() + b"\r\n" + data
+
+
+class Conn:
+    """One client connection that reads whole responses (interim 1xx ones included)."""
+
+    def __init__(self, addr: tuple[str, int]) -> None:
+        self.sock = socket.create_connection(addr, timeout=30)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buf = b""
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def _fill(self) -> bool:
+        chunk = self.sock.recv(65536)
+        self.buf += chunk
+        return bool(chunk)
+
+    def response(self) -> tuple[int, dict[str, str], bytes]:
+        while b"\r\n\r\n" not in self.buf:
+            assert self._fill(), f"connection closed; got {self.buf!r}"
+        head, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        length = int(headers.get("content-length", "0"))
+        while len(self.buf) < length:
+            assert self._fill(), "connection closed inside a body"
+        body, self.buf = self.buf[:length], self.buf[length:]
+        return status, headers, body
+
+    def closed(self) -> bool:
+        """The server closed the connection (and sent nothing more)."""
+        return not self.buf and not self._fill()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture
+def conn(addr: tuple[str, int]) -> Iterator[Conn]:
+    c = Conn(addr)
+    yield c
+    c.close()
+
+
+def as_json(body: bytes) -> Any:
+    return json.loads(body)
+
+
+def test_keep_alive_serves_many_requests_on_one_connection(conn: Conn) -> None:
+    for _ in range(50):
+        conn.send(request("ListTables"))
+        status, headers, body = conn.response()
+        assert status == 200 and "TableNames" in as_json(body)
+        assert headers["content-type"] == "application/x-amz-json-1.0"
+        assert "connection" not in headers
+
+
+def test_pipelined_requests_are_answered_in_order(conn: Conn) -> None:
+    conn.send(request("ListTables", '{"Limit": 1}') + request("DescribeTable", '{"TableName": "nope"}')
+              + request("NoSuchOperation") + request("ListTables"))
+    status, _, body = conn.response()
+    assert status == 200 and "TableNames" in as_json(body)
+    status, _, body = conn.response()
+    assert status == 400 and as_json(body)["__type"].endswith("ResourceNotFoundException")
+    status, _, body = conn.response()
+    assert status == 400 and as_json(body)["__type"].endswith("UnknownOperationException")
+    status, _, body = conn.response()
+    assert status == 200
+
+
+def test_a_body_split_over_several_segments(conn: Conn) -> None:
+    data = request("ListTables", '{"Limit": 2, "ExclusiveStartTableName": "aaa"}')
+    for i in range(0, len(data), 7):
+        conn.send(data[i : i + 7])
+        time.sleep(0.002)
+    status, _, body = conn.response()
+    assert status == 200 and "TableNames" in as_json(body)
+
+
+def test_headers_split_mid_line(conn: Conn) -> None:
+    data = request("ListTables")
+    cut = data.index(b"X-Amz-Tar") + 5
+    conn.send(data[:cut])
+    time.sleep(0.05)
+    conn.send(data[cut:])
+    assert conn.response()[0] == 200
+
+
+def test_a_post_without_content_length_has_an_empty_body(conn: Conn) -> None:
+    conn.send(request("ListTables", b"", length=False))
+    status, _, body = conn.response()
+    assert status == 400 and as_json(body) == {"__type": "com.amazon.coral.service#SerializationException"}
+    conn.send(request("ListTables"))  # the connection carries on
+    assert conn.response()[0] == 200
+
+
+def test_a_chunked_body_is_answered(conn: Conn) -> None:
+    conn.send(request("ListTables"))  # first on the fast path
+    assert conn.response()[0] == 200
+    body = b'{"Limit": 1}'
+    chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+    conn.send(request("ListTables", chunked, extra="Transfer-Encoding: chunked\r\n", length=False))
+    status, _, answer = conn.response()
+    assert status == 200 and "TableNames" in as_json(answer)
+    conn.send(request("ListTables"))  # then on aiohttp, for the rest of the connection
+    assert conn.response()[0] == 200
+
+
+def test_expect_100_continue(conn: Conn) -> None:
+    body = b'{"Limit": 1}'
+    head, _, _ = request("ListTables", body, extra="Expect: 100-continue\r\n").partition(b"\r\n\r\n")
+    conn.send(head + b"\r\n\r\n")
+    status, _, _ = conn.response()
+    assert status == 100
+    conn.send(body)
+    status, _, answer = conn.response()
+    assert status == 200 and "TableNames" in as_json(answer)
+
+
+def test_http_1_0(conn: Conn) -> None:
+    conn.send(request("ListTables").replace(b"HTTP/1.1", b"HTTP/1.0", 1))
+    status, _, body = conn.response()
+    assert status == 200 and "TableNames" in as_json(body)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"NONSENSE\r\n\r\n",
+        b"POST / HTTP/1.1 extra\r\nHost: x\r\n\r\n",
+        b"POST / HTTP/1.1\r\nBad Header: x\r\nHost: x\r\n\r\n",
+        b"POST / HTTP/1.1\r\nHost: x\r\nX: a\x00b\r\n\r\n",
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+        b"POST / HTTP/1.1\r\n\r\n",  # no Host
+        b"POST / HTTP/1.1\r\nHost: x\r\nX-Long: " + b"a" * 20000 + b"\r\n\r\n",  # a header block too large
+    ],
+)
+def test_malformed_requests_get_400_not_a_hang(conn: Conn, data: bytes) -> None:
+    conn.send(data)
+    status, _, _ = conn.response()
+    assert status == 400
+
+
+def test_a_stalled_body_gets_408_and_the_connection_closes(conn: Conn) -> None:
+    data = request("ListTables", '{"Limit": 1}')
+    conn.send(data[:-3])
+    status, headers, _ = conn.response()
+    assert status == 408 and headers["connection"] == "close"
+    assert conn.closed()
+
+
+def test_a_body_over_16_mb_gets_413(conn: Conn) -> None:
+    conn.send(request("ListTables", b" " * (16 * 1024 * 1024 + 10)))
+    assert conn.response()[0] == 413
+
+
+def test_the_admin_api_after_dynamodb_requests_on_one_connection(conn: Conn) -> None:
+    conn.send(request("ListTables"))
+    assert conn.response()[0] == 200
+    conn.send(b"GET /_dynemu/clock HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    status, _, body = conn.response()
+    assert status == 200 and "now" in as_json(body)
+    conn.send(request("ListTables"))
+    assert conn.response()[0] == 200
+    conn.send(b"GET /_dynemu/ HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    status, headers, _ = conn.response()
+    assert status == 200 and headers["content-type"].startswith("text/html")
+
+
+def test_dynamodb_requests_after_the_admin_api_on_one_connection(conn: Conn) -> None:
+    conn.send(b"GET /_dynemu/metrics HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    assert conn.response()[0] == 200
+    for _ in range(3):
+        conn.send(request("ListTables"))
+        assert conn.response()[0] == 200
+
+
+def test_health_check_names_the_host(conn: Conn) -> None:
+    conn.send(b"GET / HTTP/1.1\r\nHost: example.test:1234\r\n\r\n")
+    status, headers, body = conn.response()
+    assert status == 200 and body == b"healthy: example.test:1234 "
+    assert headers["content-type"] == "text/plain; charset=utf-8"
+
+
+def test_cors_preflight(conn: Conn) -> None:
+    conn.send(b"OPTIONS / HTTP/1.1\r\nHost: localhost\r\nOrigin: http://app.test\r\n"
+              b"Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: x-amz-target\r\n\r\n")
+    status, headers, _ = conn.response()
+    assert status == 200 and headers["access-control-allow-origin"] == "*"
+    assert headers["access-control-allow-methods"] == "POST"
+    assert headers["access-control-allow-headers"] == "x-amz-target"
+
+
+def test_repeated_accept_encoding_headers_are_all_read(conn: Conn) -> None:
+    conn.send(request("ListTables", '{"Limit": 1}', extra="Accept-Encoding: br\r\nAccept-Encoding: gzip\r\n"))
+    assert conn.response()[0] == 200  # a small answer is never compressed
+    many = json.dumps({"ExclusiveStartTableName": "a" * 200}).encode()
+    conn.send(request("NoSuchOperation", many, extra="Accept-Encoding: identity\r\nAccept-Encoding: gzip\r\n"))
+    assert conn.response()[0] == 400
+
+
+def test_connection_close_is_honoured(conn: Conn) -> None:
+    conn.send(request("ListTables", extra="Connection: close\r\n") + request("ListTables"))
+    status, headers, _ = conn.response()
+    assert status == 200 and headers["connection"] == "close"
+    assert conn.closed()
+
+
+def test_other_paths_and_methods_are_aiohttps(conn: Conn) -> None:
+    conn.send(b"GET /nowhere HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    assert conn.response()[0] == 404
+    conn.send(b"PUT / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n")
+    assert conn.response()[0] == 405
+
+
+def test_an_idle_keep_alive_connection_is_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dynemu.api import http1
+
+    monkeypatch.setattr(http1, "KEEPALIVE_SECONDS", 0.2)
+    with DynemuServer() as url:
+        u = urlparse(url)
+        assert u.hostname is not None and u.port is not None
+        c = Conn((u.hostname, u.port))
+        c.send(request("ListTables"))
+        assert c.response()[0] == 200
+        assert c.closed()  # within a few sweeps; recv waits up to 30 s
+        c.close()
+
+
+@pytest.mark.parametrize("credential", [b"AK\xffID/20250101/us-east-1", b"AKID/20250101/us-\xc3\xa9ast-1"])
+def test_header_bytes_beyond_ascii_are_read_as_aiohttp_reads_them(addr: tuple[str, int], credential: bytes) -> None:
+    auth = b"AWS4-HMAC-SHA256 Credential=" + credential + b"/dynamodb/aws4_request, SignedHeaders=host, Signature=x"
+    head = (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
+            b"X-Amz-Target: DynamoDB_20120810.ListTables\r\nAuthorization: " + auth + b"\r\n")
+    answers = []
+    for framing in (b"Content-Length: 2\r\n\r\n{}", b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"):
+        c = Conn(addr)  # the fast path, then aiohttp (a chunked body is handed to it)
+        c.send(head + framing)
+        status, _, body = c.response()
+        c.close()
+        answers.append((status, body))
+    assert answers[0] == answers[1] and answers[0][0] == 400
