@@ -255,3 +255,32 @@ def test_other_paths_and_methods_are_aiohttps(conn: Conn) -> None:
     assert conn.response()[0] == 404
     conn.send(b"PUT / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n")
     assert conn.response()[0] == 405
+
+
+def test_an_idle_keep_alive_connection_is_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dynemu.api import http1
+
+    monkeypatch.setattr(http1, "KEEPALIVE_SECONDS", 0.2)
+    with DynemuServer() as url:
+        u = urlparse(url)
+        assert u.hostname is not None and u.port is not None
+        c = Conn((u.hostname, u.port))
+        c.send(request("ListTables"))
+        assert c.response()[0] == 200
+        assert c.closed()  # within a few sweeps; recv waits up to 30 s
+        c.close()
+
+
+@pytest.mark.parametrize("credential", [b"AK\xffID/20250101/us-east-1", b"AKID/20250101/us-\xc3\xa9ast-1"])
+def test_header_bytes_beyond_ascii_are_read_as_aiohttp_reads_them(addr: tuple[str, int], credential: bytes) -> None:
+    auth = b"AWS4-HMAC-SHA256 Credential=" + credential + b"/dynamodb/aws4_request, SignedHeaders=host, Signature=x"
+    head = (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
+            b"X-Amz-Target: DynamoDB_20120810.ListTables\r\nAuthorization: " + auth + b"\r\n")
+    answers = []
+    for framing in (b"Content-Length: 2\r\n\r\n{}", b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"):
+        c = Conn(addr)  # the fast path, then aiohttp (a chunked body is handed to it)
+        c.send(head + framing)
+        status, _, body = c.response()
+        c.close()
+        answers.append((status, body))
+    assert answers[0] == answers[1] and answers[0][0] == 400

@@ -35,12 +35,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("dynemu")
 
 HEAD_LIMIT = 8190  # aiohttp's max_line_size and max_field_size: a longer head is aiohttp's
+KEEPALIVE_SECONDS = 75.0  # an idle keep-alive connection is closed after 37.5-75 s, as aiohttp does after 75
 WRITE_BATCH = 256 * 1024  # pipelined answers are written together up to this many bytes
 _REQUEST_LINE = re.compile(rb"(GET|POST|OPTIONS) /(?:\?([!$-~]*))? HTTP/1\.1\r\n")
 # A header name is a token; a value holds HTAB, visible ASCII and obs-text (RFC 9110 5.5);
 # after decoding, obs-text is any character from U+0080 (surrogate escapes included).
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-_VALUE = re.compile("[\t\x20-\x7e\x80-\U0010ffff]*")
+_ALLOWED = b"\t" + bytes(range(0x20, 0x7F)) + bytes(range(0x80, 0x100))  # and CRLF between lines
 # The names clients send, lower-cased in advance (any other name is checked as a token).
 _KNOWN = {name: name.lower() for name in (
     "Host", "User-Agent", "Accept", "Accept-Encoding", "Content-Type", "Content-Length", "Content-Encoding",
@@ -105,8 +106,8 @@ def parse_head(head: bytes) -> Head | None:
     """The request line and headers (``head`` ends with the last header's CRLF), or None for
     a request to hand to aiohttp."""
     m = _REQUEST_LINE.match(head)
-    if m is None:
-        return None
+    if m is None or head.translate(None, _ALLOWED).replace(b"\r\n", b""):
+        return None  # a control character (NUL, a bare CR or LF, ...)
     items: list[tuple[str, str]] = []
     first: dict[str, str] = {}
     # As aiohttp: header bytes are UTF-8, undecodable bytes kept as surrogate escapes.
@@ -117,8 +118,6 @@ def parse_head(head: bytes) -> Head | None:
             if not (sep and name.isascii() and _TOKEN.fullmatch(name)):
                 return None  # no colon, or a name that is not a token (obs-fold, spaces)
             lower = name.lower()
-        if not value.isprintable() and not _VALUE.fullmatch(value):
-            return None  # a control character (NUL, a bare CR or LF, ...)
         value = value.strip(" \t")
         items.append((name, value))
         if lower not in first:
@@ -159,6 +158,7 @@ class FastHTTP(asyncio.Protocol):
         self._head: Head | None = None  # parsed, its body not all here yet
         self._timer: asyncio.TimerHandle | None = None
         self._paused = False  # the client does not read its answers: stop answering
+        self.active = True  # something was received since the last idle sweep
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
@@ -185,7 +185,12 @@ class FastHTTP(asyncio.Protocol):
             if self._buf:
                 self._process(self._buf)
 
+    def idle(self) -> bool:
+        """Nothing received since the last sweep, and no request under way."""
+        return not self.active and not self._buf and self._head is None
+
     def data_received(self, data: bytes) -> None:
+        self.active = True
         buf = self._buf
         if buf:
             buf += data
@@ -306,11 +311,22 @@ class HttpServer:
         self._runner: web.AppRunner | None = None
         self._aiohttp: asyncio.Task[None] | None = None
         self._waiting: set[asyncio.Task[None]] = set()
+        self._sweeper: asyncio.TimerHandle | None = None
 
     async def start(self, sock: socket.socket) -> None:
         await self.service.start()
         loop = asyncio.get_running_loop()
         self._listener = await loop.create_server(lambda: FastHTTP(self), sock=sock, backlog=128)
+        self._sweeper = loop.call_later(KEEPALIVE_SECONDS / 2, self._sweep)
+
+    def _sweep(self) -> None:
+        """Close the keep-alive connections idle since the last sweep (a flag per connection:
+        no clock read per request)."""
+        for conn in list(self.connections):
+            if conn.idle():
+                conn.close()
+            conn.active = False
+        self._sweeper = asyncio.get_running_loop().call_later(KEEPALIVE_SECONDS / 2, self._sweep)
 
     def hand_off(self, conn: FastHTTP, transport: asyncio.Transport, data: bytes) -> None:
         """The aiohttp application takes over ``transport``, ``data`` first."""
@@ -354,6 +370,9 @@ class HttpServer:
         self._runner = runner
 
     async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
         if self._listener is not None:
             self._listener.close()
         for conn in list(self.connections):

@@ -475,7 +475,27 @@ class _Compiler:
                 raise serialization(MSG_VALUE_TYPE)
             return field(v)
 
+        required_names = tuple(name for name, _, required, _ in checks if required)
+        member_checks = {name: (label, check) for name, label, _, check in checks if check is not None}
+
+        def passes(v: Any) -> bool:
+            """Whether ``nested`` reports nothing, found in the body's order: only the members
+            present are looked at (most requests; the others are reported in order below)."""
+            for name in required_names:
+                if v.get(name) is None:
+                    return False
+            scratch: list[str] = []
+            for k, x in v.items():
+                entry = member_checks.get(k)
+                if entry is not None and x is not None:
+                    entry[1](x, entry[0], scratch)  # type: ignore[misc]
+                    if scratch:
+                        return False
+            return True
+
         def nested(v: Any, path: str, errs: list[str]) -> None:
+            if passes(v):
+                return
             prefix = f"{path}." if path else ""
             for name, label, required, check in checks:
                 x = v.get(name)
