@@ -26,6 +26,7 @@ from dynemu.storage.base import Snapshot, Store, WriteBatch
 
 _BULK_DELETE = 64  # a batch longer than this removes its deleted keys in one pass
 _COMPACT_MIN = 4096  # stores this small are not worth compacting
+_SMALL_RANGE = 128  # read_values returns a range this short as a list at once
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
@@ -169,7 +170,9 @@ class MemoryStore(Store):
         keys, get = self._keys, self._data.__getitem__
         lo = bisect_left(keys, start)
         hi = bisect_left(keys, stop, lo) if stop > start else lo
-        if limit is not None:
+        if limit is not None or hi - lo <= _SMALL_RANGE:
+            if limit is None:
+                limit = hi - lo
             if reverse:
                 return [get(k) for k in keys[max(lo, hi - limit) : hi][::-1]]
             return [get(k) for k in keys[lo : min(hi, lo + limit)]]
