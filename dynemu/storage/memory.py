@@ -20,7 +20,6 @@ import gc
 import weakref
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
 
 from dynemu.storage.base import Snapshot, Store, WriteBatch
 
@@ -178,7 +177,8 @@ class MemoryStore(Store):
             return [get(k) for k in keys[lo : min(hi, lo + limit)]]
         if reverse:
             return map(get, map(keys.__getitem__, range(hi - 1, lo - 1, -1)))
-        return map(get, islice(keys, lo, hi))
+        # not islice(keys, lo, hi): that steps over the first lo keys one by one
+        return map(get, map(keys.__getitem__, range(lo, hi)))
 
     def write(self, batch: WriteBatch) -> None:
         if self._closed:
