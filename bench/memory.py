@@ -47,6 +47,13 @@ def status_mb(pid: int, field: str) -> float:
     return 0.0
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU the process has used (steadier than wall time on a shared machine)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def split(pid: int) -> str:
     """RSS's anonymous part (heaps) and its file part (mapped files: LevelDB maps its tables)."""
     return f"anon {status_mb(pid, 'RssAnon'):.1f} file {status_mb(pid, 'RssFile'):.1f}"
@@ -137,6 +144,7 @@ def load(
 def restart(data_dir: str, extra: list[str], items: int) -> dict[str, float]:
     proc, port, seconds = start(data_dir, extra)
     try:
+        cpu = cpu_seconds(proc.pid)
         first = status_mb(proc.pid, "VmRSS")
         first_split = split(proc.pid)
         c = Client(port)
@@ -147,7 +155,7 @@ def restart(data_dir: str, extra: list[str], items: int) -> dict[str, float]:
                 "GetItem",
                 {"TableName": TABLE, "Key": {"pk": {"S": f"item-{rng.randrange(max(1, items)):09d}"}}},
             )
-        return {"seconds": seconds, "rss_first": first, "rss_first_split": first_split,
+        return {"seconds": seconds, "cpu_seconds": cpu, "rss_first": first, "rss_first_split": first_split,
                 "rss_after_reads": status_mb(proc.pid, "VmRSS"), "rss_after_reads_split": split(proc.pid),
                 "rss_peak": status_mb(proc.pid, "VmHWM"), "item_count": described.get("ItemCount", 0)}  # fmt: skip
     finally:
@@ -186,7 +194,7 @@ def main() -> None:
             )
         result["restarts"] = [restart(data_dir, extra, args.items) for _ in range(max(1, args.restarts))]
         for r in result["restarts"]:
-            print(f"restart: first ListTables after {r['seconds']:.3f} s, rss {r['rss_first']:.1f} MB "
+            print(f"restart: first ListTables after {r['seconds']:.3f} s (server CPU {r['cpu_seconds']:.2f} s), rss {r['rss_first']:.1f} MB "
                   f"({r['rss_first_split']}); after DescribeTable + 1000 GetItems {r['rss_after_reads']:.1f} MB "
                   f"({r['rss_after_reads_split']}), peak {r['rss_peak']:.1f} MB; ItemCount {r['item_count']:,}",
                   flush=True)  # fmt: skip

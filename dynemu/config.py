@@ -149,7 +149,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--leveldb-open-files", type=int,
-        help="table files each LevelDB namespace keeps open and mapped (about 2 MB each): bounds its memory "
+        help="table files each LevelDB namespace keeps open and mapped (512 KB each at most): bounds its memory "
         "with large data; more speeds random reads of large tables (default 64, the least LevelDB takes)",
     )
     p.add_argument(

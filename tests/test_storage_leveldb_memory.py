@@ -37,6 +37,7 @@ def test_open_files_are_bounded_by_default(tmp_path: Path, opened: list[dict[str
     assert store.get(b"k") == b"v"
     store.close()
     assert opened[0]["max_open_files"] == leveldb.OPEN_FILES + 10  # LevelDB keeps 10 for itself
+    assert opened[0]["max_file_size"] * leveldb.OPEN_FILES <= 32 * 1024 * 1024  # what can stay mapped
     assert opened[0]["bloom_filter_bits"] == 10
 
 

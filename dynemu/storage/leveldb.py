@@ -19,6 +19,9 @@ from dynemu.storage.base import Snapshot, Store, WriteBatch
 # Table files held open (and mapped); LevelDB's max_open_files is this plus the 10 files it
 # keeps for itself, and it raises anything below 64 + 10 to that.
 OPEN_FILES = 64
+# The size LevelDB writes table files up to (its default is 2 MB): with OPEN_FILES, what can
+# stay mapped is at most OPEN_FILES x MAX_FILE_SIZE (32 MB).
+MAX_FILE_SIZE = 512 * 1024
 
 
 class LevelDBSnapshot(Snapshot):
@@ -50,8 +53,10 @@ class LevelDBStore(Store):
         options.setdefault("bloom_filter_bits", 10)
         # LevelDB maps each table file it keeps open (up to ~1000 by default, 2 MB each), and
         # the pages a read or a compaction touched stay in RSS while the file is open: RSS
-        # then grows with the data on disk. ``open_files`` (--leveldb-open-files) bounds it.
+        # then grows with the data on disk. ``open_files`` (--leveldb-open-files) and the
+        # file size bound it.
         options.setdefault("max_open_files", open_files + 10)
+        options.setdefault("max_file_size", MAX_FILE_SIZE)
         self.path = os.fspath(path)
         self._sync = sync
         self._db = plyvel.DB(self.path, create_if_missing=True, **options)
