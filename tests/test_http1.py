@@ -176,6 +176,7 @@ def test_http_1_0(conn: Conn) -> None:
         b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
         b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
         b"POST / HTTP/1.1\r\n\r\n",  # no Host
+        b"POST / HTTP/1.1\r\nHost\r\n\r\n",  # a header line without a colon
         b"POST / HTTP/1.1\r\nHost: x\r\nX-Long: " + b"a" * 20000 + b"\r\n\r\n",  # a header block too large
     ],
 )

@@ -51,7 +51,6 @@ _KNOWN = {name: name.lower() for name in (
 )}
 _KNOWN.update({name.lower(): name.lower() for name in list(_KNOWN)})
 _ONCE = frozenset(("host", "content-length", "connection"))  # repeated: aiohttp decides
-_HANDED = ("transfer-encoding", "expect", "upgrade")
 
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -113,7 +112,7 @@ def parse_head(head: bytes) -> Head | None:
     # As aiohttp: header bytes are UTF-8, undecodable bytes kept as surrogate escapes.
     for line in head[m.end() : -2].decode("utf-8", "surrogateescape").split("\r\n"):
         name, sep, value = line.partition(":")
-        lower = _KNOWN.get(name)
+        lower = _KNOWN.get(name) if sep else None
         if lower is None:
             if not (sep and name.isascii() and _TOKEN.fullmatch(name)):
                 return None  # no colon, or a name that is not a token (obs-fold, spaces)
@@ -125,7 +124,7 @@ def parse_head(head: bytes) -> Head | None:
         elif lower in _ONCE:
             return None
     host = first.get("host")
-    if host is None or any(name in first for name in _HANDED):
+    if host is None or "transfer-encoding" in first or "expect" in first or "upgrade" in first:
         return None
     length = 0
     text = first.get("content-length")

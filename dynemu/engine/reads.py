@@ -123,6 +123,7 @@ def read_page_raw(table: Table, start: bytes, stop: bytes, *, reverse: bool = Fa
         limit = max(limit, 1)  # read_page stops after the first item for any Limit below 1
     small = limit is not None and limit <= _RAW_CHUNK
     raws = table.store.read_values(start, stop, reverse=reverse, limit=limit if small else None)
+    small = small or (type(raws) is list and len(raws) <= _RAW_CHUNK)  # a short range, read at once
     page = Page()
     items = page.items
     read_bytes = 0

@@ -20,12 +20,12 @@ import gc
 import weakref
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
 
 from dynemu.storage.base import Snapshot, Store, WriteBatch
 
 _BULK_DELETE = 64  # a batch longer than this removes its deleted keys in one pass
 _COMPACT_MIN = 4096  # stores this small are not worth compacting
+_SMALL_RANGE = 128  # read_values returns a range this short as a list at once
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
@@ -169,13 +169,16 @@ class MemoryStore(Store):
         keys, get = self._keys, self._data.__getitem__
         lo = bisect_left(keys, start)
         hi = bisect_left(keys, stop, lo) if stop > start else lo
-        if limit is not None:
+        if limit is not None or hi - lo <= _SMALL_RANGE:
+            if limit is None:
+                limit = hi - lo
             if reverse:
                 return [get(k) for k in keys[max(lo, hi - limit) : hi][::-1]]
             return [get(k) for k in keys[lo : min(hi, lo + limit)]]
         if reverse:
             return map(get, map(keys.__getitem__, range(hi - 1, lo - 1, -1)))
-        return map(get, islice(keys, lo, hi))
+        # not islice(keys, lo, hi): that steps over the first lo keys one by one
+        return map(get, map(keys.__getitem__, range(lo, hi)))
 
     def write(self, batch: WriteBatch) -> None:
         if self._closed:

@@ -3,6 +3,7 @@ what the full pipeline gives, and fails with the same error, whatever its values
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -214,3 +215,24 @@ def test_legacy_parameters_of_other_operations_take_the_full_pipeline(operation:
            else {"ConditionExpression": "a = :v", "ExpressionAttributeValues": {":v": N(1)}} if operation == "PutItem"
            else {"FilterExpression": "a = :v", "ExpressionAttributeValues": {":v": N(1)}})
     check_same(operation, req, {**req, **extra})
+
+
+def test_bounded_cache_shared_between_threads() -> None:
+    c: cache.BoundedCache[int] = cache.BoundedCache(8)
+    errors: list[BaseException] = []
+
+    def work(offset: int) -> None:
+        try:
+            for i in range(20_000):
+                key = (offset + i) % 13
+                if c.get(key) is None:
+                    c.put(key, i + 1)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(c) <= 8

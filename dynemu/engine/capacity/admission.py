@@ -101,8 +101,10 @@ class TableCapacity:
         return p
 
     def debit(self, p: int, key: bytes, now: float, *, read: float = 0.0, write: float = 0.0) -> None:
-        self.state.debit(p, read, write, now, keyspace.hashed_part(key))
-        self.maintain(now)
+        state = self.state
+        state.debit(p, read, write, now, keyspace.hashed_part(key))
+        if now >= state._next_maint or self.index_states:
+            self.maintain(now)
 
     def maintain(self, now: float) -> None:
         """Run what is due on the table and its GSIs (on-demand growth, the policy's own);
@@ -201,9 +203,10 @@ class TableCapacity:
         state = self.state
         p = state.pmap.find(keyspace.hashed_part(m.key))
         count = (m.new is not None) - m.existed
-        if state.note_write(p, m.new_size - m.old_size, count):
+        if state.pmap.note_write(p, m.new_size - m.old_size, count):
             self._split_for_size(p, batch, now)
-        self.persist_if_changed(batch)
+        if state.version != self._saved_version:
+            self.persist_if_changed(batch)
 
     def _split_for_size(self, p: int, batch: WriteBatch, now: float) -> None:
         """Split partition ``p`` at hash midpoints until every part fits the partition

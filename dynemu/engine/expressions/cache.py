@@ -18,7 +18,8 @@ V = TypeVar("V")
 
 class BoundedCache(Generic[V]):
     """At most ``maxsize`` entries; a hit makes its entry the most recent, an insertion
-    past the bound drops the least recent one. Not thread-safe (the engine is synchronous)."""
+    past the bound drops the least recent one. Safe to share between threads (in-process
+    servers each run on their own): a race costs at most a miss or a late eviction."""
 
     __slots__ = ("maxsize", "_data", "hits", "misses")
 
@@ -36,16 +37,22 @@ class BoundedCache(Generic[V]):
         if value is None:
             self.misses += 1
             return None
-        data.move_to_end(key)
+        try:
+            data.move_to_end(key)
+        except KeyError:  # evicted by another thread meanwhile
+            pass
         self.hits += 1
         return value
 
     def put(self, key: Hashable, value: V) -> None:
         data = self._data
         data[key] = value
-        data.move_to_end(key)
-        if len(data) > self.maxsize:
-            data.popitem(last=False)
+        try:
+            data.move_to_end(key)
+            while len(data) > self.maxsize:
+                data.popitem(last=False)
+        except KeyError:  # another thread changed it meanwhile
+            pass
 
     def clear(self) -> None:
         self._data.clear()
