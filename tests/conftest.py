@@ -9,9 +9,15 @@ from typing import Any
 import boto3
 import pytest
 from botocore.config import Config
+from hypothesis import HealthCheck, settings
 
 from dynemu.api.server import NAMESPACES
 from dynemu.testing import DynemuServer
+
+# Property tests assert behaviour, never speed: no per-example deadline and no "too slow"
+# health check, which a loaded 2-core CI machine would trip at random.
+settings.register_profile("dynemu", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("dynemu")
 
 CONFIG = Config(retries={"total_max_attempts": 1}, connect_timeout=5, read_timeout=60)
 _names = itertools.count()
