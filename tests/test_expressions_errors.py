@@ -1,7 +1,7 @@
 """Expression errors through boto3 (and raw HTTP) against the server, with full messages.
 
-Messages and their sources: /tmp/research/expressions.md (DynamoDB's messages as probed by
-dynalite and quoted in public issue threads), the developer guide's "Expression parameters"
+Messages and their sources: DynamoDB's messages as probed by dynalite and quoted in public
+issue threads, the developer guide's "Expression parameters"
 limits (4 KB expressions, 100 IN operands, 300 operators) and "Reserved words". No input,
 however malformed, may produce a 500 or hang: every rejection is a 400 ValidationException.
 """

@@ -1,7 +1,7 @@
 """dynemu.api.validation called directly: Coral's SerializationException and aggregated
 ValidationException messages, asserted in full.
 
-Sources of every message: /tmp/research/validation.md (dynalite's validations, built by
+Sources of the messages: dynalite's validations (built by
 probing DynamoDB; dynoxide, measured against eu-west-2; a 2026 capture of the live service;
 GitHub issues quoting real responses). Where the brief's expected text was inferred rather
 than seen, the case says so.

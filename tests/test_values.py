@@ -1,6 +1,6 @@
 """dynemu.engine.values: numbers, validation messages, sizes, comparison.
 
-Sources (details and links in /tmp/research/values.md):
+Sources:
 * Messages and check order: architect/dynalite validations/index.js (probed against the service);
   DynamoDB Local's ErrorFactory (decompiled); reports of the real service: "The parameter cannot be
   converted to a numeric value: NaN" (jovotech/jovo-framework#197), bare overflow message

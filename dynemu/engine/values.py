@@ -32,7 +32,7 @@ string is already canonical) and the ``MSG_*`` message constants.
 Messages are bare (no ``One or more parameter values were invalid:`` prefix) unless DynamoDB
 adds one; callers wrapping values of ``ExpressionAttributeValues`` add DynamoDB's
 ``ExpressionAttributeValues contains invalid value: <msg> for key <key>`` themselves.
-Sources for every rule: /tmp/research/values.md and the header of tests/test_values.py.
+Sources for every rule: the header of tests/test_values.py.
 """
 
 from __future__ import annotations

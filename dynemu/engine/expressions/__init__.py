@@ -12,7 +12,7 @@ pipeline, so errors and their order are the full pipeline's.
 
 The operations layer calls ``compile_request`` once per request (before the table lookup,
 so expression errors come first, as in DynamoDB) and ``Compiled.bind(key_schema)`` once the
-table is known (key-attribute rules). Messages and their sources: /tmp/research/expressions.md.
+table is known (key-attribute rules). Messages and their sources: the header of tests/test_expressions_errors.py.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 ``*_plan`` walks a finished tree once (cached with the parse, by text) and records what the
 per-request ``Plan.check(ctx)`` needs; ``check`` raises the first error of the
 highest-priority category, as the live service reports it (the order was established by
-dynalite against DynamoDB; see /tmp/research/expressions.md):
+probing DynamoDB; the sources are named in tests/test_expressions_errors.py):
 
 * condition / filter / key condition: redundant parentheses, operator count, unknown or
   out-of-context function, misused function, reserved word, then per comparison in
