@@ -4,37 +4,18 @@ LastEvaluatedKey, at the Limit and at the 1 MB page limit, on every store."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import orjson
-import pytest
 
 from dynemu.engine import reads
 from dynemu.engine.table import decode_stored
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store
-from dynemu.storage.memory import MemoryStore
-from dynemu.storage.sqlite import SQLiteStore
+from tests import test_storage
 from tests.test_streams_engine import new_db, new_table, put
 
-
-@pytest.fixture(params=["memory", "leveldb", "sqlite"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    s: Store
-    if request.param == "memory":
-        s = MemoryStore()
-    elif request.param == "sqlite":
-        s = SQLiteStore(tmp_path / "db")
-    else:
-        plyvel = pytest.importorskip("plyvel")
-        assert plyvel
-        from dynemu.storage.leveldb import LevelDBStore
-
-        s = LevelDBStore(tmp_path / "db")
-    yield s
-    s.close()
+store = test_storage.store  # the fixture: every store kind
 
 
 def _page(page: reads.Page) -> tuple[Any, ...]:

@@ -74,7 +74,6 @@ class RateRing:
         self.first: int | None = None  # the first second anything was recorded
 
     def add(self, now: float, units: float) -> None:
-        # ThroughputState._debit_kind does the same inline: keep the two alike.
         s = int(now)
         if self.first is None:
             self.first = s

@@ -352,15 +352,8 @@ class ThroughputState:
         load.ceil.take(units * self._weight[k], now, clamp)
         if self._uses_share:
             load.share[k].take(units, now, clamp)
-        sec = int(now)
-        for ring in (load.consumed[k], self.consumed[k]):  # RateRing.add, inline (every request)
-            if ring.first is None:
-                ring.first = sec
-            i = sec % ring.size
-            if ring.secs[i] != sec:
-                ring.secs[i] = sec
-                ring.vals[i] = 0.0
-            ring.vals[i] += units
+        load.consumed[k].add(now, units)
+        self.consumed[k].add(now, units)
         self.consumed_total[k] += units
 
     def record_throttle(self, d: ThrottleDecision, now: float, key: bytes | None = None) -> None:
