@@ -5,14 +5,12 @@ end at the table's state, and the GSI holds exactly the table's items (issue 17)
 from __future__ import annotations
 
 import random
-import signal
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import make_client
-from tests.test_crash import _records, _start
+from tests.test_crash import _records, _start, kill_while_writing
 
 TABLE = "crash-gsi"
 INDEX = "by-g"
@@ -93,20 +91,10 @@ def test_sigkill_with_a_gsi_and_a_stream_loses_nothing(tmp_path: Path) -> None:
     acked: dict[str, str] = {}
     try:
         _create(url)
-        writers = [Writer(url, n, acked) for n in range(WORKERS)]
-        for w in writers:
-            w.start()
-        deadline = time.time() + 30
-        while len(acked) < 400 and time.time() < deadline:
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(20)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    for w in writers:
-        w.join(30)
-    assert len(acked) >= 400
+    except BaseException:
+        proc.kill()
+        raise
+    kill_while_writing(proc, [Writer(url, n, acked) for n in range(WORKERS)], acked)
 
     proc, url = _start(script, data)
     try:
