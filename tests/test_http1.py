@@ -285,3 +285,16 @@ def test_header_bytes_beyond_ascii_are_read_as_aiohttp_reads_them(addr: tuple[st
         c.close()
         answers.append((status, body))
     assert answers[0] == answers[1] and answers[0][0] == 400
+
+
+def test_a_bare_cr_and_lf_inside_a_value_are_answered_as_aiohttp_answers_them(addr: tuple[str, int]) -> None:
+    head = (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
+            b"X-Amz-Target: DynamoDB_20120810.ListTables\r\nAuthorization: " + AUTH.encode() + b"\r\nX-A: 1\r2\n3\r\n")
+    answers = []
+    for framing in (b"Content-Length: 2\r\n\r\n{}", b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"):
+        c = Conn(addr)  # the fast path, then aiohttp (a chunked body is handed to it)
+        c.send(head + framing)
+        status, headers, _ = c.response()
+        c.close()
+        answers.append((status, headers.get("content-type")))
+    assert answers[0] == answers[1] and answers[0][0] == 400
