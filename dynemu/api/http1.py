@@ -97,7 +97,7 @@ class Head:
 
     __slots__ = ("method", "query", "items", "first", "host", "length", "close")
 
-    def __init__(self, method: str, query: str, items: tuple[tuple[str, str], ...], first: dict[str, str],
+    def __init__(self, method: str, query: str, items: tuple[tuple[str, str], ...], first: Headers,
                  host: str, length: int, close: bool) -> None:
         self.method = method
         self.query = query
@@ -155,8 +155,8 @@ def parse_head(head: bytes) -> Head | None:
                     return None
                 entries[i] = entry
     lowers, values, items = zip(*entries, strict=True)
-    first = dict(zip(reversed(lowers), reversed(values), strict=True))  # a name's first value
-    if len(first) != len(lowers) and _repeated(lowers):
+    first = Headers(items, zip(reversed(lowers), reversed(values), strict=True))  # a name's first value
+    if first.repeated and _repeated(lowers):
         return None
     host = first.get("host")
     if host is None or "transfer-encoding" in first or "expect" in first or "upgrade" in first:
@@ -294,7 +294,7 @@ class FastHTTP(asyncio.Protocol):
             self._buf += memoryview(data)[pos:]
 
     def _answer(self, head: Head, body: bytes) -> bytes:
-        request = Request(head.method, "/", head.query, Headers(head.items, head.first), head.host, body)
+        request = Request(head.method, "/", head.query, head.first, head.host, body)
         protocol = self._protocol
         if head.method == "POST":
             reply = protocol.handle(request)
