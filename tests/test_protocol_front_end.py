@@ -1,6 +1,6 @@
 """The fast front end's own pieces, in-process: the request-head parser against the parser it
-replaced (kept here as the reference), its cache of header lines, and the caches of the
-protocol wrapper. What the server answers over sockets is in test_http1.py."""
+replaced (kept here as the reference), and the Headers it builds. What the server answers
+over sockets is in test_http1.py."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dynemu.api import http1
-from dynemu.api.protocol import MAX_BODY_BYTES
+from dynemu.api.protocol import MAX_BODY_BYTES, Headers
 
-# --- the reference: the head parser as it was before the line cache (verbatim) ----------------
+# --- the reference: the head parser as it was before (verbatim but for its Head) ---------------
 
 _REQUEST_LINE = re.compile(rb"(GET|POST|OPTIONS) /(?:\?([!$-~]*))? HTTP/1\.1\r\n")
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
@@ -65,7 +65,7 @@ def parsed(head: bytes) -> tuple[Any, ...] | None:
     h = http1.parse_head(head)
     if h is None:
         return None
-    return h.method, h.query, list(h.items), dict(h.first), h.host, h.length, h.close
+    return h.method, h.query, list(h.headers.pairs), dict(h.headers), h.host, h.length, h.close
 
 
 def bare_cr_or_lf(head: bytes) -> bool:
@@ -73,7 +73,7 @@ def bare_cr_or_lf(head: bytes) -> bool:
 
 
 def check(head: bytes) -> None:
-    """The new parser answers as the reference, twice (the second time from its line cache);
+    """The new parser answers as the reference (twice: nothing is remembered between heads);
     except that a bare CR or LF inside a line, which the reference's control check let
     through when a CR came before an LF, is now handed to aiohttp (which answers 400)."""
     expected = reference_parse(head)
@@ -145,13 +145,13 @@ def test_a_bare_cr_and_lf_in_one_value_are_handed_to_aiohttp() -> None:
     assert http1.parse_head(b"POST / HTTP/1.1\r\nHost: a\r\nX-A: 1\r2\n3\r\n") is None
 
 
-def test_the_line_cache_is_bounded_and_skips_unique_lines(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(http1, "_LINES", {})
-    monkeypatch.setattr(http1, "LINE_CACHE_SIZE", 4)
-    for i in range(10):
-        head = (f"POST / HTTP/1.1\r\nHost: h{i}\r\nAuthorization: a{i}\r\nX-Amz-Date: {i}\r\n"
-                f"X-Long: {'v' * 300}\r\nContent-Length: {i}\r\n").encode()
-        h = http1.parse_head(head)
-        assert h is not None and h.host == f"h{i}" and h.length == i and h.first["authorization"] == f"a{i}"
-        assert len(http1._LINES) <= 4
-        assert not any(line.startswith(("Authorization", "X-Amz-Date", "X-Long")) for line in http1._LINES)
+def test_headers_read_repeated_names_and_only_lower_case_keys() -> None:
+    h = http1.parse_head(b"POST / HTTP/1.1\r\nHost: a\r\nAccept-Encoding: br\r\naccept-encoding: gzip\r\nX-B: 1\r\n")
+    assert h is not None
+    headers = h.headers
+    assert headers.repeated and headers.getall("Accept-Encoding") == ["br", "gzip"] == headers.getall("accept-encoding")
+    assert headers.getall("x-b") == ["1"] and headers.getall("x-c") == []
+    assert headers.get("accept-encoding") == "br" and "host" in headers and "Host" not in headers
+    single = http1.parse_head(b"POST / HTTP/1.1\r\nHost: a\r\nX-B: 1\r\n")
+    assert single is not None and not single.headers.repeated and single.headers.getall("X-B") == ["1"]
+    assert Headers([("X-B", "1"), ("x-b", "2")]) == {"x-b": "1"} and Headers([("X-B", "1"), ("x-b", "2")]).repeated

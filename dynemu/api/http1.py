@@ -25,7 +25,7 @@ import time
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
-from dynemu.api.protocol import MAX_BODY_BYTES, Headers, Protocol, Reply, Request
+from dynemu.api.protocol import MAX_BODY_BYTES, Headers, Protocol, Reply, Request, new_headers
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -50,10 +50,11 @@ _KNOWN = {name: name.lower() for name in (
     "X-Amz-User-Agent", "X-Amzn-Trace-Id", "Keep-Alive",
 )}
 _KNOWN.update({name.lower(): name.lower() for name in list(_KNOWN)})
-_ONCE = ("host", "content-length", "connection")  # repeated: aiohttp decides
+_ONCE = frozenset(("host", "content-length", "connection"))  # repeated: aiohttp decides
 _POST_LINE = b"POST / HTTP/1.1\r\n"
 # Header lines already checked and split: most of a client's lines repeat from one request to
-# the next. Bounded (cleared when full); lines unique per request by design are not kept.
+# the next (a hit costs a hash and a lookup instead of a partition, a strip and the checks).
+# Bounded (cleared when full); lines unique per request by design are not kept.
 _LINES: dict[str, tuple[str, str, tuple[str, str]]] = {}
 LINE_CACHE_SIZE = 1024
 LINE_CACHE_WIDTH = 256  # longer lines are not kept
@@ -63,6 +64,8 @@ _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _date = [0, ""]
 _status_lines: dict[int, str] = {}
+_CRLF = "\r\n"
+_CLOSE = "Connection: close\r\n\r\n"
 
 
 def http_date() -> str:
@@ -76,44 +79,45 @@ def http_date() -> str:
     return _date[1]
 
 
+def _status_line(status: int) -> str:
+    try:
+        phrase = HTTPStatus(status).phrase
+    except ValueError:
+        phrase = ""
+    line = _status_lines[status] = f"HTTP/1.1 {status} {phrase}\r\n"
+    return line
+
+
 def render(reply: Reply, close: bool) -> bytes:
     """The bytes of an HTTP/1.1 response."""
     status, headers, body = reply
-    line = _status_lines.get(status)
-    if line is None:
-        try:
-            phrase = HTTPStatus(status).phrase
-        except ValueError:
-            phrase = ""
-        line = _status_lines[status] = f"HTTP/1.1 {status} {phrase}\r\n"
-    text = "".join([line, *[f"{name}: {value}\r\n" for name, value in headers],
-                    f"Content-Length: {len(body)}\r\nDate: {http_date()}\r\n",
-                    "Connection: close\r\n\r\n" if close else "\r\n"])
+    line = _status_lines.get(status) or _status_line(status)
+    fields = "\r\n".join(map(": ".join, headers))  # "name: value" lines
+    text = (f"{line}{fields}{_CRLF if headers else ''}Content-Length: {len(body)}\r\nDate: {http_date()}\r\n"
+            f"{_CLOSE if close else _CRLF}")
     return text.encode("utf-8", "surrogateescape") + body
 
 
 class Head:
     """A parsed request head that the front end answers itself."""
 
-    __slots__ = ("method", "query", "items", "first", "host", "length", "close")
+    __slots__ = ("method", "query", "headers", "host", "length", "close")
 
-    def __init__(self, method: str, query: str, items: tuple[tuple[str, str], ...], first: Headers,
-                 host: str, length: int, close: bool) -> None:
+    def __init__(self, method: str, query: str, headers: Headers, host: str, length: int, close: bool) -> None:
         self.method = method
         self.query = query
-        self.items = items
-        self.first = first
+        self.headers = headers
         self.host = host
         self.length = length
         self.close = close
 
 
 def _line(line: str) -> tuple[str, str, tuple[str, str]] | None:
-    """One header line: (lower-case name, value, (name, value)), or None for a line aiohttp
-    must answer (no colon, a name that is not a token, a control character)."""
+    """A header line: (lower-case name, value, (name, value)), or None for a line aiohttp must
+    answer (no colon, a name that is not a token, a control character)."""
     name, sep, value = line.partition(":")
-    lower = _KNOWN.get(name) if sep else None
-    if lower is None:
+    lower = _KNOWN.get(name)
+    if lower is None or not sep:
         if not (sep and name.isascii() and _TOKEN.fullmatch(name)):
             return None  # no colon, or a name that is not a token (obs-fold, spaces)
         lower = name.lower()
@@ -128,11 +132,6 @@ def _line(line: str) -> tuple[str, str, tuple[str, str]] | None:
     return entry
 
 
-def _repeated(lowers: tuple[str, ...]) -> bool:
-    """A header that must come at most once (Host, Content-Length, Connection) came twice."""
-    return any(lowers.count(name) > 1 for name in _ONCE)
-
-
 def parse_head(head: bytes) -> Head | None:
     """The request line and headers (``head`` ends with the last header's CRLF), or None for
     a request to hand to aiohttp."""
@@ -144,20 +143,25 @@ def parse_head(head: bytes) -> Head | None:
             return None
         method, raw_query, start = m.group(1).decode(), m.group(2), m.end()
         query = raw_query.decode() if raw_query else ""
+    first = new_headers()
+    pairs: list[tuple[str, str]] = []
+    append = pairs.append
+    seen = _LINES.get
     # As aiohttp: header bytes are UTF-8, undecodable bytes kept as surrogate escapes.
-    lines = head[start:-2].decode("utf-8", "surrogateescape").split("\r\n")
-    entries = list(map(_LINES.get, lines))  # lines seen before are already checked and split
-    if None in entries:
-        for i, entry in enumerate(entries):
+    for line in head[start:-2].decode("utf-8", "surrogateescape").split("\r\n"):
+        entry = seen(line)
+        if entry is None:
+            entry = _line(line)
             if entry is None:
-                entry = _line(lines[i])
-                if entry is None:
-                    return None
-                entries[i] = entry
-    lowers, values, items = zip(*entries, strict=True)
-    first = Headers(items, zip(reversed(lowers), reversed(values), strict=True))  # a name's first value
-    if first.repeated and _repeated(lowers):
-        return None
+                return None
+        lower, value, pair = entry
+        append(pair)
+        if lower not in first:
+            first[lower] = value
+        elif lower in _ONCE:
+            return None
+    first.pairs = pairs
+    first.repeated = len(first) != len(pairs)
     host = first.get("host")
     if host is None or "transfer-encoding" in first or "expect" in first or "upgrade" in first:
         return None
@@ -176,7 +180,7 @@ def parse_head(head: bytes) -> Head | None:
         if "upgrade" in tokens:
             return None
         close = "close" in tokens
-    return Head(method, query, items, first, host, length, close)
+    return Head(method, query, first, host, length, close)
 
 
 class FastHTTP(asyncio.Protocol):
@@ -294,7 +298,7 @@ class FastHTTP(asyncio.Protocol):
             self._buf += memoryview(data)[pos:]
 
     def _answer(self, head: Head, body: bytes) -> bytes:
-        request = Request(head.method, "/", head.query, head.first, head.host, body)
+        request = Request(head.method, "/", head.query, head.headers, head.host, body)
         protocol = self._protocol
         if head.method == "POST":
             reply = protocol.handle(request)

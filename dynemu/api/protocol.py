@@ -13,11 +13,12 @@ coding -> JSON parse, an object (SerializationException) -> X-Amz-Target
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import os
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, NamedTuple
@@ -55,14 +56,10 @@ class Headers(dict[str, str]):
 
     __slots__ = ("pairs", "repeated")
 
-    def __init__(self, pairs: Sequence[tuple[str, str]], first: Iterable[tuple[str, str]] | None = None) -> None:
-        """``first``: (lower-case name, first value) pairs, when the caller has them already."""
-        if first is None:
-            super().__init__()
-            for name, value in pairs:
-                self.setdefault(name.lower(), value)
-        else:
-            super().__init__(first)
+    def __init__(self, pairs: Sequence[tuple[str, str]]) -> None:
+        super().__init__()
+        for name, value in pairs:
+            self.setdefault(name.lower(), value)
         self.pairs = pairs
         self.repeated = len(self) != len(pairs)  # some name came more than once
 
@@ -72,6 +69,11 @@ class Headers(dict[str, str]):
             value = self.get(lower)
             return [] if value is None else [value]
         return [value for n, value in self.pairs if n.lower() == lower]
+
+
+# Empty Headers for a parser that fills them and sets ``pairs`` and ``repeated`` itself
+# (without the cost of a Python __init__ on the hot path).
+new_headers: Callable[[], Headers] = functools.partial(dict.__new__, Headers)  # type: ignore[assignment]
 
 
 @dataclass(slots=True)
@@ -90,6 +92,10 @@ class Reply(NamedTuple):
     status: int
     headers: list[tuple[str, str]]  # Content-Type included; Content-Length is the transport's
     body: bytes
+
+
+# Reply((status, headers, body)) without the Python-level __new__ of a NamedTuple.
+new_reply: Callable[[tuple[int, list[tuple[str, str]], bytes]], Reply] = functools.partial(tuple.__new__, Reply)
 
 
 @dataclass(slots=True)
@@ -185,7 +191,7 @@ class Protocol:
             headers.append(("Access-Control-Expose-Headers", EXPOSED))
             if origin != "*":
                 headers.append(("Vary", "Origin"))
-        return Reply(status, headers, body)
+        return new_reply((status, headers, body))
 
     def _error(self, request: Request, err: errors.DynamoError, content_type: str) -> Reply:
         body = err.body()
@@ -226,7 +232,12 @@ class Protocol:
             log.exception("internal error handling %s", headers.get("x-amz-target"))
             self._observe(headers, started, "InternalServerError")
             return self._error(request, errors.internal_server_error(), reply_type)
-        self._observe(headers, started, None)
+        metrics = self.metrics
+        if metrics is not None:
+            operation = (headers.get("x-amz-target") or "").rpartition(".")[2]
+            if operation not in self._known_operations:  # bound the label set
+                operation = "unknown"
+            metrics.observe(operation, perf_counter() - started, None)
         # None: an operation whose success has no body (TagResource, UntagResource)
         return self._respond(request, 200, orjson.dumps(result) if result is not None else b"", reply_type)
 
