@@ -83,6 +83,11 @@ Checker = Callable[[Any], Any]  # type pass: returns the (possibly coerced) valu
 Constraint = Callable[[Any, str, list[str]], None]  # constraint pass: (value, path, errors)
 
 MAX_ERRORS = 10  # Coral lists at most ten failures
+# A quick check of a string member: (the values known to pass: an enum's, or those that
+# passed ``passes`` before, at most MAX_KNOWN; ``passes``), or (None, None) for any string;
+# of another member: (None, None, its validation_av check).
+QuickMember = tuple[Any, Callable[[Any], bool] | None, Quick | None]
+MAX_KNOWN = 256  # table names, index names: an application uses a few
 
 
 # --- constraint messages --------------------------------------------------------------------
@@ -155,7 +160,7 @@ def _table_name_checks(order: tuple[str, ...]) -> list[tuple[Callable[[Any], boo
 class _Node:
     """One compiled shape: type checkers for both contexts, own constraints, nested ones."""
 
-    __slots__ = ("field", "value", "own", "bracket", "nested", "show", "fast", "quick", "quick_members")
+    __slots__ = ("field", "value", "own", "bracket", "nested", "show", "fast", "quick", "enum", "quick_members")
 
     def __init__(self) -> None:
         self.field: Checker = check_string  # as a structure member
@@ -166,8 +171,9 @@ class _Node:
         self.show: Callable[[Any], str] = str  # Java toString of a value
         self.fast: Callable[[Any], bool] | None = None  # a quicker equivalent of all(own)
         self.quick: Quick | None = None  # the type pass and every check at once (validation_av)
-        # a structure's members with a quick check: name -> (is a plain string, its check)
-        self.quick_members: dict[str, tuple[bool, Any]] = {}
+        self.enum: frozenset[str] | None = None  # a string whose one own check is this enum
+        # a structure's members with a quick check: name -> QuickMember
+        self.quick_members: dict[str, QuickMember] = {}
 
     def accepts(self) -> Callable[[Any], bool]:
         """One predicate for "passes every own check" (the fast path; messages come later)."""
@@ -244,7 +250,7 @@ class _Compiler:
                 node = self._scalar(shape)
             self.active.discard(name)
             if name in UNCHECKED_SHAPES:
-                node.own, node.bracket, node.nested = [], [], None
+                node.own, node.bracket, node.nested, node.enum = [], [], None, None
         self.cache[name] = node
         return node
 
@@ -319,6 +325,8 @@ class _Compiler:
             message = f"Member must satisfy enum value set: [{', '.join(shown)}]"
             node.own.append((lambda v, allowed=allowed: v in allowed, message))
             node.bracket.append(message)
+            if len(node.own) == 1:
+                node.enum = allowed
 
     # -- AttributeValue
 
@@ -427,16 +435,18 @@ class _Compiler:
             return trimmed.constraint()
         return child.constraint()
 
-    def _member_quick(self, name: str, member: botocore.model.Shape, child: _Node) -> tuple[bool, Any] | None:
+    def _member_quick(self, name: str, member: botocore.model.Shape, child: _Node) -> QuickMember | None:
         """The member's quick check (validation_av), matching ``_member_constraint``."""
         if name == "TableName" and member.name == "TableArn":
-            return True, _table_name_fast
+            return set(), _table_name_fast, None
         if (self.operation, name) in BARE_LENGTH_MESSAGES:
             return None
         if child.field is check_string:
-            return True, child.accepts() if child.own else None
+            if child.enum is not None:
+                return child.enum, None, None
+            return (set(), child.accepts(), None) if child.own else (None, None, None)
         if child.quick is not None:
-            return False, child.quick
+            return None, None, child.quick
         return None
 
     # -- collections
@@ -650,10 +660,15 @@ def _quick_request(node: _Node, required: tuple[str, ...]) -> Callable[[dict[str
             entry = members.get(k)
             if entry is None:
                 return False
-            is_string, check = entry
-            if is_string:
-                if type(x) is not str or (check is not None and not check(x)):
+            known, passes, check = entry
+            if check is None:  # a string
+                if type(x) is not str:
                     return False
+                if known is not None and x not in known:
+                    if passes is None or not passes(x):
+                        return False
+                    if len(known) < MAX_KNOWN:  # type: ignore[arg-type]
+                        known.add(x)  # type: ignore[union-attr]
             else:
                 nx = check(x)
                 if nx is not x:

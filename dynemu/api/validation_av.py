@@ -119,7 +119,10 @@ def av_map(v: dict[str, Any]) -> CheckedItem:
     type pass leaves these unchanged). The engine's ``validate_item`` then checks only the
     other attributes (``values.CheckedItem``)."""
     out = CheckedItem(v)
-    names = "".join(v)  # every name counts, pending or not
+    if len(v) == 1:  # a key, a value: joining one name costs more than taking it
+        (names,) = v
+    else:
+        names = "".join(v)  # every name counts, pending or not
     size = len(names) if names.isascii() else utf8_len(names)
     pending: list[str] = []
     for k, x in v.items():
