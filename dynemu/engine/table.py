@@ -27,6 +27,11 @@ MAX_ITEM_BYTES = 400 * 1024
 _SIZE = struct.Struct(">I")
 
 
+def counts_key_of(table_id: int) -> bytes:
+    """Where a table's item count and size are stored (``Database.commit`` keeps them)."""
+    return keyspace.meta_counter_key(f"counts/{table_id}")
+
+
 def encode_stored(item: Item, size: int) -> bytes:
     """A stored item: its DynamoDB size (4 bytes) then the item as JSON."""
     return _SIZE.pack(size) + orjson.dumps(item)
@@ -108,7 +113,7 @@ class Table:
     write observers in a fixed order: ``observers``."""
 
     __slots__ = ("spec", "store", "item_count", "size_bytes", "_capacity", "_indexes", "_stream", "_ttl", "_recent",
-                 "_id", "observers")
+                 "_id", "_prefix", "observers", "planners", "counts_key")
 
     def __init__(self, spec: TableSpec, store: Store, item_count: int = 0, size_bytes: int = 0) -> None:
         self.spec = spec
@@ -121,15 +126,23 @@ class Table:
         self._ttl: Any = None  # TTLIndex (engine.ttl), once TTL was ever set on the table
         self._recent: Any = None  # RecentWrites (engine.consistency), when the stale-read model is on
         self._id = spec.table_id
+        self._prefix = keyspace.items_prefix(spec.table_id)
+        self.counts_key = counts_key_of(spec.table_id)  # its item count and size (Database.commit)
         # The write observers, in this order: partition sizes and splits, index entries,
         # stream records, TTL entries, the stale-read model's recent writes. Kept current by
-        # the attachments' setters (every write reads it twice).
+        # the attachments' setters (every write reads them). ``observers`` see every commit;
+        # ``planners`` are those whose ``on_plan`` does something (the index maintenance,
+        # while the table has an index or its spec changed since the maintenance last
+        # looked: ``IndexMaintainer.sync`` calls ``_attached`` again).
         self.observers: tuple[WriteObserver, ...] = ()
+        self.planners: tuple[WriteObserver, ...] = ()
 
     def _attached(self) -> None:
-        self.observers = tuple(
-            o for o in (self._capacity, self._indexes, self._stream, self._ttl, self._recent) if o is not None
-        )
+        ix = self._indexes
+        if ix is not None and not ix.indexes and ix.current_spec() is self.spec:
+            ix = None  # no index: nothing to plan or commit (engine.indexes)
+        self.observers = tuple(o for o in (self._capacity, ix, self._stream, self._ttl, self._recent) if o is not None)
+        self.planners = (ix,) if ix is not None else ()
 
     @property
     def capacity(self) -> Any:
@@ -186,16 +199,16 @@ class Table:
         if len(key) == 1:
             pk = self._plain_hash_key(key)
             if pk is not None:
-                return keyspace.item_key(self._id, pk, None)
+                return keyspace.item_key_in(self._prefix, pk)
         pk, sk = key_of_request(self.spec, key)
-        return keyspace.item_key(self._id, pk, sk)
+        return keyspace.item_key_in(self._prefix, pk, sk)
 
     def key_for_item(self, item: Item) -> bytes:
         pk = self._plain_hash_key(item)
         if pk is not None:
-            return keyspace.item_key(self._id, pk, None)
+            return keyspace.item_key_in(self._prefix, pk)
         pk, sk = key_of_item(self.spec, item)
-        return keyspace.item_key(self._id, pk, sk)
+        return keyspace.item_key_in(self._prefix, pk, sk)
 
     def _plain_hash_key(self, item: Item) -> Value | None:
         """The partition key of a table without a sort key when it passes every key rule of
@@ -272,7 +285,34 @@ class Table:
             if new_size > MAX_ITEM_BYTES:
                 raise errors.validation(size_error)
         m = Mutation(self, key, old, old_size, new, new_size, raw=raw)
-        for observer in self.observers:
+        for observer in self.planners:
+            observer.on_plan(m)
+        return m
+
+    def plan_put(
+        self,
+        key: bytes,
+        item: Item,
+        size: int | None,
+        condition: Condition | None = None,
+        *,
+        return_item_on_failure: bool = False,
+        size_error: str = "Item size has exceeded the maximum allowed size",
+    ) -> Mutation:
+        """``plan`` of a write whose new image is ``item`` whatever was stored (PutItem):
+        the same steps in the same order, without an ``apply`` to call."""
+        if condition is None:
+            raw = self.store.get(key)
+            old, old_size = None, _SIZE.unpack_from(raw)[0] if raw is not None else 0
+        else:
+            raw = None
+            old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
+        if size is None:
+            size = values.item_size(item)
+            if size > MAX_ITEM_BYTES:
+                raise errors.validation(size_error)
+        m = Mutation(self, key, old, old_size, item, size, raw=raw)
+        for observer in self.planners:
             observer.on_plan(m)
         return m
 

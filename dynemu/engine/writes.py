@@ -24,7 +24,7 @@ be written; a transaction is cancelled whole, each refused action carrying its r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from dynemu import errors
@@ -110,9 +110,6 @@ class Write:
     # --- planning -----------------------------------------------------------------------
 
     def _apply(self) -> Apply:
-        if self.kind == "Put":
-            item = self.attrs
-            return lambda old: item
         if self.kind == "Delete":
             return _delete
         update, key_attrs = self.update, self.attrs
@@ -126,36 +123,57 @@ class Write:
         """Evaluate against the stored item: the mutation (None for a ConditionCheck), or
         ConditionalCheckFailedException / ValidationException."""
         table = self.table
-        if self.kind == "ConditionCheck":
+        kind = self.kind
+        if kind == "Put":
+            m = table.plan_put(
+                self.key, self.attrs, self.size, self.condition, return_item_on_failure=self.return_old_on_failure
+            )
+        elif kind == "ConditionCheck":
             _, self.read_size = table.check(self.key, self.condition, return_item_on_failure=self.return_old_on_failure)
             return None
-        m = table.plan(
-            self.key,
-            self._apply(),
-            self.condition,
-            return_item_on_failure=self.return_old_on_failure,
-            size_error=MSG_UPDATE_SIZE if self.kind == "Update" else MSG_ITEM_SIZE,
-            new_size=self.size if self.kind == "Put" else None,
-            resize=self.update.resize if type(self.update) is Update else None,
-            blind=self.kind != "Update",
-        )
+        else:
+            m = self._plan_other()
         if self.marks:
             m.derived = {**(m.derived or {}), **self.marks}
         self.read_size = m.old_size
         self.mutation = m
         return m
 
+    def _plan_other(self) -> Mutation:
+        """``plan`` of an Update or a Delete (a Put: ``Table.plan_put``)."""
+        return self.table.plan(
+            self.key,
+            self._apply(),
+            self.condition,
+            return_item_on_failure=self.return_old_on_failure,
+            size_error=MSG_UPDATE_SIZE if self.kind == "Update" else MSG_ITEM_SIZE,
+            resize=self.update.resize if type(self.update) is Update else None,
+            blind=self.kind != "Update",
+        )
+
 
 def _delete(old: Item | None) -> None:
     return None
 
 
-@dataclass(slots=True)
 class WriteResult:
-    done: list[Write] = field(default_factory=list)  # in request order
-    unprocessed: list[Write] = field(default_factory=list)  # on_throttle="unprocess"
-    failed: list[Write] = field(default_factory=list)  # service writes whose condition failed
-    ledger: CapacityLedger | None = None  # when asked (``consumed=True``)
+    """What ``execute`` did: ``done`` in request order, ``unprocessed`` (on_throttle
+    "unprocess"), ``failed`` (service writes whose condition failed), and the
+    ConsumedCapacity ``ledger`` when asked (``consumed=True``)."""
+
+    __slots__ = ("done", "unprocessed", "failed", "ledger")
+
+    def __init__(
+        self,
+        done: list[Write] | None = None,
+        unprocessed: list[Write] | None = None,
+        failed: list[Write] | None = None,
+        ledger: CapacityLedger | None = None,
+    ) -> None:
+        self.done = [] if done is None else done
+        self.unprocessed = [] if unprocessed is None else unprocessed
+        self.failed = [] if failed is None else failed
+        self.ledger = ledger
 
 
 # (GSI throughput state, its partition, the entry's key suffix, units)
@@ -223,7 +241,42 @@ def execute(
         return _service(db, writes)
     if transactional:
         return _transaction(db, writes, consumed, token)
+    if on_throttle == "raise" and len(writes) == 1:
+        return _single(db, writes[0], consumed)
     return _one_by_one(db, writes, on_throttle, consumed)
+
+
+def _single(db: Database, w: Write, consumed: bool) -> WriteResult:
+    """``_one_by_one`` of one write whose throttle is the request's error (PutItem,
+    UpdateItem, DeleteItem): the same steps in the same order, with the key's partition
+    suffix taken once and the commit's time the request's."""
+    table, key = w.table, w.key
+    cap = table.capacity
+    suffix = keyspace.hashed_part(key)
+    now = db.now()
+    p = cap.check_write(suffix, now)
+    try:
+        m = w.plan()
+    except errors.DynamoError as err:
+        if err.type_name == "ConditionalCheckFailedException":
+            old = table.store.get(key)  # a failed condition consumes the old item's units
+            cap.debit(p, key, now, write=capacity.write_units(stored_size(old) if old else 0, 0))
+        raise
+    assert m is not None
+    write_h = capacity.write_units_h(m.old_size, m.new_size)
+    if m.derived is None:  # no index entry to write (derived: engine.indexes, streams, ttl)
+        cap.debit_write(p, suffix, now, write_h / 2)
+    else:
+        gsi_charges = admit_index_writes(table, m, now)
+        # LSI writes consume the table's own write capacity (LSI.md).
+        cap.debit(p, key, now, write=(write_h + indexes.lsi_write_units_h(m)) / 2)
+        _debit_index_writes(gsi_charges, now)
+    ledger = None
+    if consumed:
+        ledger = CapacityLedger()
+        _record(ledger, w, write_h)
+    db.commit_one(m, now)
+    return WriteResult([w], ledger=ledger)
 
 
 def _service(db: Database, writes: list[Write]) -> WriteResult:

@@ -118,6 +118,14 @@ def item_key(table_id: int, pk: Value, sk: Value | None) -> bytes:
     return key if sk is None else key + encode_key_value(sk)
 
 
+def item_key_in(prefix: bytes, pk: Value, sk: Value | None = None) -> bytes:
+    """``item_key`` under a table's ``items_prefix`` (which its table keeps)."""
+    enc = encode_key_value(pk)
+    if sk is None:
+        return prefix + hash8(enc) + enc
+    return prefix + hash8(enc) + enc + encode_key_value(sk)
+
+
 def item_key_for(table_id: int, table_key: bytes, pk: Value) -> bytes:
     """The item key of encoded table key ``table_key`` whose partition key is ``pk``."""
     return ITEMS + _U32.pack(table_id) + hash8(encode_key_value(pk)) + table_key
