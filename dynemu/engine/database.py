@@ -193,6 +193,7 @@ class Database:
             return  # nothing changed
         t = m.table
         batch = WriteBatch()
+        ops = batch.ops
         if now is None:
             now = self.now()
         dc = ds = 0
@@ -200,14 +201,14 @@ class Database:
             dc, ds = -1, -m.old_size
         if new is not None:
             size = m.new_size
-            batch.put(m.key, encode_stored(new, size))
+            ops.append((m.key, encode_stored(new, size)))
             dc += 1
             ds += size
         else:
-            batch.delete(m.key)
+            ops.append((m.key, None))
         for observer in t.observers:
             observer.on_commit(m, batch, now)
-        batch.put(t.counts_key, _COUNTS.pack(t.item_count + dc, t.size_bytes + ds))
+        ops.append((t.counts_key, _COUNTS.pack(t.item_count + dc, t.size_bytes + ds)))
         self.store.write(batch)
         t.item_count += dc
         t.size_bytes += ds

@@ -248,7 +248,8 @@ class Table:
         """The stored item at ``key`` and its size, once ``condition`` holds for it; else
         ConditionalCheckFailedException, carrying the item when asked
         (ReturnValuesOnConditionCheckFailure ALL_OLD) and it exists."""
-        old, old_size = self.read(key)
+        raw = self.store.get(key)
+        old, old_size = decode_stored(raw) if raw is not None else (None, 0)
         if condition is not None and not condition(old):
             raise errors.conditional_check_failed(old if return_item_on_failure and old is not None else None)
         return old, old_size
@@ -285,6 +286,31 @@ class Table:
             if new_size > MAX_ITEM_BYTES:
                 raise errors.validation(size_error)
         m = Mutation(self, key, old, old_size, new, new_size, raw=raw)
+        for observer in self.planners:
+            observer.on_plan(m)
+        return m
+
+    def plan_update(
+        self,
+        key: bytes,
+        update: Any,
+        key_attrs: Item,
+        condition: Condition | None = None,
+        *,
+        return_item_on_failure: bool = False,
+        size_error: str = "Item size has exceeded the maximum allowed size",
+    ) -> Mutation:
+        """``plan`` of an UpdateExpression (engine.expressions.Update: ``new_item`` and
+        ``resize``): the same steps in the same order, without an ``apply`` to call."""
+        old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
+        new = update.new_item(old, key_attrs)
+        if new is None:
+            new_size = 0
+        else:
+            new_size = update.resize(old, old_size, new)
+            if new_size > MAX_ITEM_BYTES:
+                raise errors.validation(size_error)
+        m = Mutation(self, key, old, old_size, new, new_size)
         for observer in self.planners:
             observer.on_plan(m)
         return m

@@ -115,8 +115,6 @@ class Write:
         update, key_attrs = self.update, self.attrs
         if update is None:  # no update: DynamoDB still creates the item with just its key
             return lambda old: dict(old) if old is not None else dict(key_attrs)
-        if type(update) is Update:
-            return lambda old: update.new_item(old, key_attrs)
         return lambda old: update.apply(old, key_attrs)[0]
 
     def plan(self) -> Mutation | None:
@@ -141,13 +139,17 @@ class Write:
 
     def _plan_other(self) -> Mutation:
         """``plan`` of an Update or a Delete (a Put: ``Table.plan_put``)."""
+        if type(self.update) is Update:
+            return self.table.plan_update(
+                self.key, self.update, self.attrs, self.condition, return_item_on_failure=self.return_old_on_failure,
+                size_error=MSG_UPDATE_SIZE,
+            )  # fmt: skip
         return self.table.plan(
             self.key,
             self._apply(),
             self.condition,
             return_item_on_failure=self.return_old_on_failure,
             size_error=MSG_UPDATE_SIZE if self.kind == "Update" else MSG_ITEM_SIZE,
-            resize=self.update.resize if type(self.update) is Update else None,
             blind=self.kind != "Update",
         )
 
