@@ -11,7 +11,6 @@ from __future__ import annotations
 import struct
 import uuid
 from collections.abc import Callable, Iterable
-from typing import Any
 
 import orjson
 
@@ -177,10 +176,24 @@ class Database:
 
     # --- the write executor -------------------------------------------------------------------
 
-    def execute(self, writes: list[writes_.Write], **options: Any) -> writes_.WriteResult:
+    def execute(
+        self,
+        writes: list[writes_.Write],
+        *,
+        on_throttle: writes_.OnThrottle = "raise",
+        transactional: bool = False,
+        consumed: bool = False,
+        token: tuple[str, bytes] | None = None,
+        service: bool = False,
+    ) -> writes_.WriteResult:
         """Run item writes through the one write executor (``dynemu.engine.writes.execute``:
         admission, planning, charges, the single commit, the ConsumedCapacity ledger)."""
-        return writes_.execute(self, writes, **options)
+        if on_throttle == "raise" and len(writes) == 1 and not transactional and not service:
+            return writes_.single(self, writes[0], consumed)  # what execute would choose
+        return writes_.execute(
+            self, writes, on_throttle=on_throttle, transactional=transactional, consumed=consumed, token=token,
+            service=service,
+        )  # fmt: skip
 
     # --- the single commit of item changes ---------------------------------------------------------
 

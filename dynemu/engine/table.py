@@ -16,7 +16,7 @@ import orjson
 
 from dynemu import errors
 from dynemu.engine import values
-from dynemu.engine.schema import MAX_HASH_KEY_BYTES, Item, TableSpec, Value, key_of_item, key_of_request
+from dynemu.engine.schema import MAX_HASH_KEY_BYTES, Item, TableSpec, key_of_item, key_of_request
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch
 
@@ -197,24 +197,24 @@ class Table:
 
     def key_for_request(self, key: Item) -> bytes:
         if len(key) == 1:
-            pk = self._plain_hash_key(key)
-            if pk is not None:
-                return keyspace.item_key_in(self._prefix, pk)
+            k = self._plain_hash_key(key)
+            if k is not None:
+                return k
         pk, sk = key_of_request(self.spec, key)
         return keyspace.item_key_in(self._prefix, pk, sk)
 
     def key_for_item(self, item: Item) -> bytes:
-        pk = self._plain_hash_key(item)
-        if pk is not None:
-            return keyspace.item_key_in(self._prefix, pk)
+        k = self._plain_hash_key(item)
+        if k is not None:
+            return k
         pk, sk = key_of_item(self.spec, item)
         return keyspace.item_key_in(self._prefix, pk, sk)
 
-    def _plain_hash_key(self, item: Item) -> Value | None:
-        """The partition key of a table without a sort key when it passes every key rule of
-        ``schema.key_of_item`` / ``key_of_request`` at a glance: a non-empty S of at most
-        512 characters (so at most 2048 UTF-8 bytes), or an N of at most 2048; None sends the
-        item through those rules (their errors)."""
+    def _plain_hash_key(self, item: Item) -> bytes | None:
+        """The storage key of an item of a table without a sort key when its partition key
+        passes every key rule of ``schema.key_of_item`` / ``key_of_request`` at a glance: a
+        non-empty S of at most 512 characters (so at most 2048 UTF-8 bytes), or an N of at
+        most 2048; None sends the item through those rules (their errors)."""
         spec = self.spec
         if spec.range_key is not None:
             return None
@@ -226,8 +226,10 @@ class Table:
         if type(raw) is not str:
             return None
         if h.type == "S":
-            return v if 0 < len(raw) <= MAX_HASH_KEY_BYTES // 4 else None
-        return v if h.type == "N" and len(raw) <= MAX_HASH_KEY_BYTES else None
+            return keyspace.item_key_s(self._prefix, raw) if 0 < len(raw) <= MAX_HASH_KEY_BYTES // 4 else None
+        if h.type == "N" and len(raw) <= MAX_HASH_KEY_BYTES:
+            return keyspace.item_key_in(self._prefix, v)
+        return None
 
     def key_attributes(self, item: Item) -> Item:
         return {name: item[name] for name in self.spec.key_names if name in item}

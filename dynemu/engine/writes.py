@@ -244,11 +244,11 @@ def execute(
     if transactional:
         return _transaction(db, writes, consumed, token)
     if on_throttle == "raise" and len(writes) == 1:
-        return _single(db, writes[0], consumed)
+        return single(db, writes[0], consumed)
     return _one_by_one(db, writes, on_throttle, consumed)
 
 
-def _single(db: Database, w: Write, consumed: bool) -> WriteResult:
+def single(db: Database, w: Write, consumed: bool) -> WriteResult:
     """``_one_by_one`` of one write whose throttle is the request's error (PutItem,
     UpdateItem, DeleteItem): the same steps in the same order, with the key's partition
     suffix taken once and the commit's time the request's."""

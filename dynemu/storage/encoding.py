@@ -208,3 +208,10 @@ def encode_prefix(v: Value) -> bytes:
 def hash8(encoded_pk: bytes) -> bytes:
     """A fixed 8-byte hash of an encoded partition key, stable across runs and machines."""
     return blake2b(encoded_pk, digest_size=8).digest()
+
+
+def hashed_string(s: str) -> bytes:
+    """``hash8(enc) + enc`` of the S key value ``s`` (``enc``: ``encode_key_value``), in one
+    call: a hash-only table's PutItem, GetItem, UpdateItem and DeleteItem key."""
+    enc = s.encode("utf-8").replace(b"\x00", b"\x00\xff") + _TERM
+    return blake2b(enc, digest_size=8).digest() + enc
