@@ -70,6 +70,7 @@ class Database:
         state, its indexes, its stream writer and TTL index when it has them, and the
         stale-read model when it is on."""
         table.capacity = TableCapacity(table.spec, self.capacity_config, self.store, self.now(), table.size_bytes)
+        table._attached()  # the capacity observes every commit (partition sizes and splits)
         indexes.attach(table, self.save_spec, self.item_collection_limit)
         streams.bind(self.streams, table)
         ttl.load(self, table)
@@ -236,16 +237,17 @@ class Database:
         touched: dict[int, Table] = {}
         deltas: dict[int, list[int]] = {}
         for m in mutations:
-            if not m.changed:
-                continue
+            existed, new = m.existed, m.new
+            if not existed and new is None:
+                continue  # nothing changed
             t = m.table
             d = deltas.setdefault(t.spec.table_id, [0, 0])
             touched[t.spec.table_id] = t
-            if m.existed:
+            if existed:
                 d[0] -= 1
                 d[1] -= m.old_size
-            if m.new is not None:
-                batch.put(m.key, encode_stored(m.new, m.new_size))
+            if new is not None:
+                batch.put(m.key, encode_stored(new, m.new_size))
                 d[0] += 1
                 d[1] += m.new_size
             else:

@@ -112,7 +112,7 @@ class Table:
     ``Database._attach`` (streams and TTL also when enabled later), and are the table's
     write observers in a fixed order: ``observers``."""
 
-    __slots__ = ("spec", "store", "item_count", "size_bytes", "_capacity", "_indexes", "_stream", "_ttl", "_recent",
+    __slots__ = ("spec", "store", "item_count", "size_bytes", "capacity", "_indexes", "_stream", "_ttl", "_recent",
                  "_id", "_prefix", "observers", "planners", "counts_key")
 
     def __init__(self, spec: TableSpec, store: Store, item_count: int = 0, size_bytes: int = 0) -> None:
@@ -120,7 +120,9 @@ class Table:
         self.store = store
         self.item_count = item_count
         self.size_bytes = size_bytes
-        self._capacity: Any = None  # TableCapacity (engine.capacity.admission): partitions, throughput
+        # TableCapacity (engine.capacity.admission): partitions, throughput. A plain attribute
+        # (every request reads it); whoever sets it calls ``_attached`` (Database._attach).
+        self.capacity: Any = None
         self._indexes: Any = None  # IndexMaintainer (engine.indexes): secondary indexes, item collections
         self._stream: Any = None  # StreamWriter (engine.streams), while the table has a stream
         self._ttl: Any = None  # TTLIndex (engine.ttl), once TTL was ever set on the table
@@ -141,17 +143,8 @@ class Table:
         ix = self._indexes
         if ix is not None and not ix.indexes and ix.current_spec() is self.spec:
             ix = None  # no index: nothing to plan or commit (engine.indexes)
-        self.observers = tuple(o for o in (self._capacity, ix, self._stream, self._ttl, self._recent) if o is not None)
+        self.observers = tuple(o for o in (self.capacity, ix, self._stream, self._ttl, self._recent) if o is not None)
         self.planners = (ix,) if ix is not None else ()
-
-    @property
-    def capacity(self) -> Any:
-        return self._capacity
-
-    @capacity.setter
-    def capacity(self, value: Any) -> None:
-        self._capacity = value
-        self._attached()
 
     @property
     def indexes(self) -> Any:

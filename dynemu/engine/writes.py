@@ -303,8 +303,9 @@ def _one_by_one(db: Database, writes: list[Write], on_throttle: OnThrottle, cons
     for w in writes:
         table, key = w.table, w.key
         cap = table.capacity
+        suffix = keyspace.hashed_part(key)
         try:
-            p = cap.check(key, now, write=True)
+            p = cap.check_write(suffix, now)
         except errors.DynamoError as e:
             if on_throttle != "unprocess" or e.type_name not in THROTTLE_ERRORS:
                 raise
@@ -321,7 +322,7 @@ def _one_by_one(db: Database, writes: list[Write], on_throttle: OnThrottle, cons
         assert m is not None
         write_h = capacity.write_units_h(m.old_size, m.new_size)
         if m.derived is None:  # no index entry to write (derived: engine.indexes, streams, ttl)
-            cap.debit(p, key, now, write=write_h / 2)
+            cap.debit_write(p, suffix, now, write_h / 2)
         else:
             try:
                 gsi_charges = admit_index_writes(table, m, now)
