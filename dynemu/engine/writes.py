@@ -75,17 +75,13 @@ class Write:
     # None creates the item with its key only
     condition: Condition | None = None
     return_old_on_failure: bool = False  # ReturnValuesOnConditionCheckFailure ALL_OLD
-    table_name: str = ""  # as the request named it (may be an ARN): ConsumedCapacity's TableName
+    table_name: str = ""  # as the request named it (may be an ARN): ConsumedCapacity's TableName; "": the table's name
     request_size: int = 0  # transactions: this action's share of the 4 MB aggregate
     invalid: str | None = None  # transactions: the key does not match the schema (cancels)
     marks: dict[str, Any] | None = None  # added to Mutation.derived (the TTL sweeper's deletes)
     request: Any = None  # opaque: what the caller wants back for an unprocessed write
     mutation: Mutation | None = None
     read_size: int = 0  # the stored item's size (ConditionCheck: what it read)
-
-    def __post_init__(self) -> None:
-        if not self.table_name:
-            self.table_name = self.table.name
 
     # --- constructors (the PartiQL translator's entry points) ---------------------------
 
@@ -212,7 +208,7 @@ def _table_write_h(w: Write, transactional: bool) -> int:
 
 def _record(ledger: CapacityLedger | None, w: Write, write_h: int) -> None:
     if ledger is not None:
-        cc = ledger.for_table(w.table_name)
+        cc = ledger.for_table(w.table_name or w.table.name)
         cc.add_write(write_h)
         if w.mutation is not None:  # index arms at the plain rate: only the table's arm doubles
             indexes.charge(cc, w.mutation)
@@ -386,7 +382,7 @@ def _transaction(
     _debit_index_writes(gsi_charges, now)
     db.commit([w.mutation for w in writes if w.mutation is not None])  # the one batch: all or nothing
     if token is not None:
-        sizes = [(w.table_name, max(w.read_size, w.mutation.new_size if w.mutation else 0)) for w in writes]
+        sizes = [(w.table_name or w.table.name, max(w.read_size, w.mutation.new_size if w.mutation else 0)) for w in writes]
         db.tokens.remember(token[0], token[1], db.now(), completed=True, replay=sizes)
     return result
 
