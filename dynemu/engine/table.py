@@ -70,7 +70,7 @@ class Mutation:
     stored bytes when first read (a PutItem without a condition or ALL_OLD never needs it;
     ``existed`` says whether there was one)."""
 
-    __slots__ = ("table", "key", "_old", "_raw", "old_size", "new", "new_size", "derived")
+    __slots__ = ("table", "key", "_old", "_raw", "old_size", "new", "new_size", "derived", "existed")
 
     def __init__(
         self,
@@ -91,16 +91,13 @@ class Mutation:
         self.new = new
         self.new_size = new_size
         self.derived = derived  # what write observers computed at plan time
+        self.existed = old is not None or raw is not None  # was there an item before
 
     @property
     def old(self) -> Item | None:
         if self._raw is not None:
             self._old, self._raw = decode_stored(self._raw)[0], None
         return self._old
-
-    @property
-    def existed(self) -> bool:
-        return self._old is not None or self._raw is not None
 
     @property
     def changed(self) -> bool:
