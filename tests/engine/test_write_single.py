@@ -5,6 +5,7 @@ tables with a GSI, an LSI, a stream and TTL."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -192,3 +193,4 @@ def test_item_key_s_is_item_key_of_an_s_value(text: str) -> None:
     assert keyspace.item_key_s(prefix, text) == keyspace.item_key(7, S(text), None)
     enc = encoding.encode_key_value(S(text))
     assert encoding.hashed_string(text) == encoding.hash8(enc) + enc
+    assert encoding.hash8(enc) == hashlib.blake2b(enc, digest_size=8).digest()  # the stored layout's hash
