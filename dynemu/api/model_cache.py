@@ -29,6 +29,8 @@ from typing import Any
 
 import orjson
 
+from dynemu.codecache import cache_dir
+
 FORMAT = 1  # bump when what is cached changes
 # botocore.model.Shape.METADATA_ATTRS: what ``metadata`` holds.
 METADATA_ATTRS = (
@@ -124,11 +126,6 @@ def service_model(service: str) -> ServiceModel:
 
 
 # --- the cache ------------------------------------------------------------------------------------
-
-
-def cache_dir() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "dynemu")
 
 
 def service_data(service: str) -> dict[str, Any]:
