@@ -91,7 +91,8 @@ class GeneratedCode:
         self.uninstall()
         if self.compiled:
             _write(self.path, {source: self.code[source] for source in self.used})
-            self.compiled = 0
+        # The server lives on: drop the texts and code objects (the methods keep their own).
+        self.code, self.used, self.compiled = {}, set(), 0
 
 
 def _read(path: str) -> dict[str, CodeType]:
