@@ -18,12 +18,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dynemu.codecache import GeneratedCode
-from dynemu.config import Settings, SettingsError, load_settings
 from dynemu.startup import StartupError, bind, lock_data_dir
 from dynemu.storage import select as store_select
 
 if TYPE_CHECKING:
     import asyncio
+
+    from dynemu.config import Settings
 
 EXIT_STARTUP = 2
 
@@ -42,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _start(argv: Sequence[str] | None, starting: _StartingUp) -> None:
+    from dynemu.config import SettingsError, load_settings  # here: its dataclass from the cache
+
     try:
         settings = load_settings(argv)
         kind = store_select.resolve(settings.store, settings.in_memory)
