@@ -95,9 +95,19 @@ _size.__name__ = "size"  # argparse names the type in its error: "invalid size v
 
 
 class _Parser(argparse.ArgumentParser):
+    building = True  # while the flags are added: see _get_formatter
+
     def error(self, message: str) -> NoReturn:
         # One line and exit code 2, as every other start-up failure.
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # add_argument builds a formatter for every flag only to check its nargs; the default
+        # one imports shutil (and bz2, lzma) and asks the terminal's width each time. Help
+        # and usage text, once the flags are in, get the terminal's width as before.
+        if self.building:
+            return self.formatter_class(prog=self.prog, width=80)  # type: ignore[call-arg]
+        return super()._get_formatter()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -169,6 +179,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     for action in flag_actions(p).values():
         action.help = f"{action.help or ''} [env {env_name(action.dest)}]".strip()
+    p.building = False
     return p
 
 

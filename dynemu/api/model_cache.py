@@ -24,7 +24,6 @@ import hashlib
 import importlib.util
 import os
 import re
-import tempfile
 from typing import Any
 
 import orjson
@@ -209,6 +208,8 @@ def _read(path: str, key: list[Any]) -> dict[str, Any] | None:
 
 def _write(path: str, key: list[Any], data: dict[str, Any]) -> None:
     """Write the cache file whole (a temporary file renamed over it), or not at all."""
+    import tempfile  # only when writing: with shutil, bz2 and lzma, a cost a warm start skips
+
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".model-", suffix=".tmp")
