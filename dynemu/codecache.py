@@ -57,6 +57,7 @@ class GeneratedCode:
         self.path = default_path() if path is None else path
         self.code: dict[str, CodeType] = _read(self.path)
         self.compiled = 0  # strings compiled (not found in the cache) while installed
+        self.used: set[str] = set()  # what this start executed: what a rewrite keeps
         self._flags = _module_flags(dataclasses)
         self._installed = False
 
@@ -65,6 +66,7 @@ class GeneratedCode:
             builtins.exec(source, globals_, locals_)
             return
         code = self.code.get(source)
+        self.used.add(source)
         if code is None:
             code = compile(source, "<string>", "exec", self._flags, dont_inherit=True)
             self.code[source] = code
@@ -84,10 +86,11 @@ class GeneratedCode:
             self._installed = False
 
     def finish(self) -> None:
-        """Uninstall, and save the cache if this start compiled anything new."""
+        """Uninstall, and save the cache if this start compiled anything new (only what this
+        start used: texts of an older dynemu do not pile up)."""
         self.uninstall()
         if self.compiled:
-            _write(self.path, self.code)
+            _write(self.path, {source: self.code[source] for source in self.used})
             self.compiled = 0
 
 

@@ -188,8 +188,15 @@ def flag_actions(parser: argparse.ArgumentParser | None = None) -> dict[str, arg
 
 
 @functools.cache
+def _shared_parser() -> argparse.ArgumentParser:
+    """The one parser of a process (parse_args does not change it): building it is most of
+    what reading the settings costs at start-up."""
+    return _parser()
+
+
+@functools.cache
 def _default_actions() -> dict[str, argparse.Action]:
-    return flag_actions(_parser())
+    return flag_actions(_shared_parser())
 
 
 _DEFAULTS = Settings()
@@ -288,7 +295,7 @@ def load_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str] 
     """Flags, then DYNEMU_* variables, then defaults. Raises SettingsError on a bad value;
     a malformed command line exits with code 2 (argparse)."""
     env = os.environ if environ is None else environ
-    args = _parser().parse_args(argv)
+    args = _shared_parser().parse_args(argv)
     s = Settings()
     for name, value in vars(args).items():
         if value is None:

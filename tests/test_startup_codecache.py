@@ -110,6 +110,16 @@ def test_damaged_or_foreign_file_is_compiled_again_and_rewritten(tmp_path: Path,
     assert set(GeneratedCode(str(path)).code) == good
 
 
+def test_a_rewrite_keeps_only_what_was_used(tmp_path: Path) -> None:
+    path = str(tmp_path / "dataclasses.marshal")
+    cache = GeneratedCode(path)
+    cache.code["def stale(): pass"] = compile("pass", "<string>", "exec")
+    cache.compiled = 1  # as if this start had compiled something new
+    _built_with(cache)
+    kept = GeneratedCode(path).code
+    assert kept and "def stale(): pass" not in kept
+
+
 def test_truncated_file_is_not_used(tmp_path: Path) -> None:
     path = tmp_path / "dataclasses.marshal"
     _built_with(GeneratedCode(str(path)))
