@@ -54,7 +54,14 @@ _KNOWN = {name: name.lower() for name in (
     "X-Amz-User-Agent", "X-Amzn-Trace-Id", "Keep-Alive",
 )}
 _KNOWN.update({name.lower(): name.lower() for name in list(_KNOWN)})
-_ONCE = frozenset(("host", "content-length", "connection"))  # repeated: aiohttp decides
+_ONCE = ("host", "content-length", "connection")  # repeated: aiohttp decides
+_POST_LINE = b"POST / HTTP/1.1\r\n"
+# Header lines already checked and split: most of a client's lines repeat from one request to
+# the next. Bounded (cleared when full); lines unique per request by design are not kept.
+_LINES: dict[str, tuple[str, str, tuple[str, str]]] = {}
+LINE_CACHE_SIZE = 1024
+LINE_CACHE_WIDTH = 256  # longer lines are not kept
+_UNIQUE = frozenset(("authorization", "amz-sdk-invocation-id", "x-amzn-trace-id", "x-amz-date", "date"))
 
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -94,7 +101,7 @@ class Head:
 
     __slots__ = ("method", "query", "items", "first", "host", "length", "close")
 
-    def __init__(self, method: str, query: str, items: list[tuple[str, str]], first: dict[str, str],
+    def __init__(self, method: str, query: str, items: tuple[tuple[str, str], ...], first: Headers,
                  host: str, length: int, close: bool) -> None:
         self.method = method
         self.query = query
@@ -105,28 +112,56 @@ class Head:
         self.close = close
 
 
+def _line(line: str) -> tuple[str, str, tuple[str, str]] | None:
+    """One header line: (lower-case name, value, (name, value)), or None for a line aiohttp
+    must answer (no colon, a name that is not a token, a control character)."""
+    name, sep, value = line.partition(":")
+    lower = _KNOWN.get(name) if sep else None
+    if lower is None:
+        if not (sep and name.isascii() and _TOKEN.fullmatch(name)):
+            return None  # no colon, or a name that is not a token (obs-fold, spaces)
+        lower = name.lower()
+    if line.encode("utf-8", "surrogateescape").translate(None, _ALLOWED):
+        return None  # a control character (NUL, a bare CR or LF, ...)
+    value = value.strip(" \t")
+    entry = (lower, value, (name, value))
+    if lower not in _UNIQUE and len(line) <= LINE_CACHE_WIDTH:
+        if len(_LINES) >= LINE_CACHE_SIZE:
+            _LINES.clear()
+        _LINES[line] = entry
+    return entry
+
+
+def _repeated(lowers: tuple[str, ...]) -> bool:
+    """A header that must come at most once (Host, Content-Length, Connection) came twice."""
+    return any(lowers.count(name) > 1 for name in _ONCE)
+
+
 def parse_head(head: bytes) -> Head | None:
     """The request line and headers (``head`` ends with the last header's CRLF), or None for
     a request to hand to aiohttp."""
-    m = _REQUEST_LINE.match(head)
-    if m is None or head.translate(None, _ALLOWED).replace(b"\r\n", b""):
-        return None  # a control character (NUL, a bare CR or LF, ...)
-    items: list[tuple[str, str]] = []
-    first: dict[str, str] = {}
-    # As aiohttp: header bytes are UTF-8, undecodable bytes kept as surrogate escapes.
-    for line in head[m.end() : -2].decode("utf-8", "surrogateescape").split("\r\n"):
-        name, sep, value = line.partition(":")
-        lower = _KNOWN.get(name) if sep else None
-        if lower is None:
-            if not (sep and name.isascii() and _TOKEN.fullmatch(name)):
-                return None  # no colon, or a name that is not a token (obs-fold, spaces)
-            lower = name.lower()
-        value = value.strip(" \t")
-        items.append((name, value))
-        if lower not in first:
-            first[lower] = value
-        elif lower in _ONCE:
+    if head.startswith(_POST_LINE):
+        method, query, start = "POST", "", len(_POST_LINE)
+    else:
+        m = _REQUEST_LINE.match(head)  # its characters are all visible ASCII
+        if m is None:
             return None
+        method, raw_query, start = m.group(1).decode(), m.group(2), m.end()
+        query = raw_query.decode() if raw_query else ""
+    # As aiohttp: header bytes are UTF-8, undecodable bytes kept as surrogate escapes.
+    lines = head[start:-2].decode("utf-8", "surrogateescape").split("\r\n")
+    entries = list(map(_LINES.get, lines))  # lines seen before are already checked and split
+    if None in entries:
+        for i, entry in enumerate(entries):
+            if entry is None:
+                entry = _line(lines[i])
+                if entry is None:
+                    return None
+                entries[i] = entry
+    lowers, values, items = zip(*entries, strict=True)
+    first = Headers(items, zip(reversed(lowers), reversed(values), strict=True))  # a name's first value
+    if first.repeated and _repeated(lowers):
+        return None
     host = first.get("host")
     if host is None or "transfer-encoding" in first or "expect" in first or "upgrade" in first:
         return None
@@ -145,8 +180,7 @@ def parse_head(head: bytes) -> Head | None:
         if "upgrade" in tokens:
             return None
         close = "close" in tokens
-    query = m.group(2)
-    return Head(m.group(1).decode(), query.decode() if query else "", items, first, host, length, close)
+    return Head(method, query, items, first, host, length, close)
 
 
 class FastHTTP(asyncio.Protocol):
@@ -264,7 +298,7 @@ class FastHTTP(asyncio.Protocol):
             self._buf += memoryview(data)[pos:]
 
     def _answer(self, head: Head, body: bytes) -> bytes:
-        request = Request(head.method, "/", head.query, Headers(head.items, head.first), head.host, body)
+        request = Request(head.method, "/", head.query, head.first, head.host, body)
         protocol = self._protocol
         if head.method == "POST":
             reply = protocol.handle(request)
