@@ -123,30 +123,35 @@ def av_map(v: dict[str, Any]) -> CheckedItem:
     size = len(names) if names.isascii() else utf8_len(names)
     pending: list[str] = []
     for k, x in v.items():
-        if k and type(x) is dict and len(x) == 1:  # an empty name is pending: refused there
-            ((t, y),) = x.items()
-            if t == "S":
-                if type(y) is str:
+        # x.get first: cheaper than unpacking x.items() for the commonest members, S and N
+        if type(x) is dict and k:  # an empty name is pending: refused there
+            y = x.get("S")
+            if y is not None:
+                if type(y) is str and len(x) == 1:
                     size += len(y) if y.isascii() else utf8_len(y)
                     continue
-            elif t == "N":
-                if type(y) is str and len(y) <= MAX_DIGITS:
-                    n = presized(y)
-                    if n >= 0:
-                        size += n
+            else:
+                y = x.get("N")
+                if y is not None:
+                    if type(y) is str and len(x) == 1 and len(y) <= MAX_DIGITS:
+                        n = presized(y)
+                        if n >= 0:
+                            size += n
+                            continue
+                elif len(x) == 1:
+                    ((t, y),) = x.items()
+                    if t == "BOOL":
+                        if type(y) is bool:
+                            size += 1
+                            continue
+                    elif t == "SS":
+                        n = _string_set_size(y)
+                        if n >= 0:
+                            size += n
+                            continue
+                    elif t == "NULL" and y is True:
+                        size += 1
                         continue
-            elif t == "BOOL":
-                if type(y) is bool:
-                    size += 1
-                    continue
-            elif t == "SS":
-                n = _string_set_size(y)
-                if n >= 0:
-                    size += n
-                    continue
-            elif t == "NULL" and y is True:
-                size += 1
-                continue
         pending.append(k)
         if x is not None:
             nx = av(x, 1, False)
