@@ -285,3 +285,77 @@ def test_header_bytes_beyond_ascii_are_read_as_aiohttp_reads_them(addr: tuple[st
         c.close()
         answers.append((status, body))
     assert answers[0] == answers[1] and answers[0][0] == 400
+
+
+def test_a_bare_cr_and_lf_inside_a_value_are_answered_as_aiohttp_answers_them(addr: tuple[str, int]) -> None:
+    head = (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
+            b"X-Amz-Target: DynamoDB_20120810.ListTables\r\nAuthorization: " + AUTH.encode() + b"\r\nX-A: 1\r2\n3\r\n")
+    answers = []
+    for framing in (b"Content-Length: 2\r\n\r\n{}", b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"):
+        c = Conn(addr)  # the fast path, then aiohttp (a chunked body is handed to it)
+        c.send(head + framing)
+        status, headers, _ = c.response()
+        c.close()
+        answers.append((status, headers.get("content-type")))
+    assert answers[0] == answers[1] and answers[0][0] == 400
+
+
+def _with_credential(op: str, body: str, credential: str) -> bytes:
+    auth = f"AWS4-HMAC-SHA256 Credential={credential}/dynamodb/aws4_request, SignedHeaders=host, Signature=x"
+    return request(op, body).replace(AUTH.encode(), auth.encode())
+
+
+def test_each_region_on_one_connection_gets_its_own_tables(conn: Conn) -> None:
+    table = f"t{time.time_ns()}"
+    create = json.dumps({"TableName": table, "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}],
+                         "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}],
+                         "BillingMode": "PAY_PER_REQUEST"})
+    conn.send(_with_credential("CreateTable", create, "AKID/20250101/eu-west-3"))
+    assert conn.response()[0] == 200
+    for region, present in [("eu-west-3", True), ("ap-south-2", False), ("eu-west-3", True), ("ap-south-2", False)]:
+        conn.send(_with_credential("ListTables", "{}", f"AKID/20250101/{region}"))
+        status, _, body = conn.response()
+        assert status == 200 and (table in as_json(body)["TableNames"]) is present
+
+
+def test_a_bad_credential_after_good_ones_on_one_connection_gets_its_error(conn: Conn) -> None:
+    region_error = {"__type": "com.amazon.coral.service#InvalidSignatureException",
+                    "message": "Credential should be scoped to a valid region, not 'x_y'."}
+    key_error = {"__type": "com.amazon.coral.service#UnrecognizedClientException",
+                 "message": "The security token included in the request is invalid."}
+    for _ in range(2):  # errors are answered every time, not remembered as a pass
+        for credential, expected in [("AKID/20250101/us-east-1", None), ("AKID/20250101/x_y", region_error),
+                                     ("AKID/20250101/us-west-2", None), ("A B/20250101/us-east-1", key_error),
+                                     ("AKID2/20250101/us-east-1", None), ("A" * 129 + "/20250101/us-east-1", key_error)]:
+            conn.send(_with_credential("ListTables", "{}", credential))
+            status, _, body = conn.response()
+            if expected is None:
+                assert status == 200, body
+            else:
+                assert (status, as_json(body)) == (400, expected)
+
+
+def test_each_access_key_on_one_connection_gets_its_own_tables() -> None:
+    with DynemuServer(isolate_access_keys=True) as url:
+        u = urlparse(url)
+        assert u.hostname is not None and u.port is not None
+        c = Conn((u.hostname, u.port))
+        create = json.dumps({"TableName": "mine", "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}],
+                             "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}],
+                             "BillingMode": "PAY_PER_REQUEST"})
+        c.send(_with_credential("CreateTable", create, "AKIDONE/20250101/us-east-1"))
+        assert c.response()[0] == 200
+        for key, tables in [("AKIDONE", ["mine"]), ("AKIDTWO", []), ("AKIDONE", ["mine"]), ("AKIDTWO", [])]:
+            c.send(_with_credential("ListTables", "{}", f"{key}/20250101/us-east-1"))
+            status, _, body = c.response()
+            assert status == 200 and as_json(body)["TableNames"] == tables
+        c.close()
+
+
+def test_many_credential_scopes_on_one_connection(conn: Conn) -> None:
+    # More scopes than the protocol remembers: each still gets its own answer.
+    for i in range(300):
+        region = "x_y" if i % 7 == 0 else f"r{i}"
+        conn.send(_with_credential("ListTables", "{}", f"AKID{i}/20250101/{region}"))
+        status, _, _ = conn.response()
+        assert status == (400 if i % 7 == 0 else 200)

@@ -366,3 +366,15 @@ def test_an_incomplete_authorization_header() -> None:
         "Authorization header requires 'Signature' parameter. Authorization header requires 'SignedHeaders' "
         f"parameter. Authorization={auth}"
     )
+
+
+def test_a_bad_signature_after_a_good_one_with_the_same_scope_is_still_refused(verifying: str) -> None:
+    # The credential scope's parse is remembered; the signature is checked on every request.
+    body = b"{}"
+    good = _signed(verifying, body, "AKIAEXAMPLE", SECRET)
+    assert _post(verifying, good, body)[0] == 200
+    bad = dict(good, Authorization=good["Authorization"][:-4] + "0000")
+    status, data = _post(verifying, bad, body)
+    assert (status, data["__type"]) == (400, "com.amazon.coral.service#InvalidSignatureException")
+    assert _post(verifying, good, body)[0] == 200
+    assert _post(verifying, _signed(verifying, body, "AKIAUNKNOWN", SECRET), body)[0] == 400

@@ -9,6 +9,7 @@ bytes the client sent. Decoding is bounded: more than ``limit`` bytes out is a 4
 
 from __future__ import annotations
 
+import functools
 import gzip
 import zlib
 from collections.abc import Iterable
@@ -92,6 +93,12 @@ def choose_coding(accept_encoding: Iterable[str]) -> str | None:
         if q is not None and q > 0:
             options.append((q, rank, name))
     return max(options)[2] if options else None
+
+
+@functools.lru_cache(maxsize=256)
+def choose_coding_of(accept_encoding: tuple[str, ...]) -> str | None:
+    """``choose_coding``, remembered for the Accept-Encoding values clients repeat."""
+    return choose_coding(accept_encoding)
 
 
 def encode_body(body: bytes, coding: str) -> bytes:

@@ -18,6 +18,7 @@ aiohttp answers it.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import re
 import socket
@@ -37,6 +38,9 @@ log = logging.getLogger("dynemu")
 HEAD_LIMIT = 8190  # aiohttp's max_line_size and max_field_size: a longer head is aiohttp's
 KEEPALIVE_SECONDS = 75.0  # an idle keep-alive connection is closed after 37.5-75 s, as aiohttp does after 75
 WRITE_BATCH = 256 * 1024  # pipelined answers are written together up to this many bytes
+ACCEPT_RETRY_SECONDS = 1.0  # out of file descriptors (EMFILE, ...): stop accepting this long, as asyncio does
+# accept() failures that say nothing about the listener: the client went away, try the next one
+_ACCEPT_SKIP = frozenset((errno.ECONNABORTED, errno.EPROTO, errno.EPERM))
 _REQUEST_LINE = re.compile(rb"(GET|POST|OPTIONS) /(?:\?([!$-~]*))? HTTP/1\.1\r\n")
 # A header name is a token; a value holds HTAB, visible ASCII and obs-text (RFC 9110 5.5);
 # after decoding, obs-text is any character from U+0080 (surrogate escapes included).
@@ -50,7 +54,14 @@ _KNOWN = {name: name.lower() for name in (
     "X-Amz-User-Agent", "X-Amzn-Trace-Id", "Keep-Alive",
 )}
 _KNOWN.update({name.lower(): name.lower() for name in list(_KNOWN)})
-_ONCE = frozenset(("host", "content-length", "connection"))  # repeated: aiohttp decides
+_ONCE = ("host", "content-length", "connection")  # repeated: aiohttp decides
+_POST_LINE = b"POST / HTTP/1.1\r\n"
+# Header lines already checked and split: most of a client's lines repeat from one request to
+# the next. Bounded (cleared when full); lines unique per request by design are not kept.
+_LINES: dict[str, tuple[str, str, tuple[str, str]]] = {}
+LINE_CACHE_SIZE = 1024
+LINE_CACHE_WIDTH = 256  # longer lines are not kept
+_UNIQUE = frozenset(("authorization", "amz-sdk-invocation-id", "x-amzn-trace-id", "x-amz-date", "date"))
 
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -90,7 +101,7 @@ class Head:
 
     __slots__ = ("method", "query", "items", "first", "host", "length", "close")
 
-    def __init__(self, method: str, query: str, items: list[tuple[str, str]], first: dict[str, str],
+    def __init__(self, method: str, query: str, items: tuple[tuple[str, str], ...], first: Headers,
                  host: str, length: int, close: bool) -> None:
         self.method = method
         self.query = query
@@ -101,28 +112,56 @@ class Head:
         self.close = close
 
 
+def _line(line: str) -> tuple[str, str, tuple[str, str]] | None:
+    """One header line: (lower-case name, value, (name, value)), or None for a line aiohttp
+    must answer (no colon, a name that is not a token, a control character)."""
+    name, sep, value = line.partition(":")
+    lower = _KNOWN.get(name) if sep else None
+    if lower is None:
+        if not (sep and name.isascii() and _TOKEN.fullmatch(name)):
+            return None  # no colon, or a name that is not a token (obs-fold, spaces)
+        lower = name.lower()
+    if line.encode("utf-8", "surrogateescape").translate(None, _ALLOWED):
+        return None  # a control character (NUL, a bare CR or LF, ...)
+    value = value.strip(" \t")
+    entry = (lower, value, (name, value))
+    if lower not in _UNIQUE and len(line) <= LINE_CACHE_WIDTH:
+        if len(_LINES) >= LINE_CACHE_SIZE:
+            _LINES.clear()
+        _LINES[line] = entry
+    return entry
+
+
+def _repeated(lowers: tuple[str, ...]) -> bool:
+    """A header that must come at most once (Host, Content-Length, Connection) came twice."""
+    return any(lowers.count(name) > 1 for name in _ONCE)
+
+
 def parse_head(head: bytes) -> Head | None:
     """The request line and headers (``head`` ends with the last header's CRLF), or None for
     a request to hand to aiohttp."""
-    m = _REQUEST_LINE.match(head)
-    if m is None or head.translate(None, _ALLOWED).replace(b"\r\n", b""):
-        return None  # a control character (NUL, a bare CR or LF, ...)
-    items: list[tuple[str, str]] = []
-    first: dict[str, str] = {}
-    # As aiohttp: header bytes are UTF-8, undecodable bytes kept as surrogate escapes.
-    for line in head[m.end() : -2].decode("utf-8", "surrogateescape").split("\r\n"):
-        name, sep, value = line.partition(":")
-        lower = _KNOWN.get(name) if sep else None
-        if lower is None:
-            if not (sep and name.isascii() and _TOKEN.fullmatch(name)):
-                return None  # no colon, or a name that is not a token (obs-fold, spaces)
-            lower = name.lower()
-        value = value.strip(" \t")
-        items.append((name, value))
-        if lower not in first:
-            first[lower] = value
-        elif lower in _ONCE:
+    if head.startswith(_POST_LINE):
+        method, query, start = "POST", "", len(_POST_LINE)
+    else:
+        m = _REQUEST_LINE.match(head)  # its characters are all visible ASCII
+        if m is None:
             return None
+        method, raw_query, start = m.group(1).decode(), m.group(2), m.end()
+        query = raw_query.decode() if raw_query else ""
+    # As aiohttp: header bytes are UTF-8, undecodable bytes kept as surrogate escapes.
+    lines = head[start:-2].decode("utf-8", "surrogateescape").split("\r\n")
+    entries = list(map(_LINES.get, lines))  # lines seen before are already checked and split
+    if None in entries:
+        for i, entry in enumerate(entries):
+            if entry is None:
+                entry = _line(lines[i])
+                if entry is None:
+                    return None
+                entries[i] = entry
+    lowers, values, items = zip(*entries, strict=True)
+    first = Headers(items, zip(reversed(lowers), reversed(values), strict=True))  # a name's first value
+    if first.repeated and _repeated(lowers):
+        return None
     host = first.get("host")
     if host is None or "transfer-encoding" in first or "expect" in first or "upgrade" in first:
         return None
@@ -141,8 +180,7 @@ def parse_head(head: bytes) -> Head | None:
         if "upgrade" in tokens:
             return None
         close = "close" in tokens
-    query = m.group(2)
-    return Head(m.group(1).decode(), query.decode() if query else "", items, first, host, length, close)
+    return Head(method, query, items, first, host, length, close)
 
 
 class FastHTTP(asyncio.Protocol):
@@ -260,7 +298,7 @@ class FastHTTP(asyncio.Protocol):
             self._buf += memoryview(data)[pos:]
 
     def _answer(self, head: Head, body: bytes) -> bytes:
-        request = Request(head.method, "/", head.query, Headers(head.items, head.first), head.host, body)
+        request = Request(head.method, "/", head.query, head.first, head.host, body)
         protocol = self._protocol
         if head.method == "POST":
             reply = protocol.handle(request)
@@ -306,7 +344,7 @@ class HttpServer:
         self.service = service
         self.protocol: Protocol = service.protocol
         self.connections: set[FastHTTP] = set()
-        self._listener: asyncio.AbstractServer | None = None
+        self._sock: socket.socket | None = None  # listening; accepted by _accept_ready
         self._runner: web.AppRunner | None = None
         self._aiohttp: asyncio.Task[None] | None = None
         self._waiting: set[asyncio.Task[None]] = set()
@@ -315,8 +353,44 @@ class HttpServer:
     async def start(self, sock: socket.socket) -> None:
         await self.service.start()
         loop = asyncio.get_running_loop()
-        self._listener = await loop.create_server(lambda: FastHTTP(self), sock=sock, backlog=128)
+        sock.setblocking(False)
+        self._sock = sock
+        loop.add_reader(sock.fileno(), self._accept_ready)
         self._sweeper = loop.call_later(KEEPALIVE_SECONDS / 2, self._sweep)
+
+    def _accept_ready(self) -> None:
+        """Accept every pending connection at once. (uvloop's create_server accepts one per
+        turn of the loop: with 64 busy keep-alive connections, the last client waited
+        seconds for its first answer.)"""
+        sock, loop = self._sock, asyncio.get_running_loop()
+        while sock is not None:
+            try:
+                conn, _ = sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                if exc.errno in _ACCEPT_SKIP:
+                    continue
+                # EMFILE, ENFILE, ENOBUFS, ENOMEM: pause rather than spin on a ready socket
+                log.warning("cannot accept connections (%s); retrying in %.0f s", exc, ACCEPT_RETRY_SECONDS)
+                loop.remove_reader(sock.fileno())
+                loop.call_later(ACCEPT_RETRY_SECONDS, self._resume_accepting)
+                return
+            conn.setblocking(False)
+            if conn.family in (socket.AF_INET, socket.AF_INET6):
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            task = loop.create_task(loop.connect_accepted_socket(lambda: FastHTTP(self), conn))
+            self._waiting.add(task)
+            task.add_done_callback(self._connected)
+
+    def _connected(self, task: asyncio.Task[Any]) -> None:
+        self._waiting.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("dropped an accepted connection: %s", task.exception())
+
+    def _resume_accepting(self) -> None:
+        if self._sock is not None:
+            asyncio.get_running_loop().add_reader(self._sock.fileno(), self._accept_ready)
 
     def _sweep(self) -> None:
         """Close the keep-alive connections idle since the last sweep (a flag per connection:
@@ -372,8 +446,10 @@ class HttpServer:
         if self._sweeper is not None:
             self._sweeper.cancel()
             self._sweeper = None
-        if self._listener is not None:
-            self._listener.close()
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            asyncio.get_running_loop().remove_reader(sock.fileno())
+            sock.close()
         for conn in list(self.connections):
             conn.close()
         for task in list(self._waiting):
@@ -386,11 +462,8 @@ class HttpServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
-        if self._listener is not None:
-            await self._listener.wait_closed()
-            self._listener = None
         await self.service.close()
 
     @property
     def sockets(self) -> Any:
-        return self._listener.sockets if self._listener is not None else ()
+        return (self._sock,) if self._sock is not None else ()

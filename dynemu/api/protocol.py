@@ -17,7 +17,7 @@ import itertools
 import logging
 import os
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, NamedTuple
@@ -48,34 +48,30 @@ def cors_origins(setting: str | None) -> tuple[str, ...] | None:
     return tuple(o.strip() for o in setting.split(",") if o.strip())
 
 
-class Headers:
-    """A request's headers: case-insensitive lookups; repeated headers kept, in order."""
+class Headers(dict[str, str]):
+    """A request's headers: each lower-case name's first value (``get``, ``in`` and ``[]``
+    take lower-case names), and ``pairs``, every (name, value) as sent, in order, repeated
+    ones included."""
 
-    __slots__ = ("_first", "_items")
+    __slots__ = ("pairs", "repeated")
 
-    def __init__(self, items: list[tuple[str, str]], first: dict[str, str] | None = None) -> None:
-        self._items = items
+    def __init__(self, pairs: Sequence[tuple[str, str]], first: Iterable[tuple[str, str]] | None = None) -> None:
+        """``first``: (lower-case name, first value) pairs, when the caller has them already."""
         if first is None:
-            first = {}
-            for name, value in items:
-                first.setdefault(name.lower(), value)
-        self._first = first  # lower-case name -> its first value
-
-    def get(self, name: str, default: str | None = None) -> str | None:
-        return self._first.get(name.lower(), default)
-
-    def __getitem__(self, name: str) -> str:
-        return self._first[name.lower()]
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name.lower() in self._first
+            super().__init__()
+            for name, value in pairs:
+                self.setdefault(name.lower(), value)
+        else:
+            super().__init__(first)
+        self.pairs = pairs
+        self.repeated = len(self) != len(pairs)  # some name came more than once
 
     def getall(self, name: str) -> list[str]:
         lower = name.lower()
-        return [value for n, value in self._items if n.lower() == lower]
-
-    def items(self) -> Iterator[tuple[str, str]]:
-        return iter(self._items)
+        if not self.repeated:
+            value = self.get(lower)
+            return [] if value is None else [value]
+        return [value for n, value in self.pairs if n.lower() == lower]
 
 
 @dataclass(slots=True)
@@ -109,15 +105,12 @@ class Context:
 
 Handler = Callable[[Context, dict[str, Any]], dict[str, Any]]
 
+# Request ids: 52 characters, as DynamoDB's; unique per process without a random call.
 _request_ids = itertools.count(1)
 _RID_PREFIX = os.urandom(20).hex().upper()
+CACHE_SIZE = 256
 NOT_JSON = Reply(404, [("Content-Type", "application/octet-stream")], b"<UnknownOperationException/>\n")
 TOO_LARGE = Reply(413, [], b"")
-
-
-def _request_id() -> str:
-    """52 characters, as DynamoDB's request ids; unique per process without a random call."""
-    return f"{_RID_PREFIX}{next(_request_ids):012X}"
 
 
 def parse_credential(auth: str) -> tuple[str, str]:
@@ -154,6 +147,13 @@ class Protocol:
         self.credentials = credentials  # None: signatures are not checked
         self.timeout = settings.request_timeout
         self._known_operations = frozenset().union(*(v.operations for v in self.validators.values()))
+        # Credential scopes already parsed and checked: (access key, region) by the text after
+        # "Credential=" up to the next comma, which is all the answer depends on. Only checks
+        # that passed are kept; bounded (cleared when full).
+        self._scopes: dict[str, tuple[str, str]] = {}
+        # X-Amz-Target -> (validator, operation, handler), for targets that name an implemented
+        # operation; bounded the same way.
+        self._routes: dict[str, tuple[RequestValidator, str, Handler]] = {}
 
     # --- responses ------------------------------------------------------------------------------
 
@@ -171,14 +171,15 @@ class Protocol:
         return origin if origin in self.cors else None
 
     def _respond(self, request: Request, status: int, body: bytes, content_type: str) -> Reply:
-        headers = [("Content-Type", content_type), ("x-amzn-RequestId", _request_id())]
-        if len(body) >= compression.MIN_COMPRESS_BYTES and "accept-encoding" in request.headers:
-            coding = compression.choose_coding(request.headers.getall("accept-encoding"))
+        asked = request.headers
+        headers = [("Content-Type", content_type), ("x-amzn-RequestId", f"{_RID_PREFIX}{next(_request_ids):012X}")]
+        if len(body) >= compression.MIN_COMPRESS_BYTES and "accept-encoding" in asked:
+            coding = compression.choose_coding_of(tuple(asked.getall("accept-encoding")))
             if coding is not None:
                 body = compression.encode_body(body, coding)
                 headers.append(("Content-Encoding", coding))
         headers.append(("x-amz-crc32", str(zlib.crc32(body))))  # of the bytes sent, as the service
-        origin = self.cors_origin(request.headers)
+        origin = self.cors_origin(asked) if self.cors is not None and "origin" in asked else None
         if origin is not None:
             headers.append(("Access-Control-Allow-Origin", origin))
             headers.append(("Access-Control-Expose-Headers", EXPOSED))
@@ -205,7 +206,9 @@ class Protocol:
     def handle(self, request: Request) -> Reply:
         """``POST /``: one DynamoDB (or DynamoDB Streams) call, its whole body read."""
         headers = request.headers
-        content_type = (headers.get("content-type") or "").split(";", 1)[0].strip().lower()
+        content_type = headers.get("content-type")
+        if content_type != JSON_TYPES[0]:  # what the SDKs send needs no normalising
+            content_type = (content_type or "").split(";", 1)[0].strip().lower()
         raw = request.body
         if raw and content_type not in JSON_TYPES:
             return NOT_JSON
@@ -241,7 +244,7 @@ class Protocol:
             raise errors.missing_authentication_token()
         if self.credentials is not None:
             headers: dict[str, list[str]] = {}
-            for name, value in request.headers.items():
+            for name, value in request.headers.pairs:
                 headers.setdefault(name.lower(), []).append(value)
             sigv4.verify(
                 auth,
@@ -252,10 +255,20 @@ class Protocol:
                 body=raw,
                 credentials=self.credentials,
             )
+        i = auth.find("Credential=")
+        if i < 0:
+            return "", check_region(DEFAULT_REGION)
+        j = auth.find(",", i)
+        scope = auth[i + 11 : j] if j >= 0 else auth[i + 11 :]
+        known = self._scopes.get(scope)
+        if known is not None:
+            return known
         access_key, region = parse_credential(auth)
-        if "Credential=" in auth:
-            check_access_key(access_key)
-        return access_key, check_region(region)
+        known = check_access_key(access_key), check_region(region)
+        if len(self._scopes) >= CACHE_SIZE:
+            self._scopes.clear()
+        self._scopes[scope] = known
+        return known
 
     def _body(self, request: Request, raw: bytes) -> Any:
         """The JSON object of the request: decoded as Content-Encoding says, then parsed."""
@@ -279,18 +292,31 @@ class Protocol:
         access_key, region = self._authenticate(request, raw)
         body = self._body(request, raw)
         target = request.headers.get("x-amz-target") or ""
+        route = self._routes.get(target)
+        if route is None:
+            route = self._route(target, body)
+        validator, operation, handler = route
+        validator.validate(operation, body)  # a body that is not an object is refused here
+        ctx = Context(self.namespaces.get(region, access_key), region, access_key, self.settings, request.host)
+        return handler(ctx, body)
+
+    def _route(self, target: str, body: Any) -> tuple[RequestValidator, str, Handler]:
+        """What X-Amz-Target names, or its error (an unimplemented operation's after its
+        request's validation, as before the route was cached)."""
         prefix, _, operation = target.rpartition(".")
         prefix += "."
         ops = self.handlers.get(prefix)
         validator = self.validators.get(prefix)
         if ops is None or validator is None or operation not in validator.operations:
             raise errors.unknown_operation()
-        validator.validate(operation, body)  # a body that is not an object is refused here
         handler = ops.get(operation)
         if handler is None:
+            validator.validate(operation, body)
             raise errors.unknown_operation(f"dynemu does not implement {operation} yet")
-        ctx = Context(self.namespaces.get(region, access_key), region, access_key, self.settings, request.host)
-        return handler(ctx, body)
+        if len(self._routes) >= CACHE_SIZE:
+            self._routes.clear()
+        self._routes[target] = route = (validator, operation, handler)
+        return route
 
     def preflight(self, request: Request) -> Reply:
         """CORS preflight (``OPTIONS /``, answered unless CORS is off)."""
