@@ -54,12 +54,12 @@ class FakeRequest:
         self.method = "POST"
 
 
-def setup(keys: int, query: bool = True, partitions: int = QUERY_PARTITIONS) -> Any:
+def setup(keys: int, query: bool = True, partitions: int = QUERY_PARTITIONS, throttling: str = "off") -> Any:
     sys.path.insert(0, str(REPO_DIR))
     from dynemu.api.server import PROTOCOL, create_app
     from dynemu.config import load_settings
 
-    app = create_app(load_settings(["--in-memory", "--throttling", "off"]))
+    app = create_app(load_settings(["--in-memory", "--throttling", throttling]))
     protocol = app[PROTOCOL]
 
     def call(op: str, body: dict[str, Any]) -> Any:
@@ -71,8 +71,11 @@ def setup(keys: int, query: bool = True, partitions: int = QUERY_PARTITIONS) -> 
         if sort:
             schema.append({"AttributeName": "sk", "KeyType": "RANGE"})
             attrs.append({"AttributeName": "sk", "AttributeType": "N"})
-        call("CreateTable", {"TableName": table, "KeySchema": schema, "AttributeDefinitions": attrs,
-                             "BillingMode": "PAY_PER_REQUEST"})
+        create = {"TableName": table, "KeySchema": schema, "AttributeDefinitions": attrs,
+                  "BillingMode": "PAY_PER_REQUEST"}
+        if throttling == "on":  # warm enough that the loop's rate is never throttled
+            create["WarmThroughput"] = {"ReadUnitsPerSecond": 40000, "WriteUnitsPerSecond": 40000}
+        call("CreateTable", create)
     rng = random.Random(1)
     for i in range(keys):
         call("PutItem", {"TableName": DEFAULT_TABLE, "Item": make_item(i, rng)})
@@ -90,11 +93,14 @@ def main() -> None:
     p.add_argument("--ops", default=",".join(OPERATIONS))
     p.add_argument("--profile", metavar="OP", help="cProfile this operation instead of timing")
     p.add_argument("--top", type=int, default=30)
+    p.add_argument("--throttling", choices=("on", "off"), default="off",
+                   help="the server's --throttling (on: the capacity model admits, as by default)")
     p.add_argument("--query-partitions", type=int, default=QUERY_PARTITIONS,
                    help="partition keys of the Query table to fill (requests use key %% 100 < --keys: "
                         "under callgrind, --keys 5 --query-partitions 5 starts much faster)")
     args = p.parse_args()
-    protocol = setup(args.keys, bool({"Query", "QueryFP", "Scan"} & set(args.ops.split(","))), args.query_partitions)
+    protocol = setup(args.keys, bool({"Query", "QueryFP", "Scan"} & set(args.ops.split(","))), args.query_partitions,
+                     args.throttling)
     gc.collect()
     gc.freeze()  # as the server does after start-up (cli.serve)
     rng = random.Random(2)

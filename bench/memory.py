@@ -26,6 +26,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,43 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind((HOST, 0))
         return int(s.getsockname()[1])
+
+
+class PeakWatch:
+    """Samples the server's RssAnon and RssFile every ``interval`` seconds in a thread: the
+    kernel's VmHWM says how high RSS went, this says which part rose, and when (the items
+    loaded by then), to match against LevelDB's LOG of compactions."""
+
+    def __init__(self, pid: int, interval: float = 0.02) -> None:
+        self.pid, self.interval = pid, interval
+        self.items = 0  # set by the loader as it goes
+        self.anon = (0.0, 0)  # (MB, items loaded then)
+        self.file = (0.0, 0)
+        self.total = (0.0, 0, "")  # the highest RSS sampled: (MB, items, its split)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                anon, file = status_mb(self.pid, "RssAnon"), status_mb(self.pid, "RssFile")
+            except OSError:
+                return
+            if anon > self.anon[0]:
+                self.anon = (anon, self.items)
+            if file > self.file[0]:
+                self.file = (file, self.items)
+            if anon + file > self.total[0]:
+                self.total = (anon + file, self.items, f"anon {anon:.1f} file {file:.1f}")
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def describe(self) -> str:
+        return (f"sampled peak {self.total[0]:.1f} MB at {self.total[1]:,} items ({self.total[2]}); "
+                f"highest anon {self.anon[0]:.1f} MB at {self.anon[1]:,}, file {self.file[0]:.1f} MB at {self.file[1]:,}")
 
 
 class Client:
@@ -115,7 +153,8 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 def load(
-    proc: subprocess.Popen[bytes], port: int, items: int, item_bytes: int, every: int
+    proc: subprocess.Popen[bytes], port: int, items: int, item_bytes: int, every: int,
+    watch: PeakWatch | None = None,
 ) -> list[tuple[int, float]]:
     c = Client(port)
     c.ok("CreateTable", {"TableName": TABLE, "BillingMode": "PAY_PER_REQUEST",
@@ -133,11 +172,14 @@ def load(
         if answer.get("UnprocessedItems"):
             raise RuntimeError(f"unprocessed items at {first}")
         done = min(items, first + 25)
+        if watch is not None:
+            watch.items = done
         if done % every < 25 or done == items:
             samples.append((done, status_mb(proc.pid, "VmRSS")))
             rate = done / max(1e-9, time.monotonic() - started)
+            highs = "" if watch is None else f" (highest anon {watch.anon[0]:.1f}, file {watch.file[0]:.1f})"
             print(f"  {done:>10,} items  rss {samples[-1][1]:7.1f} MB ({split(proc.pid)})"
-                  f"  peak {status_mb(proc.pid, 'VmHWM'):7.1f} MB  ({rate:,.0f} items/s)", flush=True)  # fmt: skip
+                  f"  peak {status_mb(proc.pid, 'VmHWM'):7.1f} MB{highs}  ({rate:,.0f} items/s)", flush=True)  # fmt: skip
     return samples
 
 
@@ -180,16 +222,19 @@ def main() -> None:
         if not args.restart_only:
             proc, port, seconds = start(data_dir, extra)
             print(f"started in {seconds:.3f} s, rss {status_mb(proc.pid, 'VmRSS'):.1f} MB", flush=True)
+            watch = PeakWatch(proc.pid)
             try:
-                result["samples"] = load(proc, port, args.items, args.item_bytes, args.every)
+                result["samples"] = load(proc, port, args.items, args.item_bytes, args.every, watch)
                 result["rss_loaded"] = status_mb(proc.pid, "VmRSS")
                 result["rss_loaded_split"] = split(proc.pid)
                 result["rss_peak"] = status_mb(proc.pid, "VmHWM")
             finally:
+                watch.stop()
                 stop(proc)
+            result["peak_watch"] = watch.describe()
             print(
                 f"loaded: rss {result['rss_loaded']:.1f} MB ({result['rss_loaded_split']}), "
-                f"peak {result['rss_peak']:.1f} MB",
+                f"peak {result['rss_peak']:.1f} MB\n{watch.describe()}",
                 flush=True,
             )
         result["restarts"] = [restart(data_dir, extra, args.items) for _ in range(max(1, args.restarts))]

@@ -8,7 +8,6 @@ a single line is printed on shutdown.
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import logging
 import os
@@ -16,11 +15,16 @@ import signal
 import socket
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dynemu.config import Settings, SettingsError, load_settings
+from dynemu.codecache import GeneratedCode
 from dynemu.startup import StartupError, bind, lock_data_dir
 from dynemu.storage import select as store_select
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from dynemu.config import Settings
 
 EXIT_STARTUP = 2
 
@@ -31,6 +35,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         from dynemu.replay.cli import main as replay
 
         sys.exit(replay(args[1:]))
+    starting = _StartingUp()
+    try:
+        _start(argv, starting)
+    finally:
+        starting.close()
+
+
+def _start(argv: Sequence[str] | None, starting: _StartingUp) -> None:
+    from dynemu.config import SettingsError, load_settings  # here: its dataclass from the cache
+
     try:
         settings = load_settings(argv)
         kind = store_select.resolve(settings.store, settings.in_memory)
@@ -45,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except StartupError as e:
         _fail(str(e))
     try:
-        serve(settings, kind)
+        serve(settings, kind, starting)
     except StartupError as e:
         _fail(str(e))
     finally:
@@ -58,7 +72,40 @@ def _fail(message: str) -> None:
     raise SystemExit(EXIT_STARTUP)
 
 
-def serve(settings: Settings, kind: str) -> None:
+class _StartingUp:
+    """What only start-up needs: no garbage collection (it would scan the growing heap some
+    hundred times while the modules load; everything built then lives as long as the process,
+    and the few hundred cyclic leftovers of imports are frozen with it rather than paying a
+    full collection) and the dataclasses' generated code from the cache
+    (``dynemu/codecache.py``)."""
+
+    def __init__(self) -> None:
+        self._gc_was_enabled = gc.isenabled()
+        gc.disable()
+        self.generated = GeneratedCode()
+        self.generated.install()
+
+    def done(self) -> None:
+        """Save what was compiled, freeze what start-up built, re-enable the collector."""
+        self.generated.finish()
+        # Everything built so far (the compiled validators, the expression tables, the
+        # botocore model) lives as long as the process: keep it out of the garbage
+        # collector's scans, which otherwise cost every request a share of walking ~60,000
+        # objects.
+        gc.freeze()
+        self.close()
+
+    def close(self) -> None:
+        """Back to normal (also after a failed start): idempotent."""
+        self.generated.uninstall()
+        if self._gc_was_enabled:
+            gc.enable()
+            self._gc_was_enabled = False
+
+
+def serve(settings: Settings, kind: str, starting: _StartingUp | None = None) -> None:
+    import asyncio
+
     # The botocore model loads only past the checks; aiohttp only when a request needs it.
     from dynemu.api.service import Service
 
@@ -74,10 +121,11 @@ def serve(settings: Settings, kind: str) -> None:
         if not isinstance(e.code, str):
             raise
         raise StartupError(e.code.removeprefix("dynemu: ")) from None
-    # Everything built so far (the compiled validators, the expression tables, the botocore
-    # model) lives as long as the process: keep it out of the garbage collector's scans,
-    # which otherwise cost every request a share of walking ~60,000 objects.
-    gc.freeze()
+    finally:
+        if starting is not None:
+            starting.done()
+        else:
+            gc.freeze()  # see _StartingUp.done
     line = startup_line(settings, kind, sock)
     with asyncio.Runner(loop_factory=factory) as runner:
         runner.run(_serve(service, sock, line))
@@ -99,6 +147,8 @@ def loop_factory(settings: Settings) -> Callable[[], asyncio.AbstractEventLoop] 
 
 async def _serve(service: Any, sock: socket.socket, line: str) -> None:
     """Serve until SIGINT or SIGTERM, then close the connections and the stores."""
+    import asyncio
+
     from dynemu.api.http1 import HttpServer
 
     server = HttpServer(service)

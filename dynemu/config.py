@@ -95,9 +95,19 @@ _size.__name__ = "size"  # argparse names the type in its error: "invalid size v
 
 
 class _Parser(argparse.ArgumentParser):
+    building = True  # while the flags are added: see _get_formatter
+
     def error(self, message: str) -> NoReturn:
         # One line and exit code 2, as every other start-up failure.
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # add_argument builds a formatter for every flag only to check its nargs; the default
+        # one imports shutil (and bz2, lzma) and asks the terminal's width each time. Help
+        # and usage text, once the flags are in, get the terminal's width as before.
+        if self.building:
+            return self.formatter_class(prog=self.prog, width=80)  # type: ignore[call-arg]
+        return super()._get_formatter()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -169,6 +179,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     for action in flag_actions(p).values():
         action.help = f"{action.help or ''} [env {env_name(action.dest)}]".strip()
+    p.building = False
     return p
 
 
@@ -188,8 +199,15 @@ def flag_actions(parser: argparse.ArgumentParser | None = None) -> dict[str, arg
 
 
 @functools.cache
+def _shared_parser() -> argparse.ArgumentParser:
+    """The one parser of a process (parse_args does not change it): building it is most of
+    what reading the settings costs at start-up."""
+    return _parser()
+
+
+@functools.cache
 def _default_actions() -> dict[str, argparse.Action]:
-    return flag_actions(_parser())
+    return flag_actions(_shared_parser())
 
 
 _DEFAULTS = Settings()
@@ -288,7 +306,7 @@ def load_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str] 
     """Flags, then DYNEMU_* variables, then defaults. Raises SettingsError on a bad value;
     a malformed command line exits with code 2 (argparse)."""
     env = os.environ if environ is None else environ
-    args = _parser().parse_args(argv)
+    args = _shared_parser().parse_args(argv)
     s = Settings()
     for name, value in vars(args).items():
         if value is None:

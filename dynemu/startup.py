@@ -12,8 +12,10 @@ from __future__ import annotations
 import errno
 import os
 import socket
+from typing import TYPE_CHECKING
 
-from dynemu.config import Settings
+if TYPE_CHECKING:  # the command imports the settings once its start-up caches are in place
+    from dynemu.config import Settings
 
 LOCK_FILE = "dynemu.lock"
 

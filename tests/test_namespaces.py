@@ -67,3 +67,27 @@ def test_made_up_regions_do_not_exhaust_file_descriptors(tmp_path: Any) -> None:
         for i in range(60):
             make_client(url, region=f"made-up-{i}").list_tables()
         assert _fds() < before + 40  # 60 LevelDB stores would hold far more
+
+
+def test_remembered_namespace_names_refuse_bad_regions_every_time() -> None:
+    """The (region, access key) -> namespace name cache keeps only names that passed: a
+    made-up region is refused on every request, and a known one still opens its database."""
+    import pytest
+
+    from dynemu import errors
+    from dynemu.engine import namespaces as ns_module
+    from dynemu.engine.clock import VirtualClock
+
+    spaces = ns_module.Namespaces(data_dir=None, clock=VirtualClock(1_700_000_000.0), isolate_access_keys=True)
+    for _ in range(2):
+        with pytest.raises(errors.DynamoError) as e:
+            spaces.get("not a region!", "AKID")
+        assert e.value.type_name == "InvalidSignatureException"
+        assert e.value.message == "Credential should be scoped to a valid region, not 'not a region!'."
+    first = spaces.get("us-east-1", "AKIDONE")
+    assert spaces.get("us-east-1", "AKIDONE") is first
+    assert spaces.get("us-east-1", "AKIDTWO") is not first  # isolated access keys: another namespace
+    for i in range(ns_module._NAMES_KEPT + 5):  # the cache stays bounded
+        spaces.get("us-east-1", f"AKID{i:06d}")
+    assert len(spaces._names) <= ns_module._NAMES_KEPT
+    assert spaces.get("us-east-1", "AKIDONE") is first

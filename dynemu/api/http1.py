@@ -18,6 +18,7 @@ aiohttp answers it.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import re
 import socket
@@ -37,6 +38,9 @@ log = logging.getLogger("dynemu")
 HEAD_LIMIT = 8190  # aiohttp's max_line_size and max_field_size: a longer head is aiohttp's
 KEEPALIVE_SECONDS = 75.0  # an idle keep-alive connection is closed after 37.5-75 s, as aiohttp does after 75
 WRITE_BATCH = 256 * 1024  # pipelined answers are written together up to this many bytes
+ACCEPT_RETRY_SECONDS = 1.0  # out of file descriptors (EMFILE, ...): stop accepting this long, as asyncio does
+# accept() failures that say nothing about the listener: the client went away, try the next one
+_ACCEPT_SKIP = frozenset((errno.ECONNABORTED, errno.EPROTO, errno.EPERM))
 _REQUEST_LINE = re.compile(rb"(GET|POST|OPTIONS) /(?:\?([!$-~]*))? HTTP/1\.1\r\n")
 # A header name is a token; a value holds HTAB, visible ASCII and obs-text (RFC 9110 5.5);
 # after decoding, obs-text is any character from U+0080 (surrogate escapes included).
@@ -344,7 +348,7 @@ class HttpServer:
         self.service = service
         self.protocol: Protocol = service.protocol
         self.connections: set[FastHTTP] = set()
-        self._listener: asyncio.AbstractServer | None = None
+        self._sock: socket.socket | None = None  # listening; accepted by _accept_ready
         self._runner: web.AppRunner | None = None
         self._aiohttp: asyncio.Task[None] | None = None
         self._waiting: set[asyncio.Task[None]] = set()
@@ -353,8 +357,44 @@ class HttpServer:
     async def start(self, sock: socket.socket) -> None:
         await self.service.start()
         loop = asyncio.get_running_loop()
-        self._listener = await loop.create_server(lambda: FastHTTP(self), sock=sock, backlog=128)
+        sock.setblocking(False)
+        self._sock = sock
+        loop.add_reader(sock.fileno(), self._accept_ready)
         self._sweeper = loop.call_later(KEEPALIVE_SECONDS / 2, self._sweep)
+
+    def _accept_ready(self) -> None:
+        """Accept every pending connection at once. (uvloop's create_server accepts one per
+        turn of the loop: with 64 busy keep-alive connections, the last client waited
+        seconds for its first answer.)"""
+        sock, loop = self._sock, asyncio.get_running_loop()
+        while sock is not None:
+            try:
+                conn, _ = sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                if exc.errno in _ACCEPT_SKIP:
+                    continue
+                # EMFILE, ENFILE, ENOBUFS, ENOMEM: pause rather than spin on a ready socket
+                log.warning("cannot accept connections (%s); retrying in %.0f s", exc, ACCEPT_RETRY_SECONDS)
+                loop.remove_reader(sock.fileno())
+                loop.call_later(ACCEPT_RETRY_SECONDS, self._resume_accepting)
+                return
+            conn.setblocking(False)
+            if conn.family in (socket.AF_INET, socket.AF_INET6):
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            task = loop.create_task(loop.connect_accepted_socket(lambda: FastHTTP(self), conn))
+            self._waiting.add(task)
+            task.add_done_callback(self._connected)
+
+    def _connected(self, task: asyncio.Task[Any]) -> None:
+        self._waiting.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("dropped an accepted connection: %s", task.exception())
+
+    def _resume_accepting(self) -> None:
+        if self._sock is not None:
+            asyncio.get_running_loop().add_reader(self._sock.fileno(), self._accept_ready)
 
     def _sweep(self) -> None:
         """Close the keep-alive connections idle since the last sweep (a flag per connection:
@@ -410,8 +450,10 @@ class HttpServer:
         if self._sweeper is not None:
             self._sweeper.cancel()
             self._sweeper = None
-        if self._listener is not None:
-            self._listener.close()
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            asyncio.get_running_loop().remove_reader(sock.fileno())
+            sock.close()
         for conn in list(self.connections):
             conn.close()
         for task in list(self._waiting):
@@ -424,11 +466,8 @@ class HttpServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
-        if self._listener is not None:
-            await self._listener.wait_closed()
-            self._listener = None
         await self.service.close()
 
     @property
     def sockets(self) -> Any:
-        return self._listener.sockets if self._listener is not None else ()
+        return (self._sock,) if self._sock is not None else ()

@@ -24,10 +24,11 @@ import hashlib
 import importlib.util
 import os
 import re
-import tempfile
 from typing import Any
 
 import orjson
+
+from dynemu.codecache import cache_dir
 
 FORMAT = 1  # bump when what is cached changes
 # botocore.model.Shape.METADATA_ATTRS: what ``metadata`` holds.
@@ -126,11 +127,6 @@ def service_model(service: str) -> ServiceModel:
 # --- the cache ------------------------------------------------------------------------------------
 
 
-def cache_dir() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "dynemu")
-
-
 def service_data(service: str) -> dict[str, Any]:
     key = _model_identity(service)
     path = os.path.join(cache_dir(), f"{service}-{_digest(key)}.json") if key is not None else None
@@ -212,6 +208,8 @@ def _read(path: str, key: list[Any]) -> dict[str, Any] | None:
 
 def _write(path: str, key: list[Any], data: dict[str, Any]) -> None:
     """Write the cache file whole (a temporary file renamed over it), or not at all."""
+    import tempfile  # only when writing: with shutil, bz2 and lzma, a cost a warm start skips
+
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".model-", suffix=".tmp")

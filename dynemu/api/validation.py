@@ -26,14 +26,22 @@ Scalar deserialisation (SerializationException) is in ``validation_scalars.py``.
 from __future__ import annotations
 
 import re
-import zlib
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from dynemu.api import model_cache
+from dynemu.api.validation_av import (
+    Failed,
+    Quick,
+    av_field,
+    av_hash,
+    av_map,
+    av_value,
+    quick_av_map,
+    quick_scalar,
+    quick_string_map,
+)
 from dynemu.api.validation_overrides import (
     BARE_LENGTH_MESSAGES,
     DATA_PLANE,
@@ -65,7 +73,7 @@ from dynemu.api.validation_scalars import (
     mismatch,
     number_checker,
 )
-from dynemu.engine.values import MAX_DIGITS, CheckedItem, presized
+from dynemu.engine.values import CheckedItem
 from dynemu.errors import serialization, unknown_operation, validation
 
 if TYPE_CHECKING:  # the model comes from api/model_cache.py: botocore is not imported at start-up
@@ -75,122 +83,11 @@ Checker = Callable[[Any], Any]  # type pass: returns the (possibly coerced) valu
 Constraint = Callable[[Any, str, list[str]], None]  # constraint pass: (value, path, errors)
 
 MAX_ERRORS = 10  # Coral lists at most ten failures
-# The type pass recurses once per AttributeValue level; DynamoDB's own limit is 32 levels
-# (checked with its message in engine/values.py), this only bounds recursion well above it.
-MAX_AV_DEPTH = 100
-MSG_NESTING = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
-
-# --- AttributeValue: the hot path, written by hand -----------------------------------------
-
-_AV_MEMBERS = frozenset(("S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL"))
-_AV_CLASS = f"{JAVA_PACKAGE['dynamodb']}.AttributeValue"
-_AV_LIST_MSG = f"Unrecognized collection type class {_AV_CLASS}"
-_AV_MAP_MSG = f"Unrecognized collection type java.util.Map<java.lang.String, {_AV_CLASS}>"
-
-
-def _av(v: Any, depth: int, field: bool) -> Any:
-    """Type-check one AttributeValue (not its semantics: engine/values.py owns those)."""
-    if type(v) is not dict:
-        raise serialization(_AV_LIST_MSG if type(v) is list else MSG_FIELD_TYPE if field else MSG_VALUE_TYPE)
-    clean = True
-    for k, x in v.items():
-        if x is None:
-            clean = False
-        elif k == "S" or k == "N":
-            if type(x) is not str:
-                raise mismatch(x, "String")
-        elif k == "M":
-            if type(x) is not dict:
-                raise serialization(_AV_MAP_MSG if type(x) is list else MSG_FIELD_TYPE)
-            if depth >= MAX_AV_DEPTH:
-                raise validation(MSG_NESTING)
-            for mk, mv in x.items():
-                if mv is not None:
-                    nv = _av(mv, depth + 1, False)
-                    if nv is not mv:
-                        x[mk] = nv
-        elif k == "L":
-            if type(x) is not list:
-                raise serialization(MSG_STRUCT_START if type(x) is dict else MSG_FIELD_TYPE)
-            if depth >= MAX_AV_DEPTH:
-                raise validation(MSG_NESTING)
-            for i, e in enumerate(x):
-                if e is not None:
-                    ne = _av(e, depth + 1, False)
-                    if ne is not e:
-                        x[i] = ne
-        elif k == "B":
-            check_blob(x)
-        elif k == "BOOL" or k == "NULL":
-            if type(x) is not bool:
-                v[k] = check_boolean(x)
-        elif k == "SS" or k == "NS" or k == "BS":
-            if type(x) is not list:
-                raise serialization(MSG_STRUCT_START if type(x) is dict else MSG_FIELD_TYPE)
-            elem = check_blob if k == "BS" else check_string
-            for e in x:
-                if e is not None:
-                    elem(e)
-        else:
-            clean = False  # unknown member: Coral drops it
-    if clean:
-        return v
-    return {k: x for k, x in v.items() if x is not None and k in _AV_MEMBERS}
-
-
-def _av_map(v: dict[str, Any]) -> CheckedItem:
-    """The type pass of a map of AttributeValues (Key, Item, ExpressionAttributeValues) and,
-    in the same walk, DynamoDB's value rules and size where they cannot fail: an ``S``, a
-    canonical ``N``, a ``BOOL`` (the type pass leaves these unchanged). The engine's
-    ``validate_item`` then checks only the other attributes (``values.CheckedItem``)."""
-    out = CheckedItem(v)
-    names = "".join(v)  # every name counts, pending or not
-    size = len(names) if names.isascii() else _utf8_len(names)
-    pending: list[str] = []
-    for k, x in v.items():
-        if k and type(x) is dict and len(x) == 1:  # an empty name is pending: refused there
-            ((t, y),) = x.items()
-            if t == "S":
-                if type(y) is str:
-                    size += len(y) if y.isascii() else _utf8_len(y)
-                    continue
-            elif t == "N":
-                if type(y) is str and len(y) <= MAX_DIGITS:
-                    n = presized(y)
-                    if n >= 0:
-                        size += n
-                        continue
-            elif t == "BOOL" and type(y) is bool:
-                size += 1
-                continue
-        pending.append(k)
-        if x is not None:
-            nx = _av(x, 1, False)
-            if nx is not x:
-                out[k] = nx
-    out.size = size
-    out.pending = pending
-    return out
-
-
-def _utf8_len(s: str) -> int:
-    return len(s.encode("utf-8", "surrogatepass"))
-
-
-def _av_value(v: Any) -> Any:
-    return _av(v, 1, False)
-
-
-def _av_field(v: Any) -> Any:
-    return _av(v, 1, True)
-
-
-def _av_hash(v: Any) -> str:
-    try:
-        data = orjson.dumps(v, option=orjson.OPT_SORT_KEYS)
-    except (TypeError, orjson.JSONEncodeError):
-        data = repr(v).encode()
-    return format(zlib.crc32(data), "x")
+# A quick check of a string member: (the values known to pass: an enum's, or those that
+# passed ``passes`` before, at most MAX_KNOWN; ``passes``), or (None, None) for any string;
+# of another member: (None, None, its validation_av check).
+QuickMember = tuple[Any, Callable[[Any], bool] | None, Quick | None]
+MAX_KNOWN = 256  # table names, index names: an application uses a few
 
 
 # --- constraint messages --------------------------------------------------------------------
@@ -263,7 +160,7 @@ def _table_name_checks(order: tuple[str, ...]) -> list[tuple[Callable[[Any], boo
 class _Node:
     """One compiled shape: type checkers for both contexts, own constraints, nested ones."""
 
-    __slots__ = ("field", "value", "own", "bracket", "nested", "show", "fast")
+    __slots__ = ("field", "value", "own", "bracket", "nested", "show", "fast", "quick", "enum", "quick_members")
 
     def __init__(self) -> None:
         self.field: Checker = check_string  # as a structure member
@@ -273,6 +170,10 @@ class _Node:
         self.nested: Constraint | None = None  # checks inside a structure / list / map
         self.show: Callable[[Any], str] = str  # Java toString of a value
         self.fast: Callable[[Any], bool] | None = None  # a quicker equivalent of all(own)
+        self.quick: Quick | None = None  # the type pass and every check at once (validation_av)
+        self.enum: frozenset[str] | None = None  # a string whose one own check is this enum
+        # a structure's members with a quick check: name -> QuickMember
+        self.quick_members: dict[str, QuickMember] = {}
 
     def accepts(self) -> Callable[[Any], bool]:
         """One predicate for "passes every own check" (the fast path; messages come later)."""
@@ -349,7 +250,7 @@ class _Compiler:
                 node = self._scalar(shape)
             self.active.discard(name)
             if name in UNCHECKED_SHAPES:
-                node.own, node.bracket, node.nested = [], [], None
+                node.own, node.bracket, node.nested, node.enum = [], [], None, None
         self.cache[name] = node
         return node
 
@@ -374,6 +275,7 @@ class _Compiler:
         if kind == "boolean":
             node.field = node.value = check_boolean
             node.show = _show_bool
+            node.quick = quick_scalar(bool, None)
         elif kind in NUMBER_TARGETS:
             node.field = node.value = number_checker(NUMBER_TARGETS[kind])
         elif kind == "blob":
@@ -392,6 +294,8 @@ class _Compiler:
                     (lambda v, hi=hi: v <= hi, f"Member must have value less than or equal to {hi}")
                 )
             node.bracket = [m for _, m in reversed(node.own)]
+        if kind in ("integer", "long"):
+            node.quick = quick_scalar(int, node.accepts() if node.own else None)
         return node
 
     def _string_constraints(self, shape: botocore.model.Shape, node: _Node) -> None:
@@ -421,13 +325,15 @@ class _Compiler:
             message = f"Member must satisfy enum value set: [{', '.join(shown)}]"
             node.own.append((lambda v, allowed=allowed: v in allowed, message))
             node.bracket.append(message)
+            if len(node.own) == 1:
+                node.enum = allowed
 
     # -- AttributeValue
 
     def _attribute_value(self) -> _Node:
         node = _Node()
-        node.field, node.value = _av_field, _av_value
-        node.show = lambda v: f"{self.package}.AttributeValue@{_av_hash(v)}"
+        node.field, node.value = av_field, av_value
+        node.show = lambda v: f"{self.package}.AttributeValue@{av_hash(v)}"
         return node
 
     # -- structures
@@ -448,6 +354,9 @@ class _Compiler:
             types[name] = child.field
             label = _lower_first(name)
             check = self._member_constraint(name, member, child)
+            quick = self._member_quick(name, member, child)
+            if quick is not None:
+                node.quick_members[name] = quick
             if name in required or check is not None:
                 checks.append((name, label, name in required, check))
             shows.append((name, label, child.show))
@@ -525,6 +434,20 @@ class _Compiler:
             trimmed.own = [c for c in child.own if "length" not in c[1]]
             return trimmed.constraint()
         return child.constraint()
+
+    def _member_quick(self, name: str, member: botocore.model.Shape, child: _Node) -> QuickMember | None:
+        """The member's quick check (validation_av), matching ``_member_constraint``."""
+        if name == "TableName" and member.name == "TableArn":
+            return set(), _table_name_fast, None
+        if (self.operation, name) in BARE_LENGTH_MESSAGES:
+            return None
+        if child.field is check_string:
+            if child.enum is not None:
+                return child.enum, None, None
+            return (set(), child.accepts(), None) if child.own else (None, None, None)
+        if child.quick is not None:
+            return None, None, child.quick
+        return None
 
     # -- collections
 
@@ -605,8 +528,8 @@ class _Compiler:
                 if type(v) is CheckedItem:  # one object twice in a body built in-process
                     return v
                 raise serialization(collection_msg if type(v) is list else MSG_FIELD_TYPE)
-            if val_check is _av_value:  # Key, Item, ExpressionAttributeValues
-                return _av_map(v)
+            if val_check is av_value:  # Key, Item, ExpressionAttributeValues
+                return av_map(v)
             for k, x in v.items():
                 if x is not None:
                     nx = val_check(x)
@@ -656,6 +579,11 @@ class _Compiler:
         )
         node.nested = nested
         self._length_checks(shape, node)
+        if not node.own and val_nested is None:
+            if val_check is av_value and val_ok is None and (key_ok is None or key_max is not None):
+                node.quick = quick_av_map(key_max)
+            elif val.field is check_string:
+                node.quick = quick_string_map(key_ok, val_ok)
         return node
 
 
@@ -667,8 +595,9 @@ def _errors_message(errs: list[str]) -> str:
     return f"{n} validation error{'s' if n > 1 else ''} detected: {'; '.join(errs)}"
 
 
-def _compile_operation(service: str, op: botocore.model.OperationModel) -> Callable[[object], None]:
-    """The one validator function of an operation, built from the compiled input shape."""
+def _compile_operation(service: str, op: botocore.model.OperationModel, quick: bool = True) -> Callable[[object], None]:
+    """The one validator function of an operation, built from the compiled input shape
+    (``quick=False``: without the quick path, for tests comparing the two)."""
     shape = op.input_shape
     if shape is None:  # no input shape: nothing to check
         return lambda body: None
@@ -681,6 +610,8 @@ def _compile_operation(service: str, op: botocore.model.OperationModel) -> Calla
     table_alone = compiler.table_checks if op.name in TABLE_NAME_ALONE else None
 
     def validate(body: object) -> None:
+        if type(body) is dict and quick_ok(body):
+            return
         if type(body) is list:
             raise serialization(top_list_msg)
         field(body)  # raises unless body is a dict
@@ -705,7 +636,53 @@ def _compile_operation(service: str, op: botocore.model.OperationModel) -> Calla
                         raise validation(message)
                 raise validation(_errors_message(errs))
 
+    quick_ok = _quick_request(node, tuple(shape.required_members))
+    if not quick or bare or any(when != "below1" for _, when, _ in early):
+        quick_ok = _never
     return validate
+
+
+def _never(body: dict[str, Any]) -> bool:
+    return False
+
+
+def _quick_request(node: _Node, required: tuple[str, ...]) -> Callable[[dict[str, Any]], bool]:
+    """Whether a request passes every check, decided by its members' quick checks alone
+    (validation_av): True only if each member has one and passes it, and no required member
+    is missing. Members are visited in the body's order, as the type pass visits them; a
+    CheckedItem a quick check makes replaces its map, as the type pass would. False sends
+    the request to the general path (the ``below1`` early messages need errors, so they
+    never apply here)."""
+    members = node.quick_members
+
+    def quick_ok(body: dict[str, Any]) -> bool:
+        for k, x in body.items():
+            entry = members.get(k)
+            if entry is None:
+                return False
+            known, passes, check = entry
+            if check is None:  # a string
+                if type(x) is not str:
+                    return False
+                if known is not None and x not in known:
+                    if passes is None or not passes(x):
+                        return False
+                    if len(known) < MAX_KNOWN:  # type: ignore[arg-type]
+                        known.add(x)  # type: ignore[union-attr]
+            else:
+                nx = check(x)
+                if nx is not x:
+                    if type(nx) is Failed:
+                        if nx.value is not None:
+                            body[k] = nx.value  # the type pass's CheckedItem
+                        return False
+                    body[k] = nx
+        for name in required:
+            if name not in body:
+                return False
+        return True
+
+    return quick_ok
 
 
 def _early(v: Any, when: str) -> bool:
@@ -754,6 +731,11 @@ class RequestValidator:
             check = _compile_operation(self.service, self._model.operation_model(operation))
             self._validators[operation] = check
         return check
+
+    def general_validator(self, operation: str) -> Callable[[object], None]:
+        """The operation's checker without its quick path (a new one on every call): the
+        general path alone, for tests comparing the two."""
+        return _compile_operation(self.service, self._model.operation_model(operation), quick=False)
 
     def validate(self, operation: str, body: object) -> None:
         """Raise DynamoDB's SerializationException or ValidationException for a bad shape."""

@@ -11,8 +11,6 @@ from __future__ import annotations
 import struct
 import uuid
 from collections.abc import Callable, Iterable
-from functools import lru_cache
-from typing import Any
 
 import orjson
 
@@ -24,7 +22,7 @@ from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.schema import TableSpec
-from dynemu.engine.table import Mutation, Table, encode_stored
+from dynemu.engine.table import Mutation, Table, counts_key_of, encode_stored
 from dynemu.engine.transactions import TokenCache
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch
@@ -34,9 +32,6 @@ _COUNTS = struct.Struct(">qq")
 _TABLE_ID_COUNTER = "table-id"
 
 
-@lru_cache(maxsize=1024)  # every write commits its table's counters
-def _counts_key(table_id: int) -> bytes:
-    return keyspace.meta_counter_key(f"counts/{table_id}")
 
 
 class Database:
@@ -75,6 +70,7 @@ class Database:
         state, its indexes, its stream writer and TTL index when it has them, and the
         stale-read model when it is on."""
         table.capacity = TableCapacity(table.spec, self.capacity_config, self.store, self.now(), table.size_bytes)
+        table._attached()  # the capacity observes every commit (partition sizes and splits)
         indexes.attach(table, self.save_spec, self.item_collection_limit)
         streams.bind(self.streams, table)
         ttl.load(self, table)
@@ -99,7 +95,7 @@ class Database:
         start = keyspace.META_TABLES_PREFIX
         for _key, raw in self.store.iterate(start, keyspace.prefix_end(start)):
             spec = TableSpec.from_record(orjson.loads(raw))
-            counts = self.store.get(_counts_key(spec.table_id))
+            counts = self.store.get(counts_key_of(spec.table_id))
             count, size = _COUNTS.unpack(counts) if counts else (0, 0)
             self.tables[spec.name] = self._attach(Table(spec, self.store, count, size))
 
@@ -139,7 +135,7 @@ class Database:
         batch = WriteBatch()
         batch.put(keyspace.meta_counter_key(_TABLE_ID_COUNTER), str(spec.table_id).encode())
         batch.put(keyspace.meta_table_key(spec.name), orjson.dumps(spec.to_record()))
-        batch.put(_counts_key(spec.table_id), _COUNTS.pack(0, 0))
+        batch.put(counts_key_of(spec.table_id), _COUNTS.pack(0, 0))
         self.store.write(batch)
         table = self._attach(Table(spec, self.store))
         self.tables[spec.name] = table
@@ -162,7 +158,7 @@ class Database:
         deleted after the metadata in bounded batches."""
         batch = WriteBatch()
         batch.delete(keyspace.meta_table_key(table.spec.name))
-        batch.delete(_counts_key(table.spec.table_id))
+        batch.delete(counts_key_of(table.spec.table_id))
         table.capacity.drop(batch)
         self.store.write(batch)
         del self.tables[table.spec.name]
@@ -181,32 +177,52 @@ class Database:
 
     # --- the write executor -------------------------------------------------------------------
 
-    def execute(self, writes: list[writes_.Write], **options: Any) -> writes_.WriteResult:
+    def execute(
+        self,
+        writes: list[writes_.Write],
+        *,
+        on_throttle: writes_.OnThrottle = "raise",
+        transactional: bool = False,
+        consumed: bool = False,
+        token: tuple[str, bytes] | None = None,
+        service: bool = False,
+    ) -> writes_.WriteResult:
         """Run item writes through the one write executor (``dynemu.engine.writes.execute``:
         admission, planning, charges, the single commit, the ConsumedCapacity ledger)."""
-        return writes_.execute(self, writes, **options)
+        if on_throttle == "raise" and len(writes) == 1 and not transactional and not service:
+            return writes_.single(self, writes[0], consumed)  # what execute would choose
+        return writes_.execute(
+            self, writes, on_throttle=on_throttle, transactional=transactional, consumed=consumed, token=token,
+            service=service,
+        )  # fmt: skip
 
     # --- the single commit of item changes ---------------------------------------------------------
 
-    def _commit_one(self, m: Mutation) -> None:
-        """``commit`` of a single write, without the per-table bookkeeping."""
-        if not m.changed:
-            return
+    def commit_one(self, m: Mutation, now: float | None = None) -> None:
+        """``commit`` of a single write, without the per-table bookkeeping; ``now``: the
+        request's time (default: the clock's)."""
+        new = m.new
+        existed = m.existed
+        if not existed and new is None:
+            return  # nothing changed
         t = m.table
         batch = WriteBatch()
-        now = self.now()
+        ops = batch.ops
+        if now is None:
+            now = self.now()
         dc = ds = 0
-        if m.existed:
+        if existed:
             dc, ds = -1, -m.old_size
-        if m.new is not None:
-            batch.put(m.key, encode_stored(m.new, m.new_size))
+        if new is not None:
+            size = m.new_size
+            ops.append((m.key, encode_stored(new, size)))
             dc += 1
-            ds += m.new_size
+            ds += size
         else:
-            batch.delete(m.key)
+            ops.append((m.key, None))
         for observer in t.observers:
             observer.on_commit(m, batch, now)
-        batch.put(_counts_key(t.spec.table_id), _COUNTS.pack(t.item_count + dc, t.size_bytes + ds))
+        ops.append((t.counts_key, _COUNTS.pack(t.item_count + dc, t.size_bytes + ds)))
         self.store.write(batch)
         t.item_count += dc
         t.size_bytes += ds
@@ -215,22 +231,23 @@ class Database:
         """Write every changed mutation, what its table's observers derive from it (index
         entries, stream records, TTL entries) and the table counters, in one batch."""
         if type(mutations) is list and len(mutations) == 1:
-            return self._commit_one(mutations[0])
+            return self.commit_one(mutations[0])
         batch = WriteBatch()
         now = self.now()
         touched: dict[int, Table] = {}
         deltas: dict[int, list[int]] = {}
         for m in mutations:
-            if not m.changed:
-                continue
+            existed, new = m.existed, m.new
+            if not existed and new is None:
+                continue  # nothing changed
             t = m.table
             d = deltas.setdefault(t.spec.table_id, [0, 0])
             touched[t.spec.table_id] = t
-            if m.existed:
+            if existed:
                 d[0] -= 1
                 d[1] -= m.old_size
-            if m.new is not None:
-                batch.put(m.key, encode_stored(m.new, m.new_size))
+            if new is not None:
+                batch.put(m.key, encode_stored(new, m.new_size))
                 d[0] += 1
                 d[1] += m.new_size
             else:
@@ -239,7 +256,7 @@ class Database:
                 observer.on_commit(m, batch, now)
         for table_id, (dc, ds) in deltas.items():
             t = touched[table_id]
-            batch.put(_counts_key(table_id), _COUNTS.pack(t.item_count + dc, t.size_bytes + ds))
+            batch.put(touched[table_id].counts_key, _COUNTS.pack(t.item_count + dc, t.size_bytes + ds))
         if not len(batch):
             return
         self.store.write(batch)

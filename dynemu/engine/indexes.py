@@ -33,7 +33,7 @@ from typing import Any
 
 from dynemu import errors
 from dynemu.engine import capacity, values
-from dynemu.engine.schema import TYPE_NAMES, IndexSpec, Item, KeyAttr
+from dynemu.engine.schema import TYPE_NAMES, IndexSpec, Item, KeyAttr, TableSpec
 from dynemu.engine.table import Mutation, Table, decode_stored, encode_stored
 from dynemu.storage import keyspace
 from dynemu.storage.base import WriteBatch
@@ -213,6 +213,12 @@ class IndexMaintainer:
         self.indexes = fresh
         self.by_name = {ix.name: ix for ix in fresh}
         self.lsi = any(not ix.is_global for ix in fresh)
+        if self.table.indexes is self:
+            self.table._attached()  # a table without an index leaves this out of its writes
+
+    def current_spec(self) -> TableSpec:
+        """The spec the indexes were last synced to (``Table._attached``)."""
+        return self._spec
 
     # --- plan ------------------------------------------------------------------------------
 

@@ -89,6 +89,9 @@ def namespace_name(region: str, access_key: str, *, shared_db: bool, isolate_acc
     return region
 
 
+_NAMES_KEPT = 1024  # (region, access key) pairs whose namespace name is remembered
+
+
 class Namespaces:
     def __init__(
         self,
@@ -118,6 +121,9 @@ class Namespaces:
         self.isolate_access_keys = isolate_access_keys
         self.max_open = max(1, max_open)
         self.databases: OrderedDict[str, Database] = OrderedDict()  # least recently used first
+        # (region, access key) -> namespace name, for the pairs seen lately: every request
+        # asks, and the name is a pure function of the pair (refused pairs are not kept)
+        self._names: dict[tuple[str, str], str] = {}
         if self.data_dir is not None:
             os.makedirs(self.data_dir, exist_ok=True)
             # Reopen (up to the bound) the namespaces on disk so their TTL sweeps run.
@@ -152,9 +158,14 @@ class Namespaces:
         return db
 
     def get(self, region: str, access_key: str) -> Database:
-        name = namespace_name(
-            region, access_key, shared_db=self.shared_db, isolate_access_keys=self.isolate_access_keys
-        )
+        name = self._names.get((region, access_key))
+        if name is None:
+            name = namespace_name(
+                region, access_key, shared_db=self.shared_db, isolate_access_keys=self.isolate_access_keys
+            )
+            if len(self._names) >= _NAMES_KEPT:
+                self._names.clear()
+            self._names[(region, access_key)] = name
         db = self.databases.get(name)
         if db is None:
             return self._open(name)

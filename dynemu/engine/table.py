@@ -16,7 +16,7 @@ import orjson
 
 from dynemu import errors
 from dynemu.engine import values
-from dynemu.engine.schema import MAX_HASH_KEY_BYTES, Item, TableSpec, Value, key_of_item, key_of_request
+from dynemu.engine.schema import MAX_HASH_KEY_BYTES, Item, TableSpec, key_of_item, key_of_request
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch
 
@@ -25,6 +25,11 @@ from dynemu.storage.base import Store, WriteBatch
 MAX_ITEM_BYTES = 400 * 1024
 
 _SIZE = struct.Struct(">I")
+
+
+def counts_key_of(table_id: int) -> bytes:
+    """Where a table's item count and size are stored (``Database.commit`` keeps them)."""
+    return keyspace.meta_counter_key(f"counts/{table_id}")
 
 
 def encode_stored(item: Item, size: int) -> bytes:
@@ -65,7 +70,7 @@ class Mutation:
     stored bytes when first read (a PutItem without a condition or ALL_OLD never needs it;
     ``existed`` says whether there was one)."""
 
-    __slots__ = ("table", "key", "_old", "_raw", "old_size", "new", "new_size", "derived")
+    __slots__ = ("table", "key", "_old", "_raw", "old_size", "new", "new_size", "derived", "existed")
 
     def __init__(
         self,
@@ -86,16 +91,13 @@ class Mutation:
         self.new = new
         self.new_size = new_size
         self.derived = derived  # what write observers computed at plan time
+        self.existed = old is not None or raw is not None  # was there an item before
 
     @property
     def old(self) -> Item | None:
         if self._raw is not None:
             self._old, self._raw = decode_stored(self._raw)[0], None
         return self._old
-
-    @property
-    def existed(self) -> bool:
-        return self._old is not None or self._raw is not None
 
     @property
     def changed(self) -> bool:
@@ -107,38 +109,39 @@ class Table:
     ``Database._attach`` (streams and TTL also when enabled later), and are the table's
     write observers in a fixed order: ``observers``."""
 
-    __slots__ = ("spec", "store", "item_count", "size_bytes", "_capacity", "_indexes", "_stream", "_ttl", "_recent",
-                 "_id", "observers")
+    __slots__ = ("spec", "store", "item_count", "size_bytes", "capacity", "_indexes", "_stream", "_ttl", "_recent",
+                 "_id", "_prefix", "observers", "planners", "counts_key")
 
     def __init__(self, spec: TableSpec, store: Store, item_count: int = 0, size_bytes: int = 0) -> None:
         self.spec = spec
         self.store = store
         self.item_count = item_count
         self.size_bytes = size_bytes
-        self._capacity: Any = None  # TableCapacity (engine.capacity.admission): partitions, throughput
+        # TableCapacity (engine.capacity.admission): partitions, throughput. A plain attribute
+        # (every request reads it); whoever sets it calls ``_attached`` (Database._attach).
+        self.capacity: Any = None
         self._indexes: Any = None  # IndexMaintainer (engine.indexes): secondary indexes, item collections
         self._stream: Any = None  # StreamWriter (engine.streams), while the table has a stream
         self._ttl: Any = None  # TTLIndex (engine.ttl), once TTL was ever set on the table
         self._recent: Any = None  # RecentWrites (engine.consistency), when the stale-read model is on
         self._id = spec.table_id
+        self._prefix = keyspace.items_prefix(spec.table_id)
+        self.counts_key = counts_key_of(spec.table_id)  # its item count and size (Database.commit)
         # The write observers, in this order: partition sizes and splits, index entries,
         # stream records, TTL entries, the stale-read model's recent writes. Kept current by
-        # the attachments' setters (every write reads it twice).
+        # the attachments' setters (every write reads them). ``observers`` see every commit;
+        # ``planners`` are those whose ``on_plan`` does something (the index maintenance,
+        # while the table has an index or its spec changed since the maintenance last
+        # looked: ``IndexMaintainer.sync`` calls ``_attached`` again).
         self.observers: tuple[WriteObserver, ...] = ()
+        self.planners: tuple[WriteObserver, ...] = ()
 
     def _attached(self) -> None:
-        self.observers = tuple(
-            o for o in (self._capacity, self._indexes, self._stream, self._ttl, self._recent) if o is not None
-        )
-
-    @property
-    def capacity(self) -> Any:
-        return self._capacity
-
-    @capacity.setter
-    def capacity(self, value: Any) -> None:
-        self._capacity = value
-        self._attached()
+        ix = self._indexes
+        if ix is not None and not ix.indexes and ix.current_spec() is self.spec:
+            ix = None  # no index: nothing to plan or commit (engine.indexes)
+        self.observers = tuple(o for o in (self.capacity, ix, self._stream, self._ttl, self._recent) if o is not None)
+        self.planners = (ix,) if ix is not None else ()
 
     @property
     def indexes(self) -> Any:
@@ -184,24 +187,24 @@ class Table:
 
     def key_for_request(self, key: Item) -> bytes:
         if len(key) == 1:
-            pk = self._plain_hash_key(key)
-            if pk is not None:
-                return keyspace.item_key(self._id, pk, None)
+            k = self._plain_hash_key(key)
+            if k is not None:
+                return k
         pk, sk = key_of_request(self.spec, key)
-        return keyspace.item_key(self._id, pk, sk)
+        return keyspace.item_key_in(self._prefix, pk, sk)
 
     def key_for_item(self, item: Item) -> bytes:
-        pk = self._plain_hash_key(item)
-        if pk is not None:
-            return keyspace.item_key(self._id, pk, None)
+        k = self._plain_hash_key(item)
+        if k is not None:
+            return k
         pk, sk = key_of_item(self.spec, item)
-        return keyspace.item_key(self._id, pk, sk)
+        return keyspace.item_key_in(self._prefix, pk, sk)
 
-    def _plain_hash_key(self, item: Item) -> Value | None:
-        """The partition key of a table without a sort key when it passes every key rule of
-        ``schema.key_of_item`` / ``key_of_request`` at a glance: a non-empty S of at most
-        512 characters (so at most 2048 UTF-8 bytes), or an N of at most 2048; None sends the
-        item through those rules (their errors)."""
+    def _plain_hash_key(self, item: Item) -> bytes | None:
+        """The storage key of an item of a table without a sort key when its partition key
+        passes every key rule of ``schema.key_of_item`` / ``key_of_request`` at a glance: a
+        non-empty S of at most 512 characters (so at most 2048 UTF-8 bytes), or an N of at
+        most 2048; None sends the item through those rules (their errors)."""
         spec = self.spec
         if spec.range_key is not None:
             return None
@@ -213,8 +216,10 @@ class Table:
         if type(raw) is not str:
             return None
         if h.type == "S":
-            return v if 0 < len(raw) <= MAX_HASH_KEY_BYTES // 4 else None
-        return v if h.type == "N" and len(raw) <= MAX_HASH_KEY_BYTES else None
+            return keyspace.item_key_s(self._prefix, raw) if 0 < len(raw) <= MAX_HASH_KEY_BYTES // 4 else None
+        if h.type == "N" and len(raw) <= MAX_HASH_KEY_BYTES:
+            return keyspace.item_key_in(self._prefix, v)
+        return None
 
     def key_attributes(self, item: Item) -> Item:
         return {name: item[name] for name in self.spec.key_names if name in item}
@@ -235,7 +240,8 @@ class Table:
         """The stored item at ``key`` and its size, once ``condition`` holds for it; else
         ConditionalCheckFailedException, carrying the item when asked
         (ReturnValuesOnConditionCheckFailure ALL_OLD) and it exists."""
-        old, old_size = self.read(key)
+        raw = self.store.get(key)
+        old, old_size = decode_stored(raw) if raw is not None else (None, 0)
         if condition is not None and not condition(old):
             raise errors.conditional_check_failed(old if return_item_on_failure and old is not None else None)
         return old, old_size
@@ -272,7 +278,59 @@ class Table:
             if new_size > MAX_ITEM_BYTES:
                 raise errors.validation(size_error)
         m = Mutation(self, key, old, old_size, new, new_size, raw=raw)
-        for observer in self.observers:
+        for observer in self.planners:
+            observer.on_plan(m)
+        return m
+
+    def plan_update(
+        self,
+        key: bytes,
+        update: Any,
+        key_attrs: Item,
+        condition: Condition | None = None,
+        *,
+        return_item_on_failure: bool = False,
+        size_error: str = "Item size has exceeded the maximum allowed size",
+    ) -> Mutation:
+        """``plan`` of an UpdateExpression (engine.expressions.Update: ``new_item`` and
+        ``resize``): the same steps in the same order, without an ``apply`` to call."""
+        old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
+        new = update.new_item(old, key_attrs)
+        if new is None:
+            new_size = 0
+        else:
+            new_size = update.resize(old, old_size, new)
+            if new_size > MAX_ITEM_BYTES:
+                raise errors.validation(size_error)
+        m = Mutation(self, key, old, old_size, new, new_size)
+        for observer in self.planners:
+            observer.on_plan(m)
+        return m
+
+    def plan_put(
+        self,
+        key: bytes,
+        item: Item,
+        size: int | None,
+        condition: Condition | None = None,
+        *,
+        return_item_on_failure: bool = False,
+        size_error: str = "Item size has exceeded the maximum allowed size",
+    ) -> Mutation:
+        """``plan`` of a write whose new image is ``item`` whatever was stored (PutItem):
+        the same steps in the same order, without an ``apply`` to call."""
+        if condition is None:
+            raw = self.store.get(key)
+            old, old_size = None, _SIZE.unpack_from(raw)[0] if raw is not None else 0
+        else:
+            raw = None
+            old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
+        if size is None:
+            size = values.item_size(item)
+            if size > MAX_ITEM_BYTES:
+                raise errors.validation(size_error)
+        m = Mutation(self, key, old, old_size, item, size, raw=raw)
+        for observer in self.planners:
             observer.on_plan(m)
         return m
 

@@ -148,9 +148,35 @@ def format_number(d: Decimal) -> str:
 
 def normalize_number(s: str) -> str:
     """Validate a number string and return its canonical form (``s`` itself if canonical)."""
-    if type(s) is str and len(s) <= MAX_DIGITS and _CANONICAL_RE.fullmatch(s) is not None:
-        return s
+    if type(s) is str and len(s) <= MAX_DIGITS:
+        if _CANONICAL_RE.fullmatch(s) is not None:
+            return s
+        plain = _plain_canonical(s)
+        if plain is not None:
+            return plain
     return format_number(parse_number(s))
+
+
+# A number without an exponent ("12.50", "+007", "-0.0", ".5", "5."): at most MAX_DIGITS
+# characters are within every limit (38 digits, magnitudes 1E-37..1E+38), so its canonical
+# form is its digits without leading and trailing zeros (format_number's, without Decimal).
+_PLAIN_RE = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?")
+
+
+def _plain_canonical(s: str) -> str | None:
+    """The canonical form of a plain decimal of at most MAX_DIGITS characters, else None."""
+    m = _PLAIN_RE.fullmatch(s)
+    if m is None:
+        return None
+    sign, whole, frac = m.groups()
+    if not whole and not frac:  # "", "+", ".", "-."
+        return None
+    whole = whole.lstrip("0")
+    frac = frac.rstrip("0") if frac else ""
+    if not whole and not frac:
+        return "0"  # no negative zero
+    text = f"{whole or '0'}.{frac}" if frac else whole
+    return "-" + text if sign == "-" else text
 
 
 def _arith_result(d: Decimal) -> str:

@@ -24,7 +24,7 @@ be written; a transaction is cancelled whole, each refused action carrying its r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from dynemu import errors
@@ -75,17 +75,13 @@ class Write:
     # None creates the item with its key only
     condition: Condition | None = None
     return_old_on_failure: bool = False  # ReturnValuesOnConditionCheckFailure ALL_OLD
-    table_name: str = ""  # as the request named it (may be an ARN): ConsumedCapacity's TableName
+    table_name: str = ""  # as the request named it (may be an ARN): ConsumedCapacity's TableName; "": the table's name
     request_size: int = 0  # transactions: this action's share of the 4 MB aggregate
     invalid: str | None = None  # transactions: the key does not match the schema (cancels)
     marks: dict[str, Any] | None = None  # added to Mutation.derived (the TTL sweeper's deletes)
     request: Any = None  # opaque: what the caller wants back for an unprocessed write
     mutation: Mutation | None = None
     read_size: int = 0  # the stored item's size (ConditionCheck: what it read)
-
-    def __post_init__(self) -> None:
-        if not self.table_name:
-            self.table_name = self.table.name
 
     # --- constructors (the PartiQL translator's entry points) ---------------------------
 
@@ -110,52 +106,72 @@ class Write:
     # --- planning -----------------------------------------------------------------------
 
     def _apply(self) -> Apply:
-        if self.kind == "Put":
-            item = self.attrs
-            return lambda old: item
         if self.kind == "Delete":
             return _delete
         update, key_attrs = self.update, self.attrs
         if update is None:  # no update: DynamoDB still creates the item with just its key
             return lambda old: dict(old) if old is not None else dict(key_attrs)
-        if type(update) is Update:
-            return lambda old: update.new_item(old, key_attrs)
         return lambda old: update.apply(old, key_attrs)[0]
 
     def plan(self) -> Mutation | None:
         """Evaluate against the stored item: the mutation (None for a ConditionCheck), or
         ConditionalCheckFailedException / ValidationException."""
         table = self.table
-        if self.kind == "ConditionCheck":
+        kind = self.kind
+        if kind == "Put":
+            m = table.plan_put(
+                self.key, self.attrs, self.size, self.condition, return_item_on_failure=self.return_old_on_failure
+            )
+        elif kind == "ConditionCheck":
             _, self.read_size = table.check(self.key, self.condition, return_item_on_failure=self.return_old_on_failure)
             return None
-        m = table.plan(
-            self.key,
-            self._apply(),
-            self.condition,
-            return_item_on_failure=self.return_old_on_failure,
-            size_error=MSG_UPDATE_SIZE if self.kind == "Update" else MSG_ITEM_SIZE,
-            new_size=self.size if self.kind == "Put" else None,
-            resize=self.update.resize if type(self.update) is Update else None,
-            blind=self.kind != "Update",
-        )
+        else:
+            m = self._plan_other()
         if self.marks:
             m.derived = {**(m.derived or {}), **self.marks}
         self.read_size = m.old_size
         self.mutation = m
         return m
 
+    def _plan_other(self) -> Mutation:
+        """``plan`` of an Update or a Delete (a Put: ``Table.plan_put``)."""
+        if type(self.update) is Update:
+            return self.table.plan_update(
+                self.key, self.update, self.attrs, self.condition, return_item_on_failure=self.return_old_on_failure,
+                size_error=MSG_UPDATE_SIZE,
+            )  # fmt: skip
+        return self.table.plan(
+            self.key,
+            self._apply(),
+            self.condition,
+            return_item_on_failure=self.return_old_on_failure,
+            size_error=MSG_UPDATE_SIZE if self.kind == "Update" else MSG_ITEM_SIZE,
+            blind=self.kind != "Update",
+        )
+
 
 def _delete(old: Item | None) -> None:
     return None
 
 
-@dataclass(slots=True)
 class WriteResult:
-    done: list[Write] = field(default_factory=list)  # in request order
-    unprocessed: list[Write] = field(default_factory=list)  # on_throttle="unprocess"
-    failed: list[Write] = field(default_factory=list)  # service writes whose condition failed
-    ledger: CapacityLedger | None = None  # when asked (``consumed=True``)
+    """What ``execute`` did: ``done`` in request order, ``unprocessed`` (on_throttle
+    "unprocess"), ``failed`` (service writes whose condition failed), and the
+    ConsumedCapacity ``ledger`` when asked (``consumed=True``)."""
+
+    __slots__ = ("done", "unprocessed", "failed", "ledger")
+
+    def __init__(
+        self,
+        done: list[Write] | None = None,
+        unprocessed: list[Write] | None = None,
+        failed: list[Write] | None = None,
+        ledger: CapacityLedger | None = None,
+    ) -> None:
+        self.done = [] if done is None else done
+        self.unprocessed = [] if unprocessed is None else unprocessed
+        self.failed = [] if failed is None else failed
+        self.ledger = ledger
 
 
 # (GSI throughput state, its partition, the entry's key suffix, units)
@@ -192,7 +208,7 @@ def _table_write_h(w: Write, transactional: bool) -> int:
 
 def _record(ledger: CapacityLedger | None, w: Write, write_h: int) -> None:
     if ledger is not None:
-        cc = ledger.for_table(w.table_name)
+        cc = ledger.for_table(w.table_name or w.table.name)
         cc.add_write(write_h)
         if w.mutation is not None:  # index arms at the plain rate: only the table's arm doubles
             indexes.charge(cc, w.mutation)
@@ -223,7 +239,42 @@ def execute(
         return _service(db, writes)
     if transactional:
         return _transaction(db, writes, consumed, token)
+    if on_throttle == "raise" and len(writes) == 1:
+        return single(db, writes[0], consumed)
     return _one_by_one(db, writes, on_throttle, consumed)
+
+
+def single(db: Database, w: Write, consumed: bool) -> WriteResult:
+    """``_one_by_one`` of one write whose throttle is the request's error (PutItem,
+    UpdateItem, DeleteItem): the same steps in the same order, with the key's partition
+    suffix taken once and the commit's time the request's."""
+    table, key = w.table, w.key
+    cap = table.capacity
+    suffix = keyspace.hashed_part(key)
+    now = db.now()
+    p = cap.check_write(suffix, now)
+    try:
+        m = w.plan()
+    except errors.DynamoError as err:
+        if err.type_name == "ConditionalCheckFailedException":
+            old = table.store.get(key)  # a failed condition consumes the old item's units
+            cap.debit(p, key, now, write=capacity.write_units(stored_size(old) if old else 0, 0))
+        raise
+    assert m is not None
+    write_h = capacity.write_units_h(m.old_size, m.new_size)
+    if m.derived is None:  # no index entry to write (derived: engine.indexes, streams, ttl)
+        cap.debit_write(p, suffix, now, write_h / 2)
+    else:
+        gsi_charges = admit_index_writes(table, m, now)
+        # LSI writes consume the table's own write capacity (LSI.md).
+        cap.debit(p, key, now, write=(write_h + indexes.lsi_write_units_h(m)) / 2)
+        _debit_index_writes(gsi_charges, now)
+    ledger = None
+    if consumed:
+        ledger = CapacityLedger()
+        _record(ledger, w, write_h)
+    db.commit_one(m, now)
+    return WriteResult([w], ledger=ledger)
 
 
 def _service(db: Database, writes: list[Write]) -> WriteResult:
@@ -248,8 +299,9 @@ def _one_by_one(db: Database, writes: list[Write], on_throttle: OnThrottle, cons
     for w in writes:
         table, key = w.table, w.key
         cap = table.capacity
+        suffix = keyspace.hashed_part(key)
         try:
-            p = cap.check(key, now, write=True)
+            p = cap.check_write(suffix, now)
         except errors.DynamoError as e:
             if on_throttle != "unprocess" or e.type_name not in THROTTLE_ERRORS:
                 raise
@@ -266,7 +318,7 @@ def _one_by_one(db: Database, writes: list[Write], on_throttle: OnThrottle, cons
         assert m is not None
         write_h = capacity.write_units_h(m.old_size, m.new_size)
         if m.derived is None:  # no index entry to write (derived: engine.indexes, streams, ttl)
-            cap.debit(p, key, now, write=write_h / 2)
+            cap.debit_write(p, suffix, now, write_h / 2)
         else:
             try:
                 gsi_charges = admit_index_writes(table, m, now)
@@ -330,7 +382,7 @@ def _transaction(
     _debit_index_writes(gsi_charges, now)
     db.commit([w.mutation for w in writes if w.mutation is not None])  # the one batch: all or nothing
     if token is not None:
-        sizes = [(w.table_name, max(w.read_size, w.mutation.new_size if w.mutation else 0)) for w in writes]
+        sizes = [(w.table_name or w.table.name, max(w.read_size, w.mutation.new_size if w.mutation else 0)) for w in writes]
         db.tokens.remember(token[0], token[1], db.now(), completed=True, replay=sizes)
     return result
 

@@ -28,7 +28,14 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 
-from dynemu.storage.encoding import Value, decode_key_value, encode_key_value, encode_prefix, hash8
+from dynemu.storage.encoding import (
+    Value,
+    decode_key_value,
+    encode_key_value,
+    encode_prefix,
+    hash8,
+    hashed_string,
+)
 
 META_PREFIX = b"m/"
 META_TABLES_PREFIX = b"m/t/"
@@ -116,6 +123,19 @@ def partition_prefix(table_id: int, pk: Value) -> bytes:
 def item_key(table_id: int, pk: Value, sk: Value | None) -> bytes:
     key = ITEMS + _U32.pack(table_id) + _hashed(pk)
     return key if sk is None else key + encode_key_value(sk)
+
+
+def item_key_s(prefix: bytes, pk: str) -> bytes:
+    """``item_key_in`` of a hash-only table whose partition key is the S value ``pk``."""
+    return prefix + hashed_string(pk)
+
+
+def item_key_in(prefix: bytes, pk: Value, sk: Value | None = None) -> bytes:
+    """``item_key`` under a table's ``items_prefix`` (which its table keeps)."""
+    enc = encode_key_value(pk)
+    if sk is None:
+        return prefix + hash8(enc) + enc
+    return prefix + hash8(enc) + enc + encode_key_value(sk)
 
 
 def item_key_for(table_id: int, table_key: bytes, pk: Value) -> bytes:

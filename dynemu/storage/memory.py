@@ -187,7 +187,8 @@ class MemoryStore(Store):
         for key, value in ops:  # validate first: a batch applies entirely or not at all
             if type(key) is not bytes or (value is not None and type(value) is not bytes):
                 raise TypeError("keys and values must be bytes")
-        self._before_write()
+        if self._cursors.data or self._snapshots.data:
+            self._before_write()
         keys, data = self._keys, self._data
         gone: set[bytes] | None = None
         for key, value in ops:
@@ -223,11 +224,13 @@ class MemoryStore(Store):
         release_freed_memory()
 
     def _before_write(self) -> None:
-        if self._cursors:
+        # ``WeakSet.data`` holds a reference for every live member (and, briefly, dead ones):
+        # an empty one means no cursor or snapshot, without ``WeakSet.__len__``'s Python call.
+        if self._cursors.data:
             for cur in list(self._cursors):
                 cur.detach()
             self._cursors.clear()
-        if self._snapshots:
+        if self._snapshots.data:
             # Snapshots keep the current objects; the store continues on copies.
             self._keys = list(self._keys)
             self._data = dict(self._data)

@@ -13,6 +13,7 @@ import os
 from dynemu.storage.base import Store
 
 LEVELDB_MARKER = "CURRENT"  # every LevelDB directory has it
+SQLITE_FILENAME = "dynemu.sqlite3"  # storage/sqlite.py's file (here: opening LevelDB imports no sqlite3)
 
 
 class StoreOpenError(OSError):
@@ -56,11 +57,9 @@ def open_store(kind: str, path: str, *, leveldb_open_files: int | None = None) -
         from dynemu.storage.memory import MemoryStore
 
         return MemoryStore()
-    from dynemu.storage.sqlite import FILENAME
-
     if kind == "sqlite" and os.path.exists(os.path.join(path, LEVELDB_MARKER)):
         raise StoreOpenError(f"{path} holds a LevelDB store: start with --store leveldb, or use another --data-dir")
-    if kind == "leveldb" and os.path.exists(os.path.join(path, FILENAME)):
+    if kind == "leveldb" and os.path.exists(os.path.join(path, SQLITE_FILENAME)):
         raise StoreOpenError(f"{path} holds a sqlite store: start with --store sqlite, or use another --data-dir")
     try:
         if kind == "sqlite":

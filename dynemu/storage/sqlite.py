@@ -16,8 +16,8 @@ import sqlite3
 from collections.abc import Iterator
 
 from dynemu.storage.base import Snapshot, Store, WriteBatch
+from dynemu.storage.select import SQLITE_FILENAME as FILENAME
 
-FILENAME = "dynemu.sqlite3"
 _POOL_SIZE = 4  # idle reader connections kept open
 
 

@@ -100,6 +100,23 @@ class TableCapacity:
             raise throttled(d)
         return p
 
+    def check_write(self, suffix: bytes, now: float) -> int:
+        """``check`` of a write, given its key's ``keyspace.hashed_part``."""
+        state = self.state
+        p = state.pmap.find(suffix)
+        d = state.check_write(p, now)
+        if d is not None:
+            state.record_throttle(d, now, suffix)
+            raise throttled(d)
+        return p
+
+    def debit_write(self, p: int, suffix: bytes, now: float, units: float) -> None:
+        """``debit`` of a write's units, given its key's ``keyspace.hashed_part``."""
+        state = self.state
+        state.debit_write(p, units, now, suffix)
+        if now >= state._next_maint or self.index_states:
+            self.maintain(now)
+
     def debit(self, p: int, key: bytes, now: float, *, read: float = 0.0, write: float = 0.0) -> None:
         state = self.state
         state.debit(p, read, write, now, keyspace.hashed_part(key))

@@ -324,17 +324,21 @@ class ThroughputState:
             if units > 0:
                 limit = self._check_kind(load, k, now)
                 if limit is not None:
-                    return ThrottleDecision(
-                        f"{self.kind}{_OPS[k]}{limit}",
-                        self.arn,
-                        self.kind,
-                        _OPS[k],
-                        limit,
-                        self.index_name,
-                        self.on_demand,
-                        p,
-                    )
+                    return self._decision(k, limit, p)
         return None
+
+    def check_write(self, p: int, now: float) -> ThrottleDecision | None:
+        """``check`` of a write before its size is known (write units only)."""
+        if not self.cfg.throttling:
+            return None
+        limit = self._check_kind(self.pmap.parts[p].load, WRITE, now)
+        return None if limit is None else self._decision(WRITE, limit, p)
+
+    def _decision(self, k: int, limit: str, p: int) -> ThrottleDecision:
+        op = _OPS[k]
+        return ThrottleDecision(
+            f"{self.kind}{op}{limit}", self.arn, self.kind, op, limit, self.index_name, self.on_demand, p
+        )
 
     def debit(self, p: int, read: float, write: float, now: float, key: bytes | None = None) -> None:
         part = self.pmap.parts[p]
@@ -345,6 +349,12 @@ class ThroughputState:
             self._debit_kind(load, WRITE, write, now)
         if key is not None:
             part.record(key, read, write)
+
+    def debit_write(self, p: int, units: float, now: float, key: bytes) -> None:
+        """``debit`` of ``units`` (> 0) write units and no read."""
+        part = self.pmap.parts[p]
+        self._debit_kind(part.load, WRITE, units, now)
+        part.record(key, 0.0, units)
 
     def _debit_kind(self, load: PartitionLoad, k: int, units: float, now: float) -> None:
         clamp = not self.cfg.throttling
