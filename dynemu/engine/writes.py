@@ -253,14 +253,7 @@ def single(db: Database, w: Write, consumed: bool) -> WriteResult:
     suffix = keyspace.hashed_part(key)
     now = db.now()
     p = cap.check_write(suffix, now)
-    try:
-        m = w.plan()
-    except errors.DynamoError as err:
-        if err.type_name == "ConditionalCheckFailedException":
-            old = table.store.get(key)  # a failed condition consumes the old item's units
-            cap.debit(p, key, now, write=capacity.write_units(stored_size(old) if old else 0, 0))
-        raise
-    assert m is not None
+    m = _plan_charged(w, p, now)
     write_h = capacity.write_units_h(m.old_size, m.new_size)
     if m.derived is None:  # no index entry to write (derived: engine.indexes, streams, ttl)
         cap.debit_write(p, suffix, now, write_h / 2)
@@ -275,6 +268,20 @@ def single(db: Database, w: Write, consumed: bool) -> WriteResult:
         _record(ledger, w, write_h)
     db.commit_one(m, now)
     return WriteResult([w], ledger=ledger)
+
+
+def _plan_charged(w: Write, p: Any, now: float) -> Mutation:
+    """``w.plan()``, admitted on partition ``p``. A failed condition still consumes write
+    capacity, by the existing item's size, at least 1 (WorkingWithItems.html, conditional writes)."""
+    try:
+        m = w.plan()
+    except errors.DynamoError as err:
+        if err.type_name == "ConditionalCheckFailedException":
+            old = w.table.store.get(w.key)
+            w.table.capacity.debit(p, w.key, now, write=capacity.write_units(stored_size(old) if old else 0, 0))
+        raise
+    assert m is not None
+    return m
 
 
 def _service(db: Database, writes: list[Write]) -> WriteResult:
@@ -308,14 +315,7 @@ def _one_by_one(db: Database, writes: list[Write], on_throttle: OnThrottle, cons
             throttle = e
             result.unprocessed.append(w)
             continue
-        try:
-            m = w.plan()
-        except errors.DynamoError as err:
-            if err.type_name == "ConditionalCheckFailedException":
-                old = table.store.get(key)  # a failed condition consumes the old item's units
-                cap.debit(p, key, now, write=capacity.write_units(stored_size(old) if old else 0, 0))
-            raise
-        assert m is not None
+        m = _plan_charged(w, p, now)
         write_h = capacity.write_units_h(m.old_size, m.new_size)
         if m.derived is None:  # no index entry to write (derived: engine.indexes, streams, ttl)
             cap.debit_write(p, suffix, now, write_h / 2)
