@@ -272,31 +272,31 @@ def test_an_idle_keep_alive_connection_is_closed(monkeypatch: pytest.MonkeyPatch
         c.close()
 
 
+def both_paths(addr: tuple[str, int], head: bytes) -> list[Any]:
+    """The answers to ``head`` with a Content-Length body (the fast path) and with a chunked
+    one (handed to aiohttp), each on a new connection."""
+    answers = []
+    for framing in (b"Content-Length: 2\r\n\r\n{}", b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"):
+        c = Conn(addr)
+        c.send(head + framing)
+        answers.append(c.response())
+        c.close()
+    return answers
+
+
 @pytest.mark.parametrize("credential", [b"AK\xffID/20250101/us-east-1", b"AKID/20250101/us-\xc3\xa9ast-1"])
 def test_header_bytes_beyond_ascii_are_read_as_aiohttp_reads_them(addr: tuple[str, int], credential: bytes) -> None:
     auth = b"AWS4-HMAC-SHA256 Credential=" + credential + b"/dynamodb/aws4_request, SignedHeaders=host, Signature=x"
     head = (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
             b"X-Amz-Target: DynamoDB_20120810.ListTables\r\nAuthorization: " + auth + b"\r\n")
-    answers = []
-    for framing in (b"Content-Length: 2\r\n\r\n{}", b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"):
-        c = Conn(addr)  # the fast path, then aiohttp (a chunked body is handed to it)
-        c.send(head + framing)
-        status, _, body = c.response()
-        c.close()
-        answers.append((status, body))
+    answers = [(status, body) for status, _, body in both_paths(addr, head)]
     assert answers[0] == answers[1] and answers[0][0] == 400
 
 
 def test_a_bare_cr_and_lf_inside_a_value_are_answered_as_aiohttp_answers_them(addr: tuple[str, int]) -> None:
     head = (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
             b"X-Amz-Target: DynamoDB_20120810.ListTables\r\nAuthorization: " + AUTH.encode() + b"\r\nX-A: 1\r2\n3\r\n")
-    answers = []
-    for framing in (b"Content-Length: 2\r\n\r\n{}", b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"):
-        c = Conn(addr)  # the fast path, then aiohttp (a chunked body is handed to it)
-        c.send(head + framing)
-        status, headers, _ = c.response()
-        c.close()
-        answers.append((status, headers.get("content-type")))
+    answers = [(status, headers.get("content-type")) for status, headers, _ in both_paths(addr, head)]
     assert answers[0] == answers[1] and answers[0][0] == 400
 
 
