@@ -4,7 +4,7 @@ range scan and never touches the rest of the table.
     python bench/query_scaling.py                  # 10,000 / 100,000 / 1,000,000 items (~1-2 min)
     python bench/query_scaling.py --sizes 10000,100000
 
-The table is filled through the engine's own write path (Table.plan + Database.commit, in
+The table is filled through the engine's own write path (Table.plan + Namespace.commit, in
 batches) on the default LevelDB store, which is then compacted (the steady state of a table
 that was not just bulk-loaded); then the Query operation handler (everything below
 HTTP: expression compilation, key range, storage scan, filter, response) is timed for
@@ -30,13 +30,13 @@ from dynemu.api.protocol import Context  # noqa: E402
 from dynemu.config import Settings  # noqa: E402
 from dynemu.engine.capacity.throughput import CapacityConfig  # noqa: E402
 from dynemu.engine.clock import RealClock  # noqa: E402
-from dynemu.engine.database import Database  # noqa: E402
+from dynemu.engine.namespace import Namespace  # noqa: E402
 from dynemu.storage.leveldb import LevelDBStore  # noqa: E402
 
 ITEMS_PER_KEY = 10
 
 
-def fill(db: Database, ctx: Context, table_name: str, start: int, stop: int) -> None:
+def fill(db: Namespace, ctx: Context, table_name: str, start: int, stop: int) -> None:
     table = db.get(table_name)
     batch = []
     for n in range(start, stop):
@@ -71,7 +71,7 @@ def main() -> None:
     args = p.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     with tempfile.TemporaryDirectory(prefix="dynemu-qbench-") as tmp:
-        db = Database(LevelDBStore(tmp), RealClock(), CapacityConfig(throttling=False))
+        db = Namespace(LevelDBStore(tmp), RealClock(), CapacityConfig(throttling=False))
         ctx = Context(db, "us-east-1", "bench", Settings(), "localhost")
         create_table(ctx, {
             "TableName": "scaling", "BillingMode": "PAY_PER_REQUEST",

@@ -95,3 +95,28 @@ def conditional_check_failed(item: dict[str, Any] | None = None) -> DynamoError:
 
 def internal_server_error(message: str = "Internal server error") -> DynamoError:
     return DynamoError("InternalServerError", message, status=500)
+
+
+# --- the catalogue of messages -------------------------------------------------------------------
+# Every message dynemu writes is defined once, here, in the section of the layer that says it.
+# Wording is DynamoDB's (cite the page that shows it); tests assert the full strings.
+
+# --- items and the write executor (engine/writes, table, values) ---
+
+
+# --- reads (engine/reads, Query, Scan, BatchGetItem) ---
+
+
+# --- request validation (api/validation*, api/operations/items) ---
+
+
+# --- tables, indexes, streams, TTL, PartiQL (control plane and the rest) ---
+
+
+# --- transactions and idempotency tokens ---
+
+
+# --- HTTP and the protocol (api/http, api/protocol, api/sigv4) ---
+
+
+# --- storage and durability ---

@@ -13,8 +13,8 @@ from dynemu.api.protocol import Context
 from dynemu.config import Settings
 from dynemu.engine import indexes
 from dynemu.engine.clock import RealClock
-from dynemu.engine.database import Database
 from dynemu.engine.indexes import IndexSpec
+from dynemu.engine.namespace import Namespace
 from dynemu.engine.schema import KeyAttr
 from dynemu.errors import DynamoError
 from dynemu.storage.memory import MemoryStore
@@ -26,7 +26,7 @@ OPS = {**tables.OPERATIONS, **items.OPERATIONS, **query.OPERATIONS}
 class Harness:
     def __init__(self, store: MemoryStore | None = None) -> None:
         self.store = store or MemoryStore()
-        self.db = Database(self.store, RealClock())
+        self.db = Namespace(self.store, RealClock())
         self.ctx = Context(db=self.db, region="us-east-1", access_key="AKIDTEST", settings=Settings(in_memory=True),
                            endpoint="")
 
@@ -163,8 +163,8 @@ def test_drop_table_removes_index_data(h: Harness) -> None:
 
 
 def test_item_collection_limit_configuration() -> None:
-    """The limit reaches the tables from the Database (Settings.item_collection_limit)."""
-    db = Database(MemoryStore(), RealClock(), item_collection_limit=1234)
+    """The limit reaches the tables from the Namespace (Settings.item_collection_limit)."""
+    db = Namespace(MemoryStore(), RealClock(), item_collection_limit=1234)
     ctx = Context(db=db, region="us-east-1", access_key="AKIDTEST", settings=Settings(in_memory=True), endpoint="")
     tables.create_table(ctx, {"TableName": "t", "KeySchema": ks(("pk", "HASH")), "AttributeDefinitions": ad(pk="S"),
                               "BillingMode": "PAY_PER_REQUEST"})

@@ -18,7 +18,7 @@ from dynemu.api.operations import items, query, tables
 from dynemu.api.protocol import Context
 from dynemu.config import Settings
 from dynemu.engine.clock import RealClock
-from dynemu.engine.database import Database
+from dynemu.engine.namespace import Namespace
 from dynemu.errors import DynamoError
 from dynemu.storage.memory import MemoryStore
 from tests.test_indexes import PARAM, N, S, ad, ks, qv
@@ -32,7 +32,7 @@ MULTI = ks(("h1", "HASH"), ("h2", "HASH"), ("r1", "RANGE"), ("r2", "RANGE"))
 
 @pytest.fixture
 def call() -> Callable[..., dict[str, Any]]:
-    db = Database(MemoryStore(), RealClock())
+    db = Namespace(MemoryStore(), RealClock())
     ctx = Context(db=db, region="us-east-1", access_key="AKIDTEST", settings=Settings(in_memory=True), endpoint="")
 
     def run(op: str, **body: Any) -> dict[str, Any]:

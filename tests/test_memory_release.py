@@ -37,7 +37,7 @@ for b in range(40):
     store.write(batch)
 full = rss()
 keys = [k for k, _ in store.iterate(b"t1/", b"t2")]
-for start in range(0, len(keys), 10_000):  # as Database.drop_table deletes a table's range
+for start in range(0, len(keys), 10_000):  # as Namespace.drop_table deletes a table's range
     batch = WriteBatch()
     for k in keys[start:start + 10_000]:
         batch.delete(k)

@@ -10,7 +10,7 @@ import pytest
 from dynemu.api.operations.tables import stream_fields
 from dynemu.engine import streams
 from dynemu.engine.clock import VirtualClock
-from dynemu.engine.database import Database
+from dynemu.engine.namespace import Namespace
 from dynemu.engine.schema import KeyAttr, TableSpec
 from dynemu.engine.table import Table
 from dynemu.storage import keyspace
@@ -19,11 +19,11 @@ from dynemu.storage.memory import MemoryStore
 T0 = 1_700_000_000.0
 
 
-def new_db(store: MemoryStore | None = None, clock: VirtualClock | None = None) -> Database:
-    return Database(MemoryStore() if store is None else store, VirtualClock(T0) if clock is None else clock)
+def new_db(store: MemoryStore | None = None, clock: VirtualClock | None = None) -> Namespace:
+    return Namespace(MemoryStore() if store is None else store, VirtualClock(T0) if clock is None else clock)
 
 
-def new_table(db: Database, name: str = "things", range_key: bool = False) -> Table:
+def new_table(db: Namespace, name: str = "things", range_key: bool = False) -> Table:
     tid, arn, uuid = db.new_spec_ids(name, "eu-west-1")
     spec = TableSpec(
         name=name, table_id=tid, arn=arn, uuid=uuid, created=db.now(),
@@ -34,15 +34,15 @@ def new_table(db: Database, name: str = "things", range_key: bool = False) -> Ta
     return db.add_table(spec)
 
 
-def put(db: Database, table: Table, item: dict[str, Any]) -> None:
+def put(db: Namespace, table: Table, item: dict[str, Any]) -> None:
     db.commit([table.plan(table.key_for_item(item), lambda old: item)])
 
 
-def delete(db: Database, table: Table, pk: str) -> None:
+def delete(db: Namespace, table: Table, pk: str) -> None:
     db.commit([table.plan(table.key_for_request({"pk": {"S": pk}}), lambda old: None)])
 
 
-def records(db: Database, table: Table) -> list[streams.Record]:
+def records(db: Namespace, table: Table) -> list[streams.Record]:
     ts = streams.catalog(db).tables[table.spec.table_id]
     out: list[streams.Record] = []
     for stream in ts.streams:

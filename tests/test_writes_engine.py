@@ -8,15 +8,15 @@ from dynemu.api.operations import batch, items, tables, transactions
 from dynemu.api.protocol import Context
 from dynemu.config import Settings
 from dynemu.engine.clock import VirtualClock
-from dynemu.engine.database import Database
+from dynemu.engine.namespace import Namespace
 from dynemu.storage.memory import MemoryStore
 from tests.test_indexes import S, ad, ks
 
 OPS = {**tables.OPERATIONS, **items.OPERATIONS, **batch.OPERATIONS, **transactions.OPERATIONS}
 
 
-def _harness() -> tuple[Database, Any]:
-    db = Database(MemoryStore(), VirtualClock(1_700_000_000.0))
+def _harness() -> tuple[Namespace, Any]:
+    db = Namespace(MemoryStore(), VirtualClock(1_700_000_000.0))
     ctx = Context(db=db, region="us-east-1", access_key="AKIDTEST", settings=Settings(in_memory=True), endpoint="")
 
     def call(op: str, **body: Any) -> dict[str, Any]:
@@ -30,7 +30,7 @@ def _harness() -> tuple[Database, Any]:
     return db, call
 
 
-def _written(db: Database) -> float:
+def _written(db: Namespace) -> float:
     return db.get("t").capacity.state.consumed_total[1]
 
 

@@ -23,7 +23,7 @@ from dynemu.api.metrics import RequestMetrics
 from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
 from dynemu.engine.clock import VirtualClock
-from dynemu.engine.database import Database
+from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces
 from dynemu.errors import DynamoError
 
@@ -48,7 +48,7 @@ class Admin:
         app.router.add_get("/_dynemu/metrics", self.prometheus)
         Dashboard(self).routes(app)  # read-only HTML pages (dashboard.py)
 
-    def _database(self, request: web.Request) -> Database | web.Response:
+    def _database(self, request: web.Request) -> Namespace | web.Response:
         auth = request.headers.get("Authorization")
         if auth and not auth[:7].lower() == "bearer ":  # a bearer token is --admin-token's
             access_key, region = parse_credential(auth)

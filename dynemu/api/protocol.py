@@ -29,7 +29,7 @@ from dynemu import errors
 from dynemu.api import compression, sigv4
 from dynemu.api.validation import RequestValidator
 from dynemu.config import Settings
-from dynemu.engine.database import Database
+from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces, check_access_key, check_region
 
 log = logging.getLogger("dynemu")
@@ -102,7 +102,7 @@ new_reply: Callable[[tuple[int, list[tuple[str, str]], bytes]], Reply] = functoo
 class Context:
     """What an operation handler knows about its request."""
 
-    db: Database
+    db: Namespace
     region: str
     access_key: str
     settings: Settings

@@ -28,7 +28,7 @@ from dynemu.engine.schema import IndexSpec, KeyAttr, TableSpec, Throughput
 from dynemu.engine.table import Table
 
 if TYPE_CHECKING:
-    from dynemu.engine.database import Database
+    from dynemu.engine.namespace import Namespace
 
 DAY = 86400.0
 MAX_CAPACITY = 40000  # default per-table (and per-index) provisioned capacity quota
@@ -298,7 +298,7 @@ def _table_settings(spec: TableSpec, u: TableUpdate, now: float) -> bool:
     return changed
 
 
-def update_table(db: Database, table: Table, u: TableUpdate, region: str) -> tuple[UpdatePlan | None, bool]:
+def update_table(db: Namespace, table: Table, u: TableUpdate, region: str) -> tuple[UpdatePlan | None, bool]:
     """Apply an UpdateTable: the table's settings, its GSIs, its stream; then save. Returns
     the index plan (None when the indexes are untouched) and whether the table's own
     settings changed. Nothing changes when the request is refused."""
@@ -452,7 +452,7 @@ def _prune_definitions(spec: TableSpec) -> None:
     spec.attribute_definitions = [a for a in spec.attribute_definitions if a.name in used]
 
 
-def apply_plan(db: Database, table: Table, plan: UpdatePlan) -> None:
+def apply_plan(db: Namespace, table: Table, plan: UpdatePlan) -> None:
     """After the new spec is saved: follow it, drop deleted indexes, start backfills."""
     indexes.sync(table)
     for ix, _ in plan.deleted:
@@ -464,7 +464,7 @@ def apply_plan(db: Database, table: Table, plan: UpdatePlan) -> None:
         start_backfill(db, table, ix)
 
 
-def start_backfill(db: Database, table: Table, ix: Index) -> None:
+def start_backfill(db: Namespace, table: Table, ix: Index) -> None:
     """Backfill in steps on the event loop, so that the index is CREATING (Backfilling)
     while the table is indexed and requests keep flowing; without a loop, at once."""
     job = indexes.Backfill(table, ix)

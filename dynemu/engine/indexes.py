@@ -45,7 +45,7 @@ MAX_PROJECTED_ATTRIBUTES = 100  # NonKeyAttributes summed over all indexes of a 
 MAX_INDEX_HASH_BYTES = 2048
 MAX_INDEX_RANGE_BYTES = 1024
 # The item collection size limit of tables with an LSI (10 GB); the server may set another
-# (Settings.item_collection_limit, given to the Database).
+# (Settings.item_collection_limit, given to the Namespace).
 ITEM_COLLECTION_LIMIT = 10 * 1024**3
 BACKFILL_STEP = 1000  # items indexed per backfill step
 

@@ -22,8 +22,8 @@ from dynemu import errors
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
-from dynemu.engine.database import Database
 from dynemu.engine.indexes import ITEM_COLLECTION_LIMIT
+from dynemu.engine.namespace import Namespace
 from dynemu.storage.base import Store
 from dynemu.storage.select import open_store, resolve
 
@@ -120,7 +120,7 @@ class Namespaces:
         self.shared_db = shared_db
         self.isolate_access_keys = isolate_access_keys
         self.max_open = max(1, max_open)
-        self.databases: OrderedDict[str, Database] = OrderedDict()  # least recently used first
+        self.databases: OrderedDict[str, Namespace] = OrderedDict()  # least recently used first
         # (region, access key) -> namespace name, for the pairs seen lately: every request
         # asks, and the name is a pure function of the pair (refused pairs are not kept)
         self._names: dict[tuple[str, str], str] = {}
@@ -142,7 +142,7 @@ class Namespaces:
         path = self._path(name) if self.data_dir is not None else ""
         return open_store(self.store_kind, path, leveldb_open_files=self.leveldb_open_files)
 
-    def _open(self, name: str) -> Database:
+    def _open(self, name: str) -> Namespace:
         db = self.databases.get(name)
         if db is not None:
             self.databases.move_to_end(name)
@@ -152,12 +152,12 @@ class Namespaces:
                 _, idle = self.databases.popitem(last=False)
                 idle.close()
         # The database attaches what lives beside the items (streams, TTL, the stale-read model).
-        db = Database(self._open_store(name), self.clock, self.capacity, consistency=self.consistency,
+        db = Namespace(self._open_store(name), self.clock, self.capacity, consistency=self.consistency,
                       item_collection_limit=self.item_collection_limit)
         self.databases[name] = db
         return db
 
-    def get(self, region: str, access_key: str) -> Database:
+    def get(self, region: str, access_key: str) -> Namespace:
         name = self._names.get((region, access_key))
         if name is None:
             name = namespace_name(

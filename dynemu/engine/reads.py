@@ -40,7 +40,7 @@ from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, admit_or_cancel
 from dynemu.storage import keyspace
 
 if TYPE_CHECKING:
-    from dynemu.engine.database import Database
+    from dynemu.engine.namespace import Namespace
 
 _RAW_CHUNK = 128  # values read at a time (a larger Limit, or none, is read in chunks of this)
 MAX_PAGE_BYTES = 1024 * 1024  # "a single Query only returns a result set that fits within the 1 MB size limit"
@@ -204,7 +204,7 @@ MSG_INVALID_SCAN_START = "The provided starting key is invalid: The provided key
 MSG_OUTSIDE = "The provided starting key is outside query boundaries based on provided condition"
 
 
-def read_range(db: Database, r: RangeRead) -> RangeResult:
+def read_range(db: Namespace, r: RangeRead) -> RangeResult:
     """One page of a Query or Scan on the table or an index."""
     table, ix = r.table, r.index
     query = r.key_condition is not None
@@ -367,7 +367,7 @@ class KeyRead:
     consistent: bool = False
 
 
-def get_item(db: Database, r: KeyRead, *, consumed: bool = False) -> tuple[Item | None, ConsumedCapacity | None]:
+def get_item(db: Namespace, r: KeyRead, *, consumed: bool = False) -> tuple[Item | None, ConsumedCapacity | None]:
     """GetItem: admitted by the item's partition, read (eventually consistent reads through
     the lag model), charged per 4 KB; a missing item costs the minimum."""
     table, key = r.table, r.key
@@ -392,7 +392,7 @@ class BatchGetResult:
     ledger: CapacityLedger | None = None
 
 
-def batch_get(db: Database, reads: list[KeyRead], *, consumed: bool = False) -> BatchGetResult:
+def batch_get(db: Namespace, reads: list[KeyRead], *, consumed: bool = False) -> BatchGetResult:
     """BatchGetItem's reads, in request order: each key admitted by its partition on its own
     (a throttled key is left unprocessed), until the response would pass 16 MB (the rest
     left unprocessed). Throttled only when no key at all could be read (API reference)."""
@@ -430,7 +430,7 @@ def batch_get(db: Database, reads: list[KeyRead], *, consumed: bool = False) -> 
 
 
 def transact_get(
-    db: Database, reads: list[KeyRead], *, consumed: bool = False
+    db: Namespace, reads: list[KeyRead], *, consumed: bool = False
 ) -> tuple[list[Item | None], CapacityLedger | None]:
     """TransactGetItems: every read admitted first (a throttle cancels the whole request),
     then all read in this one synchronous call, a consistent snapshot; 2 units per 4 KB

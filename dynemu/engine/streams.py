@@ -551,13 +551,13 @@ class StreamCatalog:
 
 
 def catalog(db: Any) -> StreamCatalog:
-    """The stream catalog of a Database (``Database.streams``, loaded when it opens)."""
+    """The stream catalog of a Namespace (``Namespace.streams``, loaded when it opens)."""
     cat: StreamCatalog = db.streams
     return cat
 
 
 def bind(cat: StreamCatalog, table: Table) -> None:
-    """Give a loaded table that has a live stream its writer (``Database._attach``)."""
+    """Give a loaded table that has a live stream its writer (``Namespace._attach``)."""
     ts = cat.tables.get(table.spec.table_id)
     if ts is not None and not ts.deleted:
         ts.table = table

@@ -3,7 +3,7 @@
 Every mutation of an item (Put, Update, Delete, batch and transaction items, and later
 TTL deletes) is planned here as a ``Mutation`` by ``Table.plan`` — read the old image,
 check the condition, compute and validate the new image — and committed by
-``Database.commit`` in one storage write batch together with the table's counters.
+``Namespace.commit`` in one storage write batch together with the table's counters.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ _SIZE = struct.Struct(">I")
 
 
 def counts_key_of(table_id: int) -> bytes:
-    """Where a table's item count and size are stored (``Database.commit`` keeps them)."""
+    """Where a table's item count and size are stored (``Namespace.commit`` keeps them)."""
     return keyspace.meta_counter_key(f"counts/{table_id}")
 
 
@@ -57,7 +57,7 @@ class WriteObserver(Protocol):
     ``Table.plan`` calls ``on_plan`` once the new image is known: it may refuse the write
     (raise DynamoError, e.g. an index key of the wrong type), and it may attach what it
     derives to ``m.derived[<its name>]`` for later stages (capacity, commit).
-    ``Database.commit`` calls ``on_commit`` for every changed mutation, in request order,
+    ``Namespace.commit`` calls ``on_commit`` for every changed mutation, in request order,
     before the batch is written."""
 
     def on_plan(self, m: Mutation) -> None: ...
@@ -106,7 +106,7 @@ class Mutation:
 
 class Table:
     """A table and what is attached to it. The attachments are set up in one place,
-    ``Database._attach`` (streams and TTL also when enabled later), and are the table's
+    ``Namespace._attach`` (streams and TTL also when enabled later), and are the table's
     write observers in a fixed order: ``observers``."""
 
     __slots__ = ("spec", "store", "item_count", "size_bytes", "capacity", "_indexes", "_stream", "_ttl", "_recent",
@@ -118,7 +118,7 @@ class Table:
         self.item_count = item_count
         self.size_bytes = size_bytes
         # TableCapacity (engine.capacity.admission): partitions, throughput. A plain attribute
-        # (every request reads it); whoever sets it calls ``_attached`` (Database._attach).
+        # (every request reads it); whoever sets it calls ``_attached`` (Namespace._attach).
         self.capacity: Any = None
         self._indexes: Any = None  # IndexMaintainer (engine.indexes): secondary indexes, item collections
         self._stream: Any = None  # StreamWriter (engine.streams), while the table has a stream
@@ -126,7 +126,7 @@ class Table:
         self._recent: Any = None  # RecentWrites (engine.consistency), when the stale-read model is on
         self._id = spec.table_id
         self._prefix = keyspace.items_prefix(spec.table_id)
-        self.counts_key = counts_key_of(spec.table_id)  # its item count and size (Database.commit)
+        self.counts_key = counts_key_of(spec.table_id)  # its item count and size (Namespace.commit)
         # The write observers, in this order: partition sizes and splits, index entries,
         # stream records, TTL entries, the stale-read model's recent writes. Kept current by
         # the attachments' setters (every write reads them). ``observers`` see every commit;

@@ -14,8 +14,8 @@ A cancelled transaction reserves its token for its own parameters (a retry of th
 request runs again; a different request with the token is a mismatch); a request refused
 before it ran (ValidationException, ResourceNotFoundException) reserves nothing.
 
-Time is the database clock's (``Database.now``), so virtual time expires tokens too. The
-cache is ``Database.tokens``, in memory: a restart forgets tokens, as a 10-minute window
+Time is the database clock's (``Namespace.now``), so virtual time expires tokens too. The
+cache is ``Namespace.tokens``, in memory: a restart forgets tokens, as a 10-minute window
 allows. The cancellation error and its reasons live here too; the executor that uses both
 is ``dynemu.engine.writes``.
 """

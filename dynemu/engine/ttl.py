@@ -13,7 +13,7 @@ Rules implemented (developer guide "Time to Live (TTL)", API_UpdateTimeToLive; R
 * An item is eligible when the attribute is a top-level Number of epoch seconds in the
   past, and not more than five years in the past; anything else is ignored. Expired items
   stay readable until the sweeper deletes them.
-* The sweeper deletes through the write executor (``Database.execute``, ``service=True``),
+* The sweeper deletes through the write executor (``Namespace.execute``, ``service=True``),
   so indexes, streams and counters follow; it consumes no capacity, and the stream record
   is marked as the service's (userIdentity Service / dynamodb.amazonaws.com).
 * The index (``keyspace.ttl_key``: table id, expiry, key) is kept by a write observer in
@@ -188,7 +188,7 @@ def attach(db: Any, table: Table) -> TTLIndex:
 
 
 def load(db: Any, table: Table) -> None:
-    """Attach a loaded table that has TTL settings (``Database._attach``); other tables are
+    """Attach a loaded table that has TTL settings (``Namespace._attach``); other tables are
     attached by their first UpdateTimeToLive."""
     if db.store.get(_meta_key(table.spec.table_id)) is not None:
         attach(db, table)

@@ -14,7 +14,7 @@ statements and the TTL sweeper (``service=True``) hand it already parsed and key
    which are the table's own write capacity (LSI.md); GSI units to the GSI's capacity;
    a failed condition of a single write still consumes the old item's units ("Write
    capacity unit consumption"). The units rules are ``dynemu.engine.capacity.units``;
-5. the one ``Database.commit`` of all the mutations, in one storage batch;
+5. the one ``Namespace.commit`` of all the mutations, in one storage batch;
 6. the ConsumedCapacity ledger and, for transactions, the idempotency token.
 
 What happens on a throttle depends on the operation (API reference): a single write
@@ -44,7 +44,7 @@ from dynemu.engine.transactions import (
 from dynemu.storage import keyspace
 
 if TYPE_CHECKING:
-    from dynemu.engine.database import Database
+    from dynemu.engine.namespace import Namespace
 
 OnThrottle = Literal["raise", "unprocess", "cancel"]
 
@@ -218,7 +218,7 @@ def _record(ledger: CapacityLedger | None, w: Write, write_h: int) -> None:
 
 
 def execute(
-    db: Database,
+    db: Namespace,
     writes: list[Write],
     *,
     on_throttle: OnThrottle = "raise",
@@ -244,7 +244,7 @@ def execute(
     return _one_by_one(db, writes, on_throttle, consumed)
 
 
-def single(db: Database, w: Write, consumed: bool) -> WriteResult:
+def single(db: Namespace, w: Write, consumed: bool) -> WriteResult:
     """``_one_by_one`` of one write whose throttle is the request's error (PutItem,
     UpdateItem, DeleteItem): the same steps in the same order, with the key's partition
     suffix taken once and the commit's time the request's."""
@@ -284,7 +284,7 @@ def _plan_charged(w: Write, p: Any, now: float) -> Mutation:
     return m
 
 
-def _service(db: Database, writes: list[Write]) -> WriteResult:
+def _service(db: Namespace, writes: list[Write]) -> WriteResult:
     result = WriteResult()
     for w in writes:
         try:
@@ -297,7 +297,7 @@ def _service(db: Database, writes: list[Write]) -> WriteResult:
     return result
 
 
-def _one_by_one(db: Database, writes: list[Write], on_throttle: OnThrottle, consumed: bool) -> WriteResult:
+def _one_by_one(db: Namespace, writes: list[Write], on_throttle: OnThrottle, consumed: bool) -> WriteResult:
     """Single writes and BatchWriteItem: each write admitted, planned and charged on its own
     (the service processes a batch item by item)."""
     result = WriteResult(ledger=CapacityLedger() if consumed else None)
@@ -344,7 +344,7 @@ def _one_by_one(db: Database, writes: list[Write], on_throttle: OnThrottle, cons
 # --- transactions ------------------------------------------------------------------------------
 
 
-def replay(db: Database, token: str, digest: bytes, consumed: bool) -> WriteResult | None:
+def replay(db: Namespace, token: str, digest: bytes, consumed: bool) -> WriteResult | None:
     """A repeat of a completed TransactWriteItems within its token's window: success,
     nothing written, and the read units of reading the items (API reference,
     ClientRequestToken); None to run the request. IdempotentParameterMismatchException when
@@ -360,7 +360,7 @@ def replay(db: Database, token: str, digest: bytes, consumed: bool) -> WriteResu
 
 
 def _transaction(
-    db: Database, writes: list[Write], consumed: bool, token: tuple[str, bytes] | None
+    db: Namespace, writes: list[Write], consumed: bool, token: tuple[str, bytes] | None
 ) -> WriteResult:
     try:
         now = db.now()

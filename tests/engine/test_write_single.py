@@ -18,7 +18,7 @@ from dynemu.config import Settings
 from dynemu.engine import writes
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import VirtualClock
-from dynemu.engine.database import Database
+from dynemu.engine.namespace import Namespace
 from dynemu.storage import encoding, keyspace
 from dynemu.storage.memory import MemoryStore
 
@@ -64,9 +64,9 @@ def _schema(kind: str) -> dict[str, Any]:
     return body
 
 
-def _harness(kind: str, throttling: bool) -> tuple[Database, Call]:
+def _harness(kind: str, throttling: bool) -> tuple[Namespace, Call]:
     cfg = CapacityConfig(throttling=throttling)
-    db = Database(MemoryStore(), VirtualClock(1_700_000_000.0), cfg)
+    db = Namespace(MemoryStore(), VirtualClock(1_700_000_000.0), cfg)
     ctx = Context(db=db, region="us-east-1", access_key="AKIDTEST", settings=Settings(in_memory=True), endpoint="")
 
     def call(op: str, **body: Any) -> dict[str, Any]:
@@ -115,7 +115,7 @@ def _workload(call: Call, kind: str) -> list[Any]:
     return answers
 
 
-def _state(db: Database) -> tuple[Any, ...]:
+def _state(db: Namespace) -> tuple[Any, ...]:
     """Everything stored but the table's own record (its random UUID), and the capacity."""
     stored = [(k, v) for k, v in db.store.iterate(b"", b"\xff") if not k.startswith(keyspace.META_TABLES_PREFIX)]
     table = db.get("t")
@@ -125,7 +125,7 @@ def _state(db: Database) -> tuple[Any, ...]:
     return stored, table.item_count, table.size_bytes, state.consumed_total, state.throttle_counts, parts, indexes
 
 
-def _general(db: Database, w: writes.Write, consumed: bool) -> writes.WriteResult:
+def _general(db: Namespace, w: writes.Write, consumed: bool) -> writes.WriteResult:
     return writes._one_by_one(db, [w], "raise", consumed)
 
 

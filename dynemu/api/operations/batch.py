@@ -9,7 +9,7 @@ the schema, two operations on one item, more than 25 requests, an item over 400 
    counts; dynalite's validations/batch*.js, which were probed against the service);
 2. table look-ups and key checks, table by table (ResourceNotFoundException, schema);
 3. the reads, or the writes: every write goes through ``Table.plan`` and all of them are
-   committed by one ``Database.commit``.
+   committed by one ``Namespace.commit``.
 
 Each key or write request is admitted by its table's capacity model on its own (as the
 service processes a batch item by item): a throttled one goes to UnprocessedKeys /

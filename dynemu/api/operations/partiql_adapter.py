@@ -1,7 +1,7 @@
 """PartiQL's one door into the engine's read and write paths.
 
 Every PartiQL read and write reaches storage only through the engine's executors, the ones
-the other operations use: ``dynemu.engine.writes`` (``Database.execute``: as PutItem,
+the other operations use: ``dynemu.engine.writes`` (``Namespace.execute``: as PutItem,
 UpdateItem and DeleteItem one by one, as TransactWriteItems in a transaction, tokens
 included) and ``dynemu.engine.reads`` (``read_range`` as Query and Scan, ``get_item`` as
 GetItem, ``transact_get`` as TransactGetItems).

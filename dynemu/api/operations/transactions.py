@@ -17,7 +17,7 @@ TransactWriteItems (API reference; developer guide transaction-apis.md) runs in 
    UpdateItem); a failed condition or an error found while applying an action (an item
    grown past 400 KB, an update operand of the wrong type) cancels the whole transaction
    with TransactionCanceledException, one reason per action in request order;
-6. otherwise all the mutations are committed in one ``Database.commit``: one storage write
+6. otherwise all the mutations are committed in one ``Namespace.commit``: one storage write
    batch, so a transaction is all or nothing, also across a crash.
 
 The engine is synchronous, so the reads of pass 5 and the commit happen in one turn of

@@ -1,6 +1,6 @@
 """A namespace: one store and the tables in it, and the commit of planned mutations.
 
-``Database.commit`` is the only place item changes reach storage: every planned
+``Namespace.commit`` is the only place item changes reach storage: every planned
 ``Mutation`` of a request (one for PutItem, up to 100 for a transaction) is written in one
 atomic write batch together with the counters of the tables it touches, so DescribeTable's
 ItemCount and TableSizeBytes are exact and survive a restart without a scan.
@@ -34,7 +34,7 @@ _TABLE_ID_COUNTER = "table-id"
 
 
 
-class Database:
+class Namespace:
     """The tables of one namespace (a region, or region and access key)."""
 
     def __init__(
