@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from dynemu.engine.expressions import Compiled, cache, compile_request, template
+from dynemu import cache
+from dynemu.engine.expressions import Compiled, compile_request, template
 from dynemu.engine.values import CheckedItem
 from dynemu.errors import DynamoError
 from tests.engine.expr_helpers import N, S

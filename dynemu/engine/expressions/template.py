@@ -20,10 +20,11 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from dynemu.cache import BoundedCache
+
 from ...errors import DynamoError
 from .. import values as V
 from . import ast
-from .cache import BoundedCache
 from .checks import ConditionPlan, ExprContext, UpdatePlan
 from .evaluate import Condition, top_names
 from .keycondition import KeyCondition, from_expression

@@ -1,4 +1,5 @@
-"""A small bounded cache (least recently used first out) for compiled expression forms.
+"""The one bounded cache type of dynemu (least recently used first out), and ``memoized``,
+its decorator form for pure functions of hashable arguments.
 
 Keys are whatever the cached form depends on (expression text, the request's
 ExpressionAttributeNames, the keys of its ExpressionAttributeValues, ...); values must be
@@ -10,10 +11,12 @@ them. Only value-independent work belongs here: checks that read
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
+from functools import wraps
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
+R = TypeVar("R")
 
 
 class BoundedCache(Generic[V]):
@@ -63,3 +66,27 @@ class BoundedCache(Generic[V]):
 
     def __contains__(self, key: Hashable) -> bool:
         return key in self._data
+
+
+def memoized(maxsize: int) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """Remember a pure function's results by its (hashable) positional arguments in a
+    ``BoundedCache`` of ``maxsize`` entries; ``fn.cache`` is that cache. A result of None is
+    not remembered."""
+
+    def decorate(fn: Callable[..., R]) -> Callable[..., R]:
+        store: BoundedCache[R] = BoundedCache(maxsize)
+        get, put = store.get, store.put
+
+        @wraps(fn)
+        def wrapper(*args: Hashable) -> R:
+            value = get(args)
+            if value is None:
+                value = fn(*args)
+                if value is not None:
+                    put(args, value)
+            return value
+
+        wrapper.cache = store  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
