@@ -114,9 +114,41 @@ def internal_server_error(message: str = "Internal server error") -> DynamoError
 
 
 # --- transactions and idempotency tokens ---
+# engine/cancellation.py and engine/tokens.py. TransactionCanceledException's message, as real
+# responses quote it (aws/aws-sdk-net#1292, erlcloud/erlcloud#607, boto/boto3#2657), with the
+# reasons' codes between the brackets:
+MSG_TRANSACTION_CANCELED = "Transaction cancelled, please refer cancellation reasons for specific reasons [{}]"
+# The API reference's description of IdempotentParameterMismatchException (TransactWriteItems,
+# "Errors"; the service's own wording is unpublished):
+MSG_IDEMPOTENT_MISMATCH = (
+    "DynamoDB rejected the request because you retried a request with a different payload "
+    "but with an idempotent token that was already used."
+)
+
+
+def idempotent_parameter_mismatch() -> DynamoError:
+    return DynamoError("IdempotentParameterMismatchException", MSG_IDEMPOTENT_MISMATCH)
 
 
 # --- HTTP and the protocol (api/http, api/protocol, api/sigv4) ---
 
 
 # --- storage and durability ---
+# DynamoDB has no error for a full disk (its storage is the service's problem): dynemu answers
+# as the service answers its own failures, InternalServerError (500), saying what to do.
+
+
+class DiskFull(DynamoError):
+    """A write refused because the disk of the data directory is full (the store raises it;
+    nothing was written). Reads keep working; writes resume once space is freed."""
+
+    __slots__ = ()
+
+
+def disk_full(path: str) -> DiskFull:
+    return DiskFull(
+        "InternalServerError",
+        f"The disk of dynemu's data directory is full: no space left to write {path}. Nothing was "
+        "written; reads keep working, and writes resume by themselves once space is freed on that disk.",
+        status=500,
+    )

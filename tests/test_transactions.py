@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from dynemu.engine.transactions import TOKEN_TTL_SECONDS, TokenCache, fingerprint
+from dynemu.engine.tokens import TOKEN_TTL_SECONDS, Tokens, fingerprint
+from dynemu.storage.memory import MemoryStore
 from tests.conftest import make_client
 from tests.helpers import assert_error, assert_validation, error_of
 from tests.test_protocol import raw
@@ -458,18 +459,22 @@ def test_token_expires_after_ten_minutes(virtual_uniform: tuple[Any, Any]) -> No
     assert item_of(c, table, "b") == {"pk": S("b"), "n": N(1)}
 
 
-def test_token_cache_unit() -> None:
-    cache = TokenCache()
+def test_token_records_unit() -> None:
+    store = MemoryStore()
+    cache = Tokens(store)
     body = {"TransactItems": [{"Put": {"TableName": "t", "Item": {"pk": {"S": "a"}}}}], "ClientRequestToken": "x"}
     digest = fingerprint(body)
     assert digest == fingerprint({**body, "ClientRequestToken": "y"})  # the token is not a parameter
     assert cache.check("x", digest, 0.0) is None
-    cache.remember("x", digest, 0.0, completed=True, replay=[("t", 10)])
-    entry = cache.check("x", digest, 599.0)
+    store.write(cache.record("x", digest, 0.0, completed=True, replay=[("t", 10)]))
+    entry = Tokens(store).check("x", digest, 599.0)  # in the store: a new instance finds it
     assert entry is not None and entry.replay == [("t", 10)]
     with pytest.raises(Exception, match="idempotent token"):
         cache.check("x", fingerprint({**body, "ReturnConsumedCapacity": "TOTAL"}), 1.0)
-    assert cache.check("x", digest, 600.0) is None and len(cache) == 0
+    assert cache.check("x", digest, 600.0) is None
+    # the expired record is forgotten: the next record prunes it
+    store.write(cache.record("y", digest, 600.0, completed=True))
+    assert len(cache) == 1 and len(Tokens(store)) == 1 and Tokens(store).check("y", digest, 600.0) is not None
 
 
 # --- atomicity across a restart ------------------------------------------------------------------

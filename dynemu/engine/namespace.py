@@ -23,7 +23,7 @@ from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.schema import TableSpec
 from dynemu.engine.table import Mutation, Table, counts_key_of, encode_stored
-from dynemu.engine.transactions import TokenCache
+from dynemu.engine.tokens import Tokens
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch
 
@@ -53,7 +53,7 @@ class Namespace:
         self.consistency = consistency or ConsistencyConfig()
         self.item_collection_limit = item_collection_limit
         self.tables: dict[str, Table] = {}
-        self.tokens = TokenCache()  # TransactWriteItems' ClientRequestTokens (engine.transactions)
+        self.tokens = Tokens(store)  # TransactWriteItems' ClientRequestTokens, in the store (engine.tokens)
         self.streams = streams.StreamCatalog(store)  # every retained stream (engine.streams)
         # Called with every table created after start-up, once it is attached.
         self.table_hooks: list[Callable[[Table], None]] = []
@@ -77,17 +77,26 @@ class Namespace:
         consistency.attach(table, self.consistency)
         return table
 
-    def close(self) -> None:
+    def close(self) -> list[str]:
         """Save what is cheaper to keep than to rebuild (each table's partition sizes: without
-        them the next start measures every item), then close the store."""
+        them the next start measures every item), then close the store whether or not that
+        save could be written (a full disk). Returns what could not be saved, one line each:
+        none of it is data, which every commit has already written. Raises only when the
+        store itself fails to close."""
         if getattr(self.store, "closed", False):
-            return
-        batch = WriteBatch()
-        for table in self.tables.values():
-            table.capacity.persist(batch)
-        if len(batch):
-            self.store.write(batch)
+            return []
+        unsaved = []
+        try:
+            batch = WriteBatch()
+            for table in self.tables.values():
+                table.capacity.persist(batch)
+            if len(batch):
+                self.store.write(batch)
+        except Exception as e:  # noqa: BLE001 - reported, and the store is closed all the same
+            reason = e.message if isinstance(e, errors.DynamoError) else f"{type(e).__name__}: {e}"
+            unsaved.append(f"partition sizes, which the next start measures from the items ({reason})")
         self.store.close()
+        return unsaved
 
     # --- catalog ------------------------------------------------------------------------------
 
@@ -198,15 +207,18 @@ class Namespace:
 
     # --- the single commit of item changes ---------------------------------------------------------
 
-    def commit_one(self, m: Mutation, now: float | None = None) -> None:
+    def commit_one(self, m: Mutation, now: float | None = None, batch: WriteBatch | None = None) -> None:
         """``commit`` of a single write, without the per-table bookkeeping; ``now``: the
-        request's time (default: the clock's)."""
+        request's time (default: the clock's); ``batch``: as ``commit``'s."""
         new = m.new
         existed = m.existed
         if not existed and new is None:
+            if batch is not None and len(batch):
+                self.store.write(batch)
             return  # nothing changed
         t = m.table
-        batch = WriteBatch()
+        if batch is None:
+            batch = WriteBatch()
         ops = batch.ops
         if now is None:
             now = self.now()
@@ -227,12 +239,14 @@ class Namespace:
         t.item_count += dc
         t.size_bytes += ds
 
-    def commit(self, mutations: Iterable[Mutation]) -> None:
+    def commit(self, mutations: Iterable[Mutation], batch: WriteBatch | None = None) -> None:
         """Write every changed mutation, what its table's observers derive from it (index
-        entries, stream records, TTL entries) and the table counters, in one batch."""
+        entries, stream records, TTL entries) and the table counters, in one batch; ``batch``:
+        what else must be written in that same atomic write (a transaction's token record)."""
         if type(mutations) is list and len(mutations) == 1:
-            return self.commit_one(mutations[0])
-        batch = WriteBatch()
+            return self.commit_one(mutations[0], batch=batch)
+        if batch is None:
+            batch = WriteBatch()
         now = self.now()
         touched: dict[int, Table] = {}
         deltas: dict[int, list[int]] = {}

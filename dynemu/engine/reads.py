@@ -30,12 +30,12 @@ from orjson import Fragment
 
 from dynemu import errors
 from dynemu.engine import capacity, consistency, indexes, values
+from dynemu.engine.cancellation import THROTTLE_ERRORS
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
 from dynemu.engine.expressions.keycondition import KeyCondition
 from dynemu.engine.indexes import Index
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Table, decode_stored, stored_size
-from dynemu.engine.transactions import THROTTLE_ERRORS
 from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, admit_or_cancel
 from dynemu.storage import keyspace
 

@@ -29,18 +29,18 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from dynemu import errors
 from dynemu.engine import capacity, indexes
-from dynemu.engine.capacity import CapacityLedger
-from dynemu.engine.expressions.update import Update
-from dynemu.engine.schema import Item
-from dynemu.engine.table import Apply, Condition, Mutation, Table, stored_size
-from dynemu.engine.transactions import (
+from dynemu.engine.cancellation import (
     THROTTLE_ERRORS,
-    TokenEntry,
     TransactionCanceled,
     cancel_one,
     failure_reason,
     throttle_reason,
 )
+from dynemu.engine.capacity import CapacityLedger
+from dynemu.engine.expressions.update import Update
+from dynemu.engine.schema import Item
+from dynemu.engine.table import Apply, Condition, Mutation, Table, stored_size
+from dynemu.engine.tokens import TokenEntry
 from dynemu.storage import keyspace
 
 if TYPE_CHECKING:
@@ -370,7 +370,7 @@ def _transaction(
         gsi_charges = _admit_indexes(writes, now)
     except TransactionCanceled:
         if token is not None:  # a cancelled request keeps its token for its own parameters
-            db.tokens.remember(token[0], token[1], db.now(), completed=False)
+            db.tokens.remember_cancelled(token[0], token[1], db.now())
         raise
     result = WriteResult(done=list(writes), ledger=CapacityLedger(split=True) if consumed else None)
     for w, p in zip(writes, parts, strict=True):
@@ -380,10 +380,11 @@ def _transaction(
         w.table.capacity.debit(p, w.key, now, write=(write_h + lsi_h) / 2)
         _record(result.ledger, w, write_h)
     _debit_index_writes(gsi_charges, now)
-    db.commit([w.mutation for w in writes if w.mutation is not None])  # the one batch: all or nothing
+    record = None  # the token's record, written in the transaction's own batch (engine.tokens)
     if token is not None:
         sizes = [(w.table_name or w.table.name, max(w.read_size, w.mutation.new_size if w.mutation else 0)) for w in writes]
-        db.tokens.remember(token[0], token[1], db.now(), completed=True, replay=sizes)
+        record = db.tokens.record(token[0], token[1], now, completed=True, replay=sizes)
+    db.commit([w.mutation for w in writes if w.mutation is not None], batch=record)  # the one batch: all or nothing
     return result
 
 

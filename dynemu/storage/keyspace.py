@@ -12,6 +12,8 @@ is needed after them; ``enc`` is ``encoding.encode_key_value`` (self-delimiting)
     x/<tid:4><expiry:8, sign-flipped><enc pk><enc sk>   TTL entries, by expiry time
     m/s/<tid:4>, m/x/<tid:4>                        a table's stream and TTL settings
     m/c/item-collections/<tid>/<h(pk)><enc pk>      item collection sizes (tables with an LSI)
+    r/t/<token utf-8>                               a TransactWriteItems ClientRequestToken's record
+    r/x/<expiry us:8, sign-flipped><token utf-8>    the same tokens, by expiry time (pruning)
 
 A multi-attribute index key (up to 4 HASH and 4 RANGE attributes) is the concatenation of
 its components' encodings, hashed together: ``h(enc ipk1 enc ipk2 ...)``. Nothing outside
@@ -44,6 +46,9 @@ ITEMS = b"t/"
 INDEXES = b"i/"
 STREAMS = b"s/"
 TTL = b"x/"
+TOKENS = b"r/"
+TOKEN_RECORDS = TOKENS + b"t/"
+TOKEN_EXPIRIES = TOKENS + b"x/"
 
 _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
@@ -385,3 +390,30 @@ def decode_ttl_key(key: bytes, pk_type: str, sk_type: str | None) -> tuple[int, 
     pk, pos = decode_key_value(pk_type, key, len(TTL) + 4 + 8)
     sk = decode_key_value(sk_type, key, pos)[0] if sk_type is not None else None
     return expiry, pk, sk
+
+
+# --- ClientRequestTokens -------------------------------------------------------------------
+
+
+def token_key(token: str) -> bytes:
+    """The record of a TransactWriteItems ClientRequestToken (1 to 36 characters)."""
+    return TOKEN_RECORDS + token.encode("utf-8", "surrogatepass")
+
+
+def _micros(seconds: float) -> bytes:
+    return _expiry_bytes(int(seconds * 1_000_000))
+
+
+def token_expiry_key(expires: float, token: str) -> bytes:
+    """The entry of ``token`` in the by-expiry order of the token records."""
+    return TOKEN_EXPIRIES + _micros(expires) + token.encode("utf-8", "surrogatepass")
+
+
+def token_expiries_until(now: float) -> bytes:
+    """Stop key of the token expiry entries whose expiry (to the microsecond) is at or before ``now``."""
+    return TOKEN_EXPIRIES + _expiry_bytes(int(now * 1_000_000) + 1)
+
+
+def decode_token_expiry_key(key: bytes) -> str:
+    """The token of a ``token_expiry_key``."""
+    return key[len(TOKEN_EXPIRIES) + 8 :].decode("utf-8", "surrogatepass")

@@ -15,6 +15,7 @@ from dynemu import errors
 from dynemu.api.operations.common import render_ledger
 from dynemu.api.protocol import Context
 from dynemu.engine import reads, values
+from dynemu.engine.cancellation import TransactionCanceled
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
 from dynemu.engine.expressions import ast as ex
 from dynemu.engine.expressions.keycondition import KeyCondition
@@ -22,7 +23,7 @@ from dynemu.engine.indexes import Index
 from dynemu.engine.partiql.translate import KeyedPlan, ReadPlan
 from dynemu.engine.reads import KeyRead, Page, RangeRead
 from dynemu.engine.table import Mutation, Table
-from dynemu.engine.transactions import TransactionCanceled, fingerprint
+from dynemu.engine.tokens import fingerprint
 from dynemu.engine.writes import Write, replay
 
 Item = dict[str, Any]

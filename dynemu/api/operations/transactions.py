@@ -3,7 +3,7 @@
 TransactWriteItems (API reference; developer guide transaction-apis.md) runs in passes:
 
 1. the token: a repeat of a completed request within 10 minutes succeeds without writing
-   (dynemu.engine.transactions);
+   (dynemu.engine.tokens);
 2. checks that need no table, action by action: exactly one of ConditionCheck / Put /
    Update / Delete, attribute values, the Put item's 400 KB, expressions;
 3. tables and keys: ResourceNotFoundException and empty or oversized key values are
@@ -35,10 +35,11 @@ from dynemu.api.operations.common import render_ledger
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context, Handler
 from dynemu.engine import reads, values
+from dynemu.engine.cancellation import cancel_one
 from dynemu.engine.expressions import Compiled
 from dynemu.engine.reads import KeyRead
 from dynemu.engine.table import MAX_ITEM_BYTES, Table
-from dynemu.engine.transactions import cancel_one, fingerprint
+from dynemu.engine.tokens import fingerprint
 from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, Write, WriteResult, replay
 
 Item = dict[str, Any]
