@@ -129,6 +129,9 @@ def serve(settings: Settings, kind: str, starting: _StartingUp | None = None) ->
     line = startup_line(settings, kind, sock)
     with asyncio.Runner(loop_factory=factory) as runner:
         runner.run(_serve(service, sock, line))
+    if any(u.data_lost for u in service.namespaces.unsaved):  # each logged by Namespaces.close
+        print("dynemu stopped; some data may not have been saved (see the log)", flush=True)
+        raise SystemExit(1)
     print("dynemu stopped" + ("" if settings.in_memory else "; data saved"), flush=True)
 
 

@@ -14,9 +14,11 @@ it reopens transparently), so made-up regions cannot exhaust file descriptors.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 from collections import OrderedDict
+from dataclasses import dataclass
 
 from dynemu import errors
 from dynemu.engine.capacity.throughput import CapacityConfig
@@ -26,6 +28,8 @@ from dynemu.engine.indexes import ITEM_COLLECTION_LIMIT
 from dynemu.engine.namespace import Namespace
 from dynemu.storage.base import Store
 from dynemu.storage.select import open_store, resolve
+
+log = logging.getLogger("dynemu.engine.namespaces")
 
 DEFAULT_REGION = "us-east-1"
 SHARED = "shared"
@@ -92,6 +96,27 @@ def namespace_name(region: str, access_key: str, *, shared_db: bool, isolate_acc
 _NAMES_KEPT = 1024  # (region, access key) pairs whose namespace name is remembered
 
 
+@dataclass(frozen=True, slots=True)
+class Unsaved:
+    """Something a namespace could not save when it was closed; ``data_lost``: whether it
+    may be data (its store failed to close) rather than what the next start rebuilds."""
+
+    namespace: str
+    what: str
+    data_lost: bool
+
+
+def close_namespace(name: str, db: Namespace) -> list[Unsaved]:
+    """Close ``db``, logging (one line each, no traceback) and returning what it could not save."""
+    try:
+        unsaved = [Unsaved(name, what, False) for what in db.close()]
+    except Exception as e:  # noqa: BLE001 - reported; the other namespaces are closed all the same
+        unsaved = [Unsaved(name, f"the store did not close ({type(e).__name__}: {e})", True)]
+    for u in unsaved:
+        (log.error if u.data_lost else log.warning)("namespace %s: could not save %s", u.namespace, u.what)
+    return unsaved
+
+
 class Namespaces:
     def __init__(
         self,
@@ -124,6 +149,7 @@ class Namespaces:
         # (region, access key) -> namespace name, for the pairs seen lately: every request
         # asks, and the name is a pure function of the pair (refused pairs are not kept)
         self._names: dict[tuple[str, str], str] = {}
+        self.unsaved: list[Unsaved] = []  # what closing namespaces could not save (``close``)
         if self.data_dir is not None:
             os.makedirs(self.data_dir, exist_ok=True)
             # Reopen (up to the bound) the namespaces on disk so their TTL sweeps run.
@@ -149,8 +175,8 @@ class Namespaces:
             return db
         if self.data_dir is not None:
             while len(self.databases) >= self.max_open:
-                _, idle = self.databases.popitem(last=False)
-                idle.close()
+                idle_name, idle = self.databases.popitem(last=False)
+                self.unsaved += close_namespace(idle_name, idle)
         # The database attaches what lives beside the items (streams, TTL, the stale-read model).
         db = Namespace(self._open_store(name), self.clock, self.capacity, consistency=self.consistency,
                       item_collection_limit=self.item_collection_limit)
@@ -172,7 +198,10 @@ class Namespaces:
         self.databases.move_to_end(name)
         return db
 
-    def close(self) -> None:
-        for db in self.databases.values():
-            db.close()
+    def close(self) -> list[Unsaved]:
+        """Close every namespace, each whatever happened to the others; returns (and keeps in
+        ``unsaved``) what could not be saved, which the server's shutdown reports."""
+        for name, db in self.databases.items():
+            self.unsaved += close_namespace(name, db)
         self.databases.clear()
+        return self.unsaved

@@ -7,9 +7,15 @@ Three implementations pass the same tests: ``leveldb.LevelDBStore`` (plyvel, the
 
 from __future__ import annotations
 
+import errno
+import logging
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from itertools import islice
+
+from dynemu import errors
+
+log = logging.getLogger("dynemu.storage")
 
 
 class WriteBatch:
@@ -78,3 +84,47 @@ class Store(Reader):
 
     @abstractmethod
     def close(self) -> None: ...
+
+
+# --- a full disk ----------------------------------------------------------------------------
+
+_SQLITE_FULL = 13  # sqlite3's SQLITE_FULL result code ("database or disk is full")
+_FULL_TEXTS = ("no space left on device", "disk quota exceeded", "database or disk is full")
+
+
+def out_of_space(e: BaseException) -> bool:
+    """Whether a store's error says that its disk is full: ENOSPC or EDQUOT (OSError, and
+    plyvel's IOError, whose message is LevelDB's bytes), or SQLite's SQLITE_FULL."""
+    if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    if getattr(e, "sqlite_errorcode", None) == _SQLITE_FULL:
+        return True
+    text = " ".join(a.decode("utf-8", "replace") if isinstance(a, bytes) else str(a) for a in e.args).lower()
+    return any(t in text for t in _FULL_TEXTS)
+
+
+class DiskFullEpisode:
+    """What a store says about its disk being full, once per episode: the first refused write
+    logs one line (never a traceback per request) and every refused write raises
+    ``errors.DiskFull`` (500 with a message saying where); the first write that succeeds
+    afterwards logs that writes resumed."""
+
+    __slots__ = ("path", "full")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.full = False
+
+    def refused(self) -> errors.DiskFull:
+        """The error of a write refused for lack of space (logged when the episode starts)."""
+        err = errors.disk_full(self.path)
+        if not self.full:
+            self.full = True
+            log.error("%s (writes are refused with InternalServerError until then)", err.message)
+        return err
+
+    def resumed(self) -> None:
+        """A write succeeded: the episode, if any, is over."""
+        if self.full:
+            self.full = False
+            log.warning("space is available again on the disk of %s: writes resumed", self.path)

@@ -3,18 +3,30 @@
 LevelDB's default bytewise comparator is kept: a Python comparator would be slow and
 aborts the process if it raises. Iterators read LevelDB's implicit snapshot, so writes
 made while one is open are not seen by it, as the interface requires.
+
+A full disk. A write that fails for lack of space may leave a torn record at the end of
+LevelDB's log, and LevelDB goes on appending after it: a later write is acknowledged, but the
+next open stops reading the log at the torn record and loses it (tried on a full tmpfs). A
+failed flush of the memory table also makes every later write fail (LevelDB's background
+error is sticky). So after such a failure this store writes nothing more through that handle:
+the next write first checks that the disk has room to replay the log, then closes the plyvel
+DB and opens it again (the replay keeps everything up to the torn record, which was never
+acknowledged), all inside this object, so the namespace's ``store`` stays valid for every
+user. Until there is room, writes raise ``errors.DiskFull`` and reads go on through the open
+handle. Reopening closes the iterators and snapshots open on the old handle.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any
 
 import plyvel
 
-from dynemu.storage.base import Snapshot, Store, WriteBatch
+from dynemu.storage.base import DiskFullEpisode, Snapshot, Store, WriteBatch, out_of_space
 
 # Table files held open (and mapped); LevelDB's max_open_files is this plus the 10 files it
 # keeps for itself, and it raises anything below 64 + 10 to that.
@@ -22,6 +34,8 @@ OPEN_FILES = 64
 # The size LevelDB writes table files up to (its default is 2 MB): with OPEN_FILES, what can
 # stay mapped is at most OPEN_FILES x MAX_FILE_SIZE (32 MB).
 MAX_FILE_SIZE = 512 * 1024
+# Room a reopen needs besides the log it replays into a table file (a new MANIFEST, a new log).
+REOPEN_MARGIN = 1024 * 1024
 
 
 class LevelDBSnapshot(Snapshot):
@@ -59,7 +73,11 @@ class LevelDBStore(Store):
         options.setdefault("max_file_size", MAX_FILE_SIZE)
         self.path = os.fspath(path)
         self._sync = sync
-        self._db = plyvel.DB(self.path, create_if_missing=True, **options)
+        self._options = options
+        self._db: Any = plyvel.DB(self.path, create_if_missing=True, **options)
+        self._closed = False
+        self._refused = False  # a write failed for lack of space: reopen before the next one
+        self._full = DiskFullEpisode(self.path)
 
     def get(self, key: bytes) -> bytes | None:
         return self._db.get(key)
@@ -80,21 +98,87 @@ class LevelDBStore(Store):
             return list(islice(values, limit))
 
     def write(self, batch: WriteBatch) -> None:
+        if self._refused:
+            self._reopen()
         wb = self._db.write_batch(sync=self._sync)
         for key, value in batch.ops:
             if value is None:
                 wb.delete(key)
             else:
                 wb.put(key, value)
-        wb.write()  # one LevelDB batch: applied atomically
+        try:
+            wb.write()  # one LevelDB batch: applied atomically
+        except plyvel.IOError as e:
+            if not out_of_space(e):
+                raise
+            self._refused = True
+            raise self._full.refused() from None
+        if self._full.full:
+            self._full.resumed()
+
+    # --- a full disk ----------------------------------------------------------------------
+
+    def _room_to_reopen(self) -> bool:
+        """Whether the disk has room for what opening the store writes: a table file of the
+        logs it replays, a new MANIFEST and a new log."""
+        needed = REOPEN_MARGIN
+        with os.scandir(self.path) as entries:
+            for entry in entries:
+                if entry.name.endswith(".log") or entry.name.startswith("MANIFEST-"):
+                    needed += entry.stat().st_size
+        return shutil.disk_usage(self.path).free >= needed
+
+    def _reopen(self) -> None:
+        """Close the plyvel DB and open it again (see the module's docstring), or raise
+        DiskFull while the disk has no room for it."""
+        if not self._room_to_reopen():
+            raise self._full.refused()
+        self._db.close()
+        try:
+            self._db = plyvel.DB(self.path, create_if_missing=True, **self._options)
+        except plyvel.IOError as e:
+            if not out_of_space(e):
+                raise
+            self._db = _Reopening(self)  # reads retry the open, and say the disk is full meanwhile
+            raise self._full.refused() from None
+        self._refused = False
+
+    def _revive(self) -> Any:
+        """The plyvel DB, opened again after a failed reopen (a read or a write needs it)."""
+        try:
+            self._db = plyvel.DB(self.path, create_if_missing=True, **self._options)
+        except plyvel.IOError as e:
+            if not out_of_space(e):
+                raise
+            raise self._full.refused() from None
+        self._refused = False
+        return self._db
 
     def snapshot(self) -> LevelDBSnapshot:
         return LevelDBSnapshot(self._db.snapshot())
 
     def close(self) -> None:
+        self._closed = True
         if not self._db.closed:
             self._db.close()
 
     @property
     def closed(self) -> bool:
-        return bool(self._db.closed)
+        return self._closed
+
+
+class _Reopening:
+    """Stands for the plyvel DB of a store whose reopen failed for lack of space: each use
+    tries to open it again (``LevelDBStore._revive``), and raises DiskFull until it opens."""
+
+    closed = False
+
+    def __init__(self, store: LevelDBStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store._revive(), name)
+
+    def close(self) -> None:
+        pass
+

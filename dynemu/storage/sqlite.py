@@ -7,6 +7,10 @@ store is written: an iterator or a snapshot takes a reader connection from a sma
 opens a read transaction on it, and gives it back when closed (or exhausted). Writes go
 through the main connection, one transaction per batch; ``synchronous=NORMAL`` in WAL mode
 survives a crash of the process, as LevelDB without sync does.
+
+A full disk: a batch refused with SQLITE_FULL is rolled back whole (SQLite may already have
+rolled it back itself) and raises ``errors.DiskFull``; nothing is sticky, so the next write
+succeeds once there is room, and readers are not affected.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 
-from dynemu.storage.base import Snapshot, Store, WriteBatch
+from dynemu.storage.base import DiskFullEpisode, Snapshot, Store, WriteBatch, out_of_space
 from dynemu.storage.select import SQLITE_FILENAME as FILENAME
 
 _POOL_SIZE = 4  # idle reader connections kept open
@@ -83,6 +87,7 @@ class SQLiteStore(Store):
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
         self._idle: list[sqlite3.Connection] = []
+        self._full = DiskFullEpisode(self.path)
 
     def _main(self) -> sqlite3.Connection:
         if self._db is None:
@@ -128,16 +133,21 @@ class SQLiteStore(Store):
                 raise TypeError("keys and values must be bytes")
             final[key] = value  # later operations on the same key win
         db = self._main()
-        db.execute("BEGIN IMMEDIATE")
         try:
+            db.execute("BEGIN IMMEDIATE")
             db.executemany("DELETE FROM kv WHERE k = ?", [(k,) for k, v in final.items() if v is None])
             db.executemany(
                 "INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", [(k, v) for k, v in final.items() if v is not None]
             )
-        except BaseException:
-            db.execute("ROLLBACK")
+            db.execute("COMMIT")
+        except BaseException as e:
+            if db.in_transaction:  # SQLite rolls back by itself on some errors (SQLITE_FULL among them)
+                db.execute("ROLLBACK")
+            if isinstance(e, sqlite3.Error) and out_of_space(e):
+                raise self._full.refused() from None
             raise
-        db.execute("COMMIT")
+        if self._full.full:
+            self._full.resumed()
 
     def snapshot(self) -> SQLiteSnapshot:
         self._main()
