@@ -1,0 +1,123 @@
+"""A full disk under each on-disk store, and closing namespaces whatever fails (issue 31).
+
+The disk is a small tmpfs (root only; the fixture skips elsewhere, saying why). The server-level
+behaviour is tests/test_crash_durability.py."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dynemu import errors
+from dynemu.engine.clock import VirtualClock
+from dynemu.engine.namespaces import Namespaces
+from dynemu.storage.base import WriteBatch, out_of_space
+from dynemu.storage.memory import MemoryStore
+from dynemu.storage.select import open_store
+from tests.test_crash_durability import _fill, small_disk  # noqa: F401 - the fixture
+
+VALUE = os.urandom(4000)
+
+
+def _put(store: Any, key: bytes) -> None:
+    batch = WriteBatch()
+    batch.put(key, VALUE)
+    store.write(batch)
+
+
+def _fill_store(store: Any) -> int:
+    """Write keys k0, k1, ... until the disk refuses one; the number written."""
+    for n in range(100_000):
+        try:
+            _put(store, b"k%06d" % n)
+        except errors.DiskFull as e:
+            assert e.status == 500 and e.type_name == "InternalServerError" and store.path in e.message
+            return n
+    raise AssertionError("the disk never filled")
+
+
+@pytest.mark.parametrize("kind", ["leveldb", "sqlite"])
+def test_refused_then_resumed_without_losing_a_write(small_disk: Path, kind: str) -> None:  # noqa: F811
+    path = str(small_disk / "ns")
+    store = open_store(kind, path)
+    _put(store, b"a")
+    filler = _fill(small_disk, 256 * 1024)
+    n = _fill_store(store)
+    for _ in range(3):  # refused again, nothing written
+        with pytest.raises(errors.DiskFull):
+            _put(store, b"refused")
+    assert store.get(b"refused") is None
+    assert store.get(b"a") == VALUE and store.get(b"k%06d" % (n - 1)) == VALUE  # reads keep working
+    assert sum(1 for _ in store.iterate(b"k", b"l")) == n
+    filler.unlink()
+    _put(store, b"after")  # room again: the same store object writes (LevelDB: reopened inside)
+    _put(store, b"after-2")
+    assert store.get(b"after") == VALUE and store.get(b"a") == VALUE
+    store.close()
+    # What was acknowledged is all there after a reopen: LevelDB's log is not left with a torn
+    # record that would swallow the writes made after the refusal.
+    store = open_store(kind, path)
+    try:
+        assert store.get(b"after") == VALUE and store.get(b"after-2") == VALUE
+        assert sum(1 for _ in store.iterate(b"k", b"l")) == n
+    finally:
+        store.close()
+
+
+def test_out_of_space_recognises_each_store() -> None:
+    assert out_of_space(OSError(28, "No space left on device"))
+    assert out_of_space(OSError(b"IO error: /d/000003.log: No space left on device"))  # plyvel's IOError
+    import sqlite3
+
+    assert out_of_space(sqlite3.OperationalError("database or disk is full"))
+    assert not out_of_space(OSError(b"IO error: /d/LOCK: Resource temporarily unavailable"))
+    assert not out_of_space(sqlite3.OperationalError("database is locked"))
+
+
+# --- closing --------------------------------------------------------------------------------------
+
+
+class _Failing(MemoryStore):
+    """A memory store whose writes and closing can fail."""
+
+    def __init__(self, *, write: bool = False, close: bool = False) -> None:
+        super().__init__()
+        self.fail_write, self.fail_close = write, close
+        self.was_closed = False
+
+    def write(self, batch: WriteBatch) -> None:
+        if self.fail_write:
+            raise errors.disk_full("/data/ns")
+        super().write(batch)
+
+    def close(self) -> None:
+        self.was_closed = True
+        if self.fail_close:
+            raise RuntimeError("cannot close")
+        super().close()
+
+
+def test_close_closes_every_namespace_and_reports_what_it_could_not_save() -> None:
+    spaces = Namespaces(data_dir=None, clock=VirtualClock(1_700_000_000.0))
+    stores = {"a": _Failing(close=True), "b": _Failing(), "c": _Failing()}
+    for name, store in stores.items():
+        spaces._open_store = lambda _name, store=store: store  # type: ignore[method-assign]
+        db = spaces._open(name)
+        tid, arn, uuid = db.new_spec_ids("t", "us-east-1")
+        from dynemu.engine.schema import KeyAttr, TableSpec
+
+        db.add_table(TableSpec(name="t", table_id=tid, arn=arn, uuid=uuid, created=db.now(),
+                               hash_key=KeyAttr("pk", "S"), range_key=None,
+                               attribute_definitions=[KeyAttr("pk", "S")], billing_mode="PAY_PER_REQUEST"))
+    stores["b"].fail_write = True  # its partition sizes cannot be saved: a full disk
+    unsaved = spaces.close()
+    assert all(s.was_closed for s in stores.values())  # every store closed, whatever failed before
+    assert spaces.databases == {}
+    by_name = {u.namespace: u for u in unsaved}
+    assert set(by_name) == {"a", "b"}
+    assert by_name["a"].data_lost and "the store did not close (RuntimeError: cannot close)" in by_name["a"].what
+    assert not by_name["b"].data_lost and by_name["b"].what.startswith("partition sizes")
+    assert errors.disk_full("/data/ns").message in by_name["b"].what
