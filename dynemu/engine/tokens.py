@@ -39,6 +39,8 @@ from dynemu.storage.base import Store, WriteBatch
 TOKEN_TTL_SECONDS = 600.0  # "valid for 10 minutes after the first request that uses it"
 LIMIT = 100_000  # live token records kept per namespace
 PRUNE_EACH = 16  # expired records deleted by each new record (more than one: pruning keeps up)
+RECOUNT_EACH = 1024  # records made between two exact counts (a batch that was never written
+# leaves the running count off: the caller, not this class, writes it)
 
 
 def fingerprint(body: dict[str, Any]) -> bytes:
@@ -67,12 +69,13 @@ class TokenEntry:
 class Tokens:
     """The ClientRequestTokens of one namespace, in its store."""
 
-    __slots__ = ("store", "limit", "_count")
+    __slots__ = ("store", "limit", "_count", "_made")
 
     def __init__(self, store: Store, limit: int = LIMIT) -> None:
         self.store = store
         self.limit = max(1, limit)
         self._count: int | None = None  # records in the store (None: not counted yet)
+        self._made = 0  # records made since the last exact count
 
     def check(self, token: str, digest: bytes, now: float) -> TokenEntry | None:
         """The entry a repeat of this request replays (completed), None to run it, or
@@ -122,6 +125,7 @@ class Tokens:
         if self._count is None:
             start = keyspace.TOKEN_EXPIRIES
             self._count = sum(1 for _ in self.store.iterate(start, keyspace.prefix_end(start)))
+            self._made = 0
         return self._count
 
     def _counted(self, delta: int) -> None:
@@ -133,6 +137,9 @@ class Tokens:
         expiring until a tenth of the bound is free (a live token among them is forgotten
         early: the bound wins). ``token``'s own record is the caller's."""
         over = 0
+        self._made += 1
+        if self._made >= RECOUNT_EACH:
+            self._count = None
         if len(self) + 1 > self.limit:
             self._count = None  # count exactly before forgetting live tokens
             if len(self) + 1 > self.limit:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from dynemu.storage.base import Store
+from dynemu.storage.base import Store, out_of_space
 
 LEVELDB_MARKER = "CURRENT"  # every LevelDB directory has it
 SQLITE_FILENAME = "dynemu.sqlite3"  # storage/sqlite.py's file (here: opening LevelDB imports no sqlite3)
@@ -73,6 +73,11 @@ def open_store(kind: str, path: str, *, leveldb_open_files: int | None = None) -
         raise
     except Exception as e:  # plyvel.IOError, sqlite3.Error, OSError: one line for the user
         text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        if out_of_space(e):  # opening replays the store's log into a new file: that needs room
+            raise StoreOpenError(
+                f"cannot open the store {path}: the disk of the data directory is full ({text}): "
+                "free space on that disk, or use another --data-dir"
+            ) from e
         if "lock" in text.lower():
             raise StoreOpenError(
                 f"the store {path} is locked by another process ({text}): stop that process, "

@@ -13,6 +13,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+from dynemu import errors
 from dynemu.api.protocol import Context
 from dynemu.engine import ttl
 
@@ -70,5 +71,7 @@ async def _poll(maintenance: ttl.Maintenance) -> None:
         await asyncio.sleep(maintenance.real_seconds())
         try:
             maintenance.run()
+        except errors.DiskFull:  # the store logged the episode once; sweeping resumes with space
+            pass
         except Exception:  # a bug: log it and keep sweeping (never swallow it silently)
             log.exception("TTL sweep / stream retention failed")
