@@ -121,3 +121,28 @@ def test_close_closes_every_namespace_and_reports_what_it_could_not_save() -> No
     assert by_name["a"].data_lost and "the store did not close (RuntimeError: cannot close)" in by_name["a"].what
     assert not by_name["b"].data_lost and by_name["b"].what.startswith("partition sizes")
     assert errors.disk_full("/data/ns").message in by_name["b"].what
+
+
+def test_leveldb_reopen_that_fails_is_retried_by_reads_and_writes(tmp_path: Path, monkeypatch: Any) -> None:
+    plyvel = pytest.importorskip("plyvel")
+    from dynemu.storage import leveldb
+
+    store = leveldb.LevelDBStore(tmp_path / "ns")
+    _put(store, b"a")
+    store._refused = True  # as after a write refused for lack of space
+    real = plyvel.DB
+
+    def no_room(*args: Any, **kwargs: Any) -> Any:
+        raise plyvel.IOError(b"IO error: ns/000005.ldb: No space left on device")
+
+    monkeypatch.setattr(leveldb.plyvel, "DB", no_room)
+    with pytest.raises(errors.DiskFull):
+        _put(store, b"b")  # the room check passed, the open did not
+    with pytest.raises(errors.DiskFull):
+        store.get(b"a")  # no handle: a read tries to open it again, and says why it cannot
+    monkeypatch.setattr(leveldb.plyvel, "DB", real)
+    assert store.get(b"a") == VALUE  # opened again by the read
+    _put(store, b"b")
+    assert store.get(b"b") == VALUE and not store.closed
+    store.close()
+    assert store.closed
