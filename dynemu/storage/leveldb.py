@@ -134,25 +134,21 @@ class LevelDBStore(Store):
         if not self._room_to_reopen():
             raise self._full.refused()
         self._db.close()
-        try:
-            self._db = plyvel.DB(self.path, create_if_missing=True, **self._options)
-        except plyvel.IOError as e:
-            if not out_of_space(e):
-                raise
-            self._db = _Reopening(self)  # reads retry the open, and say the disk is full meanwhile
-            raise self._full.refused() from None
-        self._refused = False
+        self._db = _Reopening(self)  # until the open succeeds: each use tries it again
+        self._revive()
 
     def _revive(self) -> Any:
-        """The plyvel DB, opened again after a failed reopen (a read or a write needs it)."""
+        """Open the plyvel DB again (a reopen, or a use after a reopen that failed): the DB, or
+        DiskFull while the disk has no room for the open."""
         try:
-            self._db = plyvel.DB(self.path, create_if_missing=True, **self._options)
+            db = plyvel.DB(self.path, create_if_missing=True, **self._options)
         except plyvel.IOError as e:
             if not out_of_space(e):
                 raise
             raise self._full.refused() from None
+        self._db = db
         self._refused = False
-        return self._db
+        return db
 
     def snapshot(self) -> LevelDBSnapshot:
         return LevelDBSnapshot(self._db.snapshot())
@@ -168,8 +164,8 @@ class LevelDBStore(Store):
 
 
 class _Reopening:
-    """Stands for the plyvel DB of a store whose reopen failed for lack of space: each use
-    tries to open it again (``LevelDBStore._revive``), and raises DiskFull until it opens."""
+    """Stands for the plyvel DB of a store between closing it and opening it again: each use
+    tries the open (``LevelDBStore._revive``), and raises DiskFull until it succeeds."""
 
     closed = False
 
