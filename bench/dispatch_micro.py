@@ -56,11 +56,11 @@ class FakeRequest:
 
 def setup(keys: int, query: bool = True, partitions: int = QUERY_PARTITIONS, throttling: str = "off") -> Any:
     sys.path.insert(0, str(REPO_DIR))
-    from dynemu.api.server import PROTOCOL, create_app
+    from dynemu.api.admin_app import DISPATCHER, create_app
     from dynemu.config import load_settings
 
     app = create_app(load_settings(["--in-memory", "--throttling", throttling]))
-    protocol = app[PROTOCOL]
+    protocol = app[DISPATCHER]
 
     def call(op: str, body: dict[str, Any]) -> Any:
         return protocol._dispatch(FakeRequest(op), orjson.dumps(body))

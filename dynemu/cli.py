@@ -149,9 +149,9 @@ async def _serve(service: Any, sock: socket.socket, line: str) -> None:
     """Serve until SIGINT or SIGTERM, then close the connections and the stores."""
     import asyncio
 
-    from dynemu.api.http1 import HttpServer
+    from dynemu.api.http import HttpListener
 
-    server = HttpServer(service)
+    server = HttpListener(service)
     try:
         await server.start(sock)
         stop = asyncio.Event()

@@ -117,6 +117,7 @@ def internal_server_error(message: str = "Internal server error") -> DynamoError
 
 
 # --- HTTP and the protocol (api/http, api/protocol, api/sigv4) ---
+MSG_NOT_IMPLEMENTED = "dynemu does not implement {operation} yet"
 
 
 # --- storage and durability ---
