@@ -118,6 +118,31 @@ def internal_server_error(message: str = "Internal server error") -> DynamoError
 
 # --- HTTP and the protocol (api/http, api/protocol, api/sigv4) ---
 MSG_NOT_IMPLEMENTED = "dynemu does not implement {operation} yet"
+# Signature Version 4 (api/sigv4.py), as the service words them ("Signing AWS API requests",
+# IAM User Guide; the IncompleteSignature and skew texts as recorded from the service).
+MSG_SIGNATURE_MISMATCH = (
+    "The request signature we calculated does not match the signature you provided. "
+    "Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
+)
+MSG_UNKNOWN_ACCESS_KEY = "The security token included in the request is invalid."
+MSG_SIGNATURE_EXPIRED = "Signature expired: {signed} is now earlier than {earliest} ({now} - 15 min.)"
+MSG_SIGNATURE_NOT_YET_CURRENT = "Signature not yet current: {signed} is still later than {latest} ({now} + 15 min.)"
+MSG_AUTH_PARAMETER_MISSING = "Authorization header requires '{parameter}' parameter. "
+MSG_AUTH_DATE_MISSING = "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. "
+MSG_AUTH_INCOMPLETE = "{missing}Authorization={authorization}"
+MSG_AUTH_DATE_FORMAT = (
+    "Date must be in ISO-8601 'basic format'. Got '{date}'. See http://en.wikipedia.org/wiki/ISO_8601"
+)
+MSG_AUTH_ALGORITHM = "Unsupported AWS 'algorithm': '{algorithm}' (only AWS4-HMAC-SHA256 for now). "
+MSG_AUTH_CREDENTIAL_FORMAT = (
+    "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, "
+    "got '{credential}'"
+)
+# start-up (not a DynamoDB message): --verify-signatures with nothing to verify against
+MSG_NO_CREDENTIALS = (
+    "--verify-signatures needs credentials: give --credentials-file or set "
+    "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+)
 
 
 # --- storage and durability ---

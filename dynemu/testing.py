@@ -14,7 +14,7 @@ import asyncio
 import threading
 from typing import TYPE_CHECKING, Any
 
-from dynemu.config import Settings, make_settings
+from dynemu.config import Settings, SettingsError, make_settings
 from dynemu.startup import DataDirLock, StartupError, bind, lock_data_dir
 from dynemu.storage import select as store_select
 
@@ -46,9 +46,9 @@ class DynemuServer:
 
             # The service answers app[NAMESPACES] as the aiohttp application did.
             self.app = Service(self.settings)
-        except SystemExit as e:  # a setting refused while the app is built
+        except SettingsError as e:  # a setting refused while the service is built
             sock.close()
-            raise StartupError(str(e.code).removeprefix("dynemu: ")) from None
+            raise StartupError(str(e)) from None
         except BaseException:
             sock.close()
             raise

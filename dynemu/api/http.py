@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 import httptools
 
 from dynemu.api.protocol import MAX_BODY_BYTES, ApiDispatcher, Headers, Reply, Request, new_headers
-from dynemu.cache import memoized
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -77,13 +76,11 @@ def http_date() -> str:
     return _date[1]
 
 
-@memoized(64)
+_STATUS_LINES = {s.value: f"HTTP/1.1 {s.value} {s.phrase}\r\n" for s in HTTPStatus}
+
+
 def status_line(status: int) -> str:
-    try:
-        phrase = HTTPStatus(status).phrase
-    except ValueError:
-        phrase = ""
-    return f"HTTP/1.1 {status} {phrase}\r\n"
+    return _STATUS_LINES.get(status) or f"HTTP/1.1 {status} \r\n"
 
 
 def render(reply: Reply, tail: str) -> bytes:
@@ -290,10 +287,26 @@ class Connection(asyncio.Protocol):
 
     def _answer_pending(self) -> None:
         """Answer the complete requests in order, until one is aiohttp's or the client stops
-        reading."""
+        reading; while some wait, read no more."""
         transport, pending = self._transport, self._pending
         if transport is None:
             return
+        try:
+            self._answer_in_order(transport, pending)
+        except Exception:  # a bug of this module: never a hang
+            log.exception("HTTP connection failed; closing it")
+            transport.abort()
+            return
+        if pending:
+            if not self._held:
+                self._held = True
+                transport.pause_reading()  # until aiohttp has answered
+        elif self._held:
+            self._held = False
+            if not self._paused:
+                transport.resume_reading()
+
+    def _answer_in_order(self, transport: asyncio.Transport, pending: deque[Pending]) -> None:
         out: list[bytes] = []
         size = 0
         while pending and not self._paused and not self._relaying:
@@ -321,14 +334,6 @@ class Connection(asyncio.Protocol):
                 size = 0
         if out:
             transport.write(out[0] if len(out) == 1 else b"".join(out))
-        if pending:
-            if not self._held:
-                self._held = True
-                transport.pause_reading()  # until aiohttp has answered
-        elif self._held:
-            self._held = False
-            if not self._paused:
-                transport.resume_reading()
 
     def _finish(self) -> None:
         """The last answer is written: stop reading requests, and close (at once when all
