@@ -485,7 +485,8 @@ class AdminLink(asyncio.Transport):
 
     def _done(self, close: bool) -> None:
         self._answer = None
-        self._conn.relayed(close)
+        # Once aiohttp's write returns: the next request may be aiohttp's too.
+        asyncio.get_running_loop().call_soon(self._conn.relayed, close)
 
 
 class HttpListener:
