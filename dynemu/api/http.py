@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import httptools
 
+from dynemu.api.admin_link import AdminLink
 from dynemu.api.protocol import MAX_BODY_BYTES, ApiDispatcher, Headers, Reply, Request, new_headers
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ _MONTHS = ("", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "O
 _date = [0, ""]
 _CRLF = "\r\n"
 CLOSE = "Connection: close\r\n\r\n"
-KEEP_ALIVE = "Connection: keep-alive\r\n\r\n"  # to an HTTP/1.0 client that asked for it
+KEEP_ALIVE = "Connection: keep-alive\r\n\r\n"  # to a client that asked for it (HTTP/1.0 must)
 PERSIST = _CRLF  # HTTP/1.1: persistent unless said otherwise
 
 
@@ -252,8 +253,8 @@ class Connection(asyncio.Protocol):
         body = self._body
         if type(body) is bytearray:
             body = bytes(body)
-        if parser.should_keep_alive():
-            tail = PERSIST if parser.get_http_version() == "1.1" else KEEP_ALIVE
+        if parser.should_keep_alive():  # an HTTP/1.0 client asked with Connection: keep-alive
+            tail = KEEP_ALIVE if "connection" in headers else PERSIST
         else:
             tail = CLOSE
         answer = self._routes.get(method) if url == b"/" or url.startswith(b"/?") else None
@@ -399,94 +400,6 @@ class Connection(asyncio.Protocol):
 
     def get_extra_info(self, name: str, default: Any = None) -> Any:
         return default if self._transport is None else self._transport.get_extra_info(name, default)
-
-
-class AdminLink(asyncio.Transport):
-    """The transport of the aiohttp application's connection inside one client connection:
-    requests are written to aiohttp as bytes, its answers relayed to the client. llhttp
-    (a response parser) says where each answer ends."""
-
-    def __init__(self, conn: Connection) -> None:
-        super().__init__()
-        self._conn = conn
-        self._handler: asyncio.Protocol | None = None
-        self._answer: httptools.HttpResponseParser | None = None
-        self._head_only = False
-        self._close = False
-        self._closing = False
-
-    def send(self, handler_factory: Callable[[], asyncio.Protocol], data: bytes, head_only: bool, close: bool) -> None:
-        if self._handler is None or self._closing:
-            self._closing = False
-            self._handler = handler_factory()
-            self._handler.connection_made(self)
-        self._answer = httptools.HttpResponseParser(self)
-        self._head_only, self._close = head_only, close
-        self._handler.data_received(data)
-
-    # aiohttp's side
-
-    def write(self, data: bytes | bytearray | memoryview) -> None:
-        self._conn.write(bytes(data))
-        if self._answer is not None:
-            try:
-                self._answer.feed_data(data)
-            except httptools.HttpParserError:
-                log.exception("cannot read the aiohttp application's answer")
-                self._done(close=True)
-
-    def writelines(self, chunks: Any) -> None:
-        for chunk in chunks:
-            self.write(chunk)
-
-    def is_closing(self) -> bool:
-        return self._closing
-
-    def close(self) -> None:
-        """aiohttp is done with this connection (its keep-alive ran out, or it answered with
-        Connection: close): an answer under way ends here."""
-        if self._closing:
-            return
-        self._closing = True
-        handler, self._handler = self._handler, None
-        if handler is not None:
-            asyncio.get_running_loop().call_soon(handler.connection_lost, None)
-        if self._answer is not None:
-            self._done(close=True)
-
-    abort = close
-
-    def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return self._conn.get_extra_info(name, default)
-
-    def pause_reading(self) -> None:
-        pass
-
-    def resume_reading(self) -> None:
-        pass
-
-    def is_reading(self) -> bool:
-        return True
-
-    def lost(self) -> None:
-        """The client connection is gone."""
-        self._answer = None
-        self.close()
-
-    # llhttp's callbacks on aiohttp's answer
-
-    def on_headers_complete(self) -> None:
-        if self._head_only:
-            self._done(close=self._close)
-
-    def on_message_complete(self) -> None:
-        if self._answer is not None:
-            self._done(close=self._close)
-
-    def _done(self, close: bool) -> None:
-        self._answer = None
-        # Once aiohttp's write returns: the next request may be aiohttp's too.
-        asyncio.get_running_loop().call_soon(self._conn.relayed, close)
 
 
 class HttpListener:
