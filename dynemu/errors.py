@@ -138,6 +138,20 @@ MSG_AUTH_CREDENTIAL_FORMAT = (
     "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, "
     "got '{credential}'"
 )
+# the admin API and dashboard under /_dynemu/ (api/admin.py, admin_guard.py, dashboard.py):
+# dynemu's own, answered as {"error": message}
+MSG_ADMIN_BAD_CLOCK_BODY = 'the body must be JSON such as {"advance": 60}'
+MSG_ADMIN_BAD_ADVANCE = "advance must be a number of seconds >= 0"
+MSG_ADMIN_CLOCK_NOT_VIRTUAL = "the clock is {mode}; only a virtual clock (--clock virtual) can be advanced"
+MSG_ADMIN_NO_TABLE = "table not found: {table}"
+MSG_ADMIN_NO_INDEX = "the table has no global secondary index {index}"
+MSG_ADMIN_NO_INDEX_TRAFFIC = "the table has no global secondary index {index} with traffic"
+MSG_ADMIN_BAD_SINCE = "since must be a number of epoch seconds"
+MSG_ADMIN_FROM_PAGE = (
+    "the admin API refuses requests from web pages (Origin {origin!r}); name the origin with --cors to allow it"
+)
+MSG_ADMIN_TOKEN = "the admin API needs the token given by --admin-token (Authorization: Bearer ... or {header})"
+MSG_ADMIN_NOT_JSON = "admin API requests that change state must be Content-Type: application/json"
 # start-up (not a DynamoDB message): --verify-signatures with nothing to verify against
 MSG_NO_CREDENTIALS = (
     "--verify-signatures needs credentials: give --credentials-file or set "
