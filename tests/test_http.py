@@ -399,6 +399,31 @@ def test_an_unknown_expectation_gets_417(conn: Conn) -> None:
     assert conn.response()[0] == 417
 
 
+def test_an_endless_head_is_refused_before_it_fills_memory(conn: Conn) -> None:
+    conn.send(b"POST / HTTP/1.1\r\nHost: x\r\n")
+    try:
+        for i in range(10_000):  # a megabyte of headers, and never the blank line
+            conn.send(b"X-%d: %s\r\n" % (i, b"a" * 100))
+    except OSError:  # refused and closed while the client still sends
+        pass
+    status, headers, _ = conn.response()
+    assert status == 400 and headers["connection"] == "close"
+
+
+@pytest.mark.parametrize(("where", "status"), [(b"URL", 414), (b"value", 400)])
+def test_a_long_url_or_header_value_sent_in_pieces_is_refused(conn: Conn, where: bytes, status: int) -> None:
+    long = b"a" * 100_000
+    data = (b"GET /?" + long + b" HTTP/1.1\r\nHost: x\r\n\r\n" if where == b"URL"
+            else b"POST / HTTP/1.1\r\nHost: x\r\nX-Long: " + long + b"\r\n\r\n")
+    try:
+        for i in range(0, len(data), 4096):
+            conn.send(data[i : i + 4096])
+    except OSError:  # refused and closed while the client still sends
+        pass
+    got, headers, _ = conn.response()
+    assert got == status and headers["connection"] == "close"
+
+
 @pytest.mark.parametrize("partial", [b"POST / HTTP/1.1\r\nHost: x\r\n", b"PO", b"GET /_dynemu/clock HTTP/1.1\r\n"])
 def test_a_head_not_complete_within_the_request_timeout_closes_the_connection(conn: Conn, partial: bytes) -> None:
     conn.send(partial)  # slowloris: the rest of the head never comes (--request-timeout 1)

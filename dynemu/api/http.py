@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("dynemu")
 
+LINE_LIMIT = 8190  # bytes of a URL (414 past it) or of a header value (400), as aiohttp's limits
+HEAD_LIMIT = 64 * 1024  # bytes of a request head still incomplete: more is refused (400)
 KEEPALIVE_SECONDS = 75.0  # an idle keep-alive connection is closed after 37.5-75 s, as aiohttp does after 75
 WRITE_BATCH = 256 * 1024  # pipelined answers are written together up to this many bytes
 ACCEPT_RETRY_SECONDS = 1.0  # out of file descriptors (EMFILE, ...): stop accepting this long, as asyncio does
@@ -129,6 +131,8 @@ class Connection(asyncio.Protocol):
         self.active = True  # something was received since the last idle sweep
         # the request being parsed
         self._in_message = False
+        self._in_head = False
+        self._head_size = 0  # bytes received while the head was incomplete
         self._url = b""
         self._headers: Headers = new_headers()
         self._repeats: list[tuple[str, str]] | None = None
@@ -190,6 +194,11 @@ class Connection(asyncio.Protocol):
         except httptools.HttpParserError:  # malformed (llhttp's verdict)
             self._refuse(400)
             return
+        if self._in_head:  # the head goes on: llhttp keeps what it has read
+            self._head_size += len(data)
+            if self._head_size > HEAD_LIMIT:
+                self._refuse(400)
+                return
         if self._pending:
             self._answer_pending()
         if self._expect:  # a head that waits for 100 Continue before its body
@@ -203,14 +212,18 @@ class Connection(asyncio.Protocol):
     # --- llhttp's callbacks -----------------------------------------------------------------------
 
     def on_message_begin(self) -> None:
-        self._in_message = True
+        self._in_message = self._in_head = True
 
     def on_url(self, url: bytes) -> None:
         self._url += url
+        if len(self._url) > LINE_LIMIT:
+            raise Refused(414)
 
     def on_header(self, name: bytes, value: bytes) -> None:
         lower = _NAMES.get(name) or name.decode("latin-1").lower()
         headers = self._headers
+        if len(value) > LINE_LIMIT:
+            raise Refused(400)
         # As aiohttp reads them: UTF-8, undecodable bytes kept as surrogate escapes.
         if lower not in headers:
             headers[lower] = value.decode("utf-8", "surrogateescape")
@@ -222,6 +235,8 @@ class Connection(asyncio.Protocol):
             self._repeats.append((lower, value.decode("utf-8", "surrogateescape")))
 
     def on_headers_complete(self) -> None:
+        self._in_head = False
+        self._head_size = 0
         headers = self._headers
         headers.more = self._repeats
         length = headers.get("content-length")
