@@ -1,4 +1,4 @@
-"""dynemu's own cost per request, without HTTP: ``Protocol._dispatch`` called in-process on
+"""dynemu's own cost per request, without HTTP: ``ApiDispatcher._dispatch`` called in-process on
 the benchmark's request bodies, timed in CPU time (``time.process_time``), so it is steadier
 than ``throughput.py`` on a busy machine. Read it as "the µs dynemu adds on top of what any
 aiohttp server costs"; confirm with ``throughput.py``.
@@ -43,7 +43,7 @@ from workload import (
 
 
 class FakeRequest:
-    """What ``Protocol._dispatch`` reads from an aiohttp request."""
+    """What ``ApiDispatcher._dispatch`` reads from an aiohttp request."""
 
     def __init__(self, op: str) -> None:
         self.headers = CIMultiDict(
@@ -56,11 +56,11 @@ class FakeRequest:
 
 def setup(keys: int, query: bool = True, partitions: int = QUERY_PARTITIONS, throttling: str = "off") -> Any:
     sys.path.insert(0, str(REPO_DIR))
-    from dynemu.api.server import PROTOCOL, create_app
+    from dynemu.api.admin_app import DISPATCHER, create_app
     from dynemu.config import load_settings
 
     app = create_app(load_settings(["--in-memory", "--throttling", throttling]))
-    protocol = app[PROTOCOL]
+    protocol = app[DISPATCHER]
 
     def call(op: str, body: dict[str, Any]) -> Any:
         return protocol._dispatch(FakeRequest(op), orjson.dumps(body))

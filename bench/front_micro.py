@@ -1,12 +1,13 @@
-"""The front end's own cost per request: the benchmark's raw HTTP/1.1 request bytes fed to
-``FastHTTP.data_received`` in-process (a fake transport, no sockets, no event loop), timed in
-CPU time (``time.process_time``). Three figures per operation:
+"""The HTTP connection's own cost per request: the benchmark's raw HTTP/1.1 request bytes fed to
+``http.Connection.data_received`` in-process (a fake transport, no sockets, no event loop),
+timed in CPU time (``time.process_time``). Three figures per operation:
 
-- ``full``: the whole request in Python, parse to answer bytes (front end + protocol + dispatch);
-- ``front``: the same with ``Protocol._dispatch`` stubbed to return the answer a real call
-  gave, so what is left is the HTTP parse, the protocol wrapper (authentication, metrics,
-  request id, crc32, headers) and the render: the cost outside ``_dispatch``;
-- ``dispatch``: ``Protocol._dispatch`` alone on the same requests (as ``dispatch_micro.py``).
+- ``full``: the whole request, llhttp's framing to answer bytes (connection + dispatcher +
+  operation);
+- ``front``: the same with ``ApiDispatcher._dispatch`` stubbed to return the answer a real
+  call gave, so what is left is the framing, the dispatcher's wrapper (authentication,
+  metrics, request id, crc32, headers) and the render: the cost outside ``_dispatch``;
+- ``dispatch``: ``ApiDispatcher._dispatch`` alone on the same requests (as ``dispatch_micro.py``).
 
     python bench/front_micro.py [--count 20000] [--ops GetItem,PutItem,...] [--modes full,front,dispatch]
     python bench/front_micro.py --profile GetItem [--modes front]   # cProfile instead of timing
@@ -45,8 +46,8 @@ from workload import (
 
 sys.path.insert(0, str(REPO_DIR))
 
-from dynemu.api import http1  # noqa: E402
-from dynemu.api.protocol import Protocol  # noqa: E402
+from dynemu.api import http  # noqa: E402
+from dynemu.api.protocol import ApiDispatcher  # noqa: E402
 from dynemu.api.service import Service  # noqa: E402
 from dynemu.config import load_settings  # noqa: E402
 
@@ -54,7 +55,7 @@ HOST, PORT = "localhost", 8000
 
 
 class Transport:
-    """What FastHTTP calls on its transport; keeps the last answer for the sanity check."""
+    """What a Connection calls on its transport; keeps the last answer for the sanity check."""
 
     def __init__(self) -> None:
         self.last = b""
@@ -71,32 +72,32 @@ class Transport:
         return False
 
 
-class Server:
-    """What FastHTTP reads from its HttpServer."""
+class Listener:
+    """What a Connection reads from its HttpListener."""
 
-    def __init__(self, protocol: Protocol) -> None:
-        self.protocol = protocol
+    def __init__(self, dispatcher: ApiDispatcher) -> None:
+        self.dispatcher = dispatcher
         self.connections: set[Any] = set()
 
 
-def connect(protocol: Protocol) -> tuple[http1.FastHTTP, Transport]:
-    conn = http1.FastHTTP(Server(protocol))  # type: ignore[arg-type]
+def connect(protocol: ApiDispatcher) -> tuple[http.Connection, Transport]:
+    conn = http.Connection(Listener(protocol))  # type: ignore[arg-type]
     transport = Transport()
     conn.connection_made(transport)  # type: ignore[arg-type]
     return conn, transport
 
 
-def send(conn: http1.FastHTTP, transport: Transport, op: str, body: dict[str, Any]) -> bytes:
+def send(conn: http.Connection, transport: Transport, op: str, body: dict[str, Any]) -> bytes:
     conn.data_received(http_request(HOST, PORT, TARGET_PREFIX + op, orjson.dumps(body)))
     if not transport.last.startswith(b"HTTP/1.1 200 "):
         raise SystemExit(f"{op} was not answered 200:\n{transport.last[:600]!r}")
     return transport.last
 
 
-def setup(keys: int, query: bool) -> Protocol:
+def setup(keys: int, query: bool) -> ApiDispatcher:
     """A server in memory with throttling off, filled through the front end itself."""
     service = Service(load_settings(["--in-memory", "--throttling", "off"]))
-    conn, transport = connect(service.protocol)
+    conn, transport = connect(service.dispatcher)
     send(conn, transport, "CreateTable", table_definition(DEFAULT_TABLE, None))
     send(conn, transport, "CreateTable", table_definition(QUERY_TABLE, None, sort_key=True))
     rng = random.Random(1)
@@ -105,7 +106,7 @@ def setup(keys: int, query: bool) -> Protocol:
     for p in range(min(keys, 100) if query else 0):  # requests read key i % 100
         for s in range(QUERY_ITEMS_PER_KEY):
             send(conn, transport, "PutItem", {"TableName": QUERY_TABLE, "Item": query_item(p, s, rng)})
-    return service.protocol
+    return service.dispatcher
 
 
 def requests_for(op: str, keys: int, count: int) -> list[bytes]:
@@ -124,7 +125,7 @@ def run(fn: Any, n: int, rounds: int) -> list[float]:
     return best
 
 
-def measure(protocol: Protocol, op: str, mode: str, reqs: list[bytes], n: int, rounds: int,
+def measure(protocol: ApiDispatcher, op: str, mode: str, reqs: list[bytes], n: int, rounds: int,
             profile: bool, top: int) -> None:
     conn, transport = connect(protocol)
     real = protocol._dispatch

@@ -41,7 +41,7 @@ from workload import OPERATIONS
 def serve(profile_dir: str, dynemu_argv: list[str]) -> None:
     """Run dynemu in this process, profiled between SIGUSR1 and SIGUSR2."""
     sys.path.insert(0, str(REPO_DIR))  # the working tree this bench/ belongs to, as `-m dynemu` from it
-    from dynemu.api.http1 import HttpServer
+    from dynemu.api.http import HttpListener
     from dynemu.api.service import Service
     from dynemu.cli import loop_factory
     from dynemu.config import load_settings
@@ -70,7 +70,7 @@ def serve(profile_dir: str, dynemu_argv: list[str]) -> None:
         os.unlink(os.path.join(profile_dir, "on"))
 
     async def run() -> None:  # as `python -m dynemu` serves (dynemu/cli.py)
-        server = HttpServer(service)
+        server = HttpListener(service)
         await server.start(bind(settings.host, settings.port))
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGUSR1, start)

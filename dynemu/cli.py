@@ -108,6 +108,7 @@ def serve(settings: Settings, kind: str, starting: _StartingUp | None = None) ->
 
     # The botocore model loads only past the checks; aiohttp only when a request needs it.
     from dynemu.api.service import Service
+    from dynemu.config import SettingsError
 
     factory = loop_factory(settings)
     sock = bind(settings.host, settings.port)
@@ -116,11 +117,9 @@ def serve(settings: Settings, kind: str, starting: _StartingUp | None = None) ->
     except store_select.StoreOpenError as e:
         sock.close()
         raise StartupError(str(e)) from None
-    except SystemExit as e:  # a setting refused while the app is built (e.g. no credentials)
+    except SettingsError as e:  # a setting refused while the service is built (e.g. no credentials)
         sock.close()
-        if not isinstance(e.code, str):
-            raise
-        raise StartupError(e.code.removeprefix("dynemu: ")) from None
+        raise StartupError(str(e)) from None
     finally:
         if starting is not None:
             starting.done()
@@ -152,9 +151,9 @@ async def _serve(service: Any, sock: socket.socket, line: str) -> None:
     """Serve until SIGINT or SIGTERM, then close the connections and the stores."""
     import asyncio
 
-    from dynemu.api.http1 import HttpServer
+    from dynemu.api.http import HttpListener
 
-    server = HttpServer(service)
+    server = HttpListener(service)
     try:
         await server.start(sock)
         stop = asyncio.Event()

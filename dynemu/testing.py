@@ -14,12 +14,12 @@ import asyncio
 import threading
 from typing import TYPE_CHECKING, Any
 
-from dynemu.config import Settings, make_settings
+from dynemu.config import Settings, SettingsError, make_settings
 from dynemu.startup import DataDirLock, StartupError, bind, lock_data_dir
 from dynemu.storage import select as store_select
 
 if TYPE_CHECKING:
-    from dynemu.api.http1 import HttpServer
+    from dynemu.api.http import HttpListener
 
 __all__ = ["DynemuServer", "StartupError"]
 
@@ -35,24 +35,24 @@ class DynemuServer:
         self.url = ""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._server: HttpServer | None = None
+        self._server: HttpListener | None = None
         self._lock: DataDirLock | None = None
 
     async def _start(self, kind: str) -> str:
         sock = bind(self.settings.host, self.settings.port)
         try:
-            from dynemu.api.http1 import HttpServer
+            from dynemu.api.http import HttpListener
             from dynemu.api.service import Service
 
             # The service answers app[NAMESPACES] as the aiohttp application did.
             self.app = Service(self.settings)
-        except SystemExit as e:  # a setting refused while the app is built
+        except SettingsError as e:  # a setting refused while the service is built
             sock.close()
-            raise StartupError(str(e.code).removeprefix("dynemu: ")) from None
+            raise StartupError(str(e)) from None
         except BaseException:
             sock.close()
             raise
-        self._server = HttpServer(self.app)
+        self._server = HttpListener(self.app)
         await self._server.start(sock)
         host, port = sock.getsockname()[:2]
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 import pytest
 
-from dynemu.api.server import NAMESPACES
+from dynemu.api.admin_app import NAMESPACES
 from dynemu.engine.capacity.history import CapacityHistory
 from dynemu.replay import runner, scenario
 from dynemu.testing import DynemuServer

@@ -16,6 +16,7 @@ import botocore.awsrequest
 import botocore.credentials
 import pytest
 
+from dynemu.config import SettingsError
 from dynemu.testing import DynemuServer
 from tests.conftest import make_client
 from tests.test_protocol import raw
@@ -349,7 +350,7 @@ def test_credentials_from_a_file_of_key_secret_lines_and_from_the_environment(tm
     path.write_text("# local keys\nAKIAONE:secret-one\nAKIATWO : secret:two\n")
     creds = sigv4.load_credentials(str(path), {"AWS_ACCESS_KEY_ID": "AKIAENV", "AWS_SECRET_ACCESS_KEY": "env"})
     assert creds == {"AKIAONE": "secret-one", "AKIATWO": "secret:two", "AKIAENV": "env"}
-    with pytest.raises(SystemExit, match="--verify-signatures needs credentials"):
+    with pytest.raises(SettingsError, match="--verify-signatures needs credentials"):
         sigv4.credentials_for(None, {})
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from dynemu import errors
 from dynemu.api.dashboard import Dashboard
 from dynemu.api.metrics import RequestMetrics
 from dynemu.api.prometheus_gauges import partition_gauges
@@ -71,12 +72,12 @@ class Admin:
         try:
             body = orjson.loads(await request.read() or b"{}")
         except orjson.JSONDecodeError:
-            return _error("the body must be JSON such as {\"advance\": 60}")
+            return _error(errors.MSG_ADMIN_BAD_CLOCK_BODY)
         advance = body.get("advance") if isinstance(body, dict) else None
         if not isinstance(advance, int | float) or isinstance(advance, bool) or advance < 0:
-            return _error("advance must be a number of seconds >= 0")
+            return _error(errors.MSG_ADMIN_BAD_ADVANCE)
         if not isinstance(clock, VirtualClock):
-            return _error(f"the clock is {clock.mode}; only a virtual clock (--clock virtual) can be advanced", 409)
+            return _error(errors.MSG_ADMIN_CLOCK_NOT_VIRTUAL.format(mode=clock.mode), 409)
         clock.advance(float(advance))
         return _json({"now": clock.now(), "mode": clock.mode})
 
@@ -88,14 +89,14 @@ class Admin:
             return db
         table = db.lookup(request.match_info["table"])
         if table is None:
-            return _error(f"table not found: {request.match_info['table']}", 404)
+            return _error(errors.MSG_ADMIN_NO_TABLE.format(table=request.match_info["table"]), 404)
         index = request.query.get("index")
         cap = table.capacity
         state = cap.state
         if index is not None:
             states = getattr(cap, "index_states", {})
             if index not in states:
-                return _error(f"the table has no global secondary index {index}", 404)
+                return _error(errors.MSG_ADMIN_NO_INDEX.format(index=index), 404)
             state = states[index]
         now = db.now()
         hot = state.hot_keys(10)

@@ -24,6 +24,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from dynemu import errors
+
 TOKEN_HEADER = "X-Dynemu-Admin-Token"
 _Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -62,18 +64,16 @@ def checker(allowed_origins: tuple[str, ...] | None, token: str | None) -> Calla
     def check(request: web.Request) -> web.Response | None:
         origin = request.headers.get("Origin")
         if origin is not None and origin not in explicit and not _own_origin(request, origin):
-            return _refuse(403, f"the admin API refuses requests from web pages (Origin {origin!r}); "
-                           "name the origin with --cors to allow it")
+            return _refuse(403, errors.MSG_ADMIN_FROM_PAGE.format(origin=origin))
         reads = request.method in ("GET", "HEAD")
         if token is not None and not reads:
             given = admin_token(request)
             if given is None or not hmac.compare_digest(given.encode(), token.encode()):
-                return _refuse(401, f"the admin API needs the token given by --admin-token "
-                               f"(Authorization: Bearer ... or {TOKEN_HEADER})")
+                return _refuse(401, errors.MSG_ADMIN_TOKEN.format(header=TOKEN_HEADER))
         if not reads:
             content_type = request.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
             if content_type != "application/json":
-                return _refuse(415, "admin API requests that change state must be Content-Type: application/json")
+                return _refuse(415, errors.MSG_ADMIN_NOT_JSON)
         return None
 
     return check

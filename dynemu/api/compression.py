@@ -9,10 +9,11 @@ bytes the client sent. Decoding is bounded: more than ``limit`` bytes out is a 4
 
 from __future__ import annotations
 
-import functools
 import gzip
 import zlib
 from collections.abc import Iterable
+
+from dynemu.cache import memoized
 
 GZIP_NAMES = ("gzip", "x-gzip")
 # A response is compressed from this size on (small bodies gain nothing, as the service does).
@@ -95,9 +96,10 @@ def choose_coding(accept_encoding: Iterable[str]) -> str | None:
     return max(options)[2] if options else None
 
 
-@functools.lru_cache(maxsize=256)
+@memoized(256)
 def choose_coding_of(accept_encoding: tuple[str, ...]) -> str | None:
-    """``choose_coding``, remembered for the Accept-Encoding values clients repeat."""
+    """``choose_coding``, remembered for the Accept-Encoding values clients repeat (identity,
+    None, is computed each time: memoized keeps no None)."""
     return choose_coding(accept_encoding)
 
 

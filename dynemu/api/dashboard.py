@@ -20,6 +20,7 @@ from urllib.parse import quote, urlencode
 import orjson
 from aiohttp import web
 
+from dynemu import errors
 from dynemu.api import dashboard_html as html
 from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
@@ -184,17 +185,17 @@ class Dashboard:
             return db
         table = db.lookup(request.match_info["table"])
         if table is None:
-            return _json({"error": f"table not found: {request.match_info['table']}"}, 404)
+            return _json({"error": errors.MSG_ADMIN_NO_TABLE.format(table=request.match_info["table"])}, 404)
         index = request.query.get("index")
         state = table.capacity.state
         if index is not None:
             if index not in table.capacity.index_states:
-                return _json({"error": f"the table has no global secondary index {index} with traffic"}, 404)
+                return _json({"error": errors.MSG_ADMIN_NO_INDEX_TRAFFIC.format(index=index)}, 404)
             state = table.capacity.index_states[index]
         try:
             since = float(request.query.get("since", "0"))
         except ValueError:
-            return _json({"error": "since must be a number of epoch seconds"}, 400)
+            return _json({"error": errors.MSG_ADMIN_BAD_SINCE}, 400)
         now = db.now()
         state.history.sync(state, now)
         return _json(

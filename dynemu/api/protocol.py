@@ -2,8 +2,8 @@
 one place where a DynamoError becomes an HTTP error response.
 
 Transport-neutral: a ``Request`` (method, path, query, headers, host, the whole body) comes in
-and a ``Reply`` (status, headers, body) goes out. The fast HTTP/1.1 front end (``http1.py``)
-and the aiohttp routes (``server.py``) both call it.
+and a ``Reply`` (status, headers, body) goes out. The HTTP connections (``http.py``) call it,
+and so do the aiohttp routes of ``admin_app.py`` (an application built without a listener).
 
 Check order: content type -> Authorization present (MissingAuthenticationTokenException,
 whatever the body) -> signature (only with --verify-signatures) and region -> content
@@ -28,6 +28,7 @@ import orjson
 from dynemu import errors
 from dynemu.api import compression, sigv4
 from dynemu.api.validation import RequestValidator
+from dynemu.cache import BoundedCache
 from dynemu.config import Settings
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces, check_access_key, check_region
@@ -51,28 +52,44 @@ def cors_origins(setting: str | None) -> tuple[str, ...] | None:
 
 class Headers(dict[str, str]):
     """A request's headers: each lower-case name's first value (``get``, ``in`` and ``[]``
-    take lower-case names), and ``pairs``, every (name, value) as sent, in order, repeated
-    ones included."""
+    take lower-case names), and ``more``, the (lower-case name, value) of the headers whose
+    name came before, in order (None when no name repeats)."""
 
-    __slots__ = ("pairs", "repeated")
+    __slots__ = ("more",)
 
     def __init__(self, pairs: Sequence[tuple[str, str]]) -> None:
         super().__init__()
+        more: list[tuple[str, str]] = []
         for name, value in pairs:
-            self.setdefault(name.lower(), value)
-        self.pairs = pairs
-        self.repeated = len(self) != len(pairs)  # some name came more than once
+            lower = name.lower()
+            if lower in self:
+                more.append((lower, value))
+            else:
+                self[lower] = value
+        self.more = more or None
+
+    @property
+    def repeated(self) -> bool:
+        """Some name came more than once."""
+        return self.more is not None
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        """Every (lower-case name, value): first values, then the repeated ones in order."""
+        return list(self.items()) + (self.more or [])
 
     def getall(self, name: str) -> list[str]:
         lower = name.lower()
-        if not self.repeated:
-            value = self.get(lower)
-            return [] if value is None else [value]
-        return [value for n, value in self.pairs if n.lower() == lower]
+        value = self.get(lower)
+        if value is None:
+            return []
+        if self.more is None:
+            return [value]
+        return [value, *(v for n, v in self.more if n == lower)]
 
 
-# Empty Headers for a parser that fills them and sets ``pairs`` and ``repeated`` itself
-# (without the cost of a Python __init__ on the hot path).
+# Empty Headers for a parser that fills them and sets ``more`` itself (without the cost of a
+# Python __init__ on the hot path).
 new_headers: Callable[[], Headers] = functools.partial(dict.__new__, Headers)  # type: ignore[assignment]
 
 
@@ -130,8 +147,9 @@ def parse_credential(auth: str) -> tuple[str, str]:
     return access_key, region
 
 
-class Protocol:
-    """Turns HTTP requests into operation calls. One instance per server."""
+class ApiDispatcher:
+    """Dispatches a DynamoDB API request (``POST /``) to its operation and renders the answer;
+    also answers the health check and CORS preflight. One instance per Service."""
 
     def __init__(
         self,
@@ -155,11 +173,11 @@ class Protocol:
         self._known_operations = frozenset().union(*(v.operations for v in self.validators.values()))
         # Credential scopes already parsed and checked: (access key, region) by the text after
         # "Credential=" up to the next comma, which is all the answer depends on. Only checks
-        # that passed are kept; bounded (cleared when full).
-        self._scopes: dict[str, tuple[str, str]] = {}
+        # that passed are kept.
+        self._scopes: BoundedCache[tuple[str, str]] = BoundedCache(CACHE_SIZE)
         # X-Amz-Target -> (validator, operation, handler), for targets that name an implemented
-        # operation; bounded the same way.
-        self._routes: dict[str, tuple[RequestValidator, str, Handler]] = {}
+        # operation.
+        self._routes: BoundedCache[tuple[RequestValidator, str, Handler]] = BoundedCache(CACHE_SIZE)
 
     # --- responses ------------------------------------------------------------------------------
 
@@ -276,9 +294,7 @@ class Protocol:
             return known
         access_key, region = parse_credential(auth)
         known = check_access_key(access_key), check_region(region)
-        if len(self._scopes) >= CACHE_SIZE:
-            self._scopes.clear()
-        self._scopes[scope] = known
+        self._scopes.put(scope, known)
         return known
 
     def _body(self, request: Request, raw: bytes) -> Any:
@@ -323,10 +339,9 @@ class Protocol:
         handler = ops.get(operation)
         if handler is None:
             validator.validate(operation, body)
-            raise errors.unknown_operation(f"dynemu does not implement {operation} yet")
-        if len(self._routes) >= CACHE_SIZE:
-            self._routes.clear()
-        self._routes[target] = route = (validator, operation, handler)
+            raise errors.unknown_operation(errors.MSG_NOT_IMPLEMENTED.format(operation=operation))
+        route = (validator, operation, handler)
+        self._routes.put(target, route)
         return route
 
     def preflight(self, request: Request) -> Reply:

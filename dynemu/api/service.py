@@ -1,9 +1,9 @@
-"""What one dynemu server is, whatever serves its HTTP: the namespaces, the protocol, the
-request metrics, and the background task of TTL sweeps and stream retention.
+"""The emulated DynamoDB service, whatever serves its HTTP: the namespaces, the API
+dispatcher, the request metrics, and the background task of TTL sweeps and stream retention.
 
-Built once per server, without aiohttp: the fast front end (``http1.py``) serves from it
-directly, and the aiohttp application (``server.create_app``) is built over the same object
-when a request needs it (admin API, dashboard, unusual HTTP).
+Built once per process that serves, without aiohttp: the HTTP listener (``http.py``) answers
+from it directly, and the aiohttp application (``admin_app.create_app``) is built over the
+same object when a request needs it (admin API, dashboard).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dynemu.api import sigv4
 from dynemu.api.metrics import RequestMetrics
 from dynemu.api.operations import registry
 from dynemu.api.operations import ttl as ttl_operations
-from dynemu.api.protocol import Protocol
+from dynemu.api.protocol import ApiDispatcher
 from dynemu.config import Settings
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import make_clock
@@ -43,7 +43,7 @@ def make_namespaces(settings: Settings) -> Namespaces:
 
 
 class Service:
-    """One server's state. ``await start()`` begins the background maintenance; ``await
+    """One emulated service's state. ``await start()`` begins the background maintenance; ``await
     close()`` stops it and closes every namespace (the stores are flushed)."""
 
     def __init__(self, settings: Settings) -> None:
@@ -51,7 +51,7 @@ class Service:
         self.namespaces = make_namespaces(settings)
         self.metrics = RequestMetrics()
         credentials = sigv4.credentials_for(settings.credentials_file) if settings.verify_signatures else None
-        self.protocol = Protocol(settings, self.namespaces, registry.handlers(), self.metrics, credentials)
+        self.dispatcher = ApiDispatcher(settings, self.namespaces, registry.handlers(), self.metrics, credentials)
         # TTL sweeps and stream retention: on every advance of a virtual clock, else every
         # --ttl-interval seconds of clock time.
         self._lifecycle = ttl_operations.background(self.namespaces, settings.ttl_interval)
@@ -72,11 +72,11 @@ class Service:
         self.namespaces.close()
 
     def __getitem__(self, key: Any) -> Any:
-        """``server.app[NAMESPACES]`` / ``[PROTOCOL]``, as on the aiohttp application (the
-        keys are aiohttp AppKeys named ``...namespaces`` and ``...protocol``)."""
+        """``server.app[NAMESPACES]`` / ``[DISPATCHER]``, as on the aiohttp application (the
+        keys are aiohttp AppKeys named ``...namespaces`` and ``...dispatcher``)."""
         name = str(getattr(key, "_name", key)).rpartition(".")[2]
         if name == "namespaces":
             return self.namespaces
-        if name == "protocol":
-            return self.protocol
+        if name == "dispatcher":
+            return self.dispatcher
         raise KeyError(key)

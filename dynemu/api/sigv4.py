@@ -3,7 +3,7 @@
 Off by default: a local server takes any credentials. When on, the Authorization header must
 name a known access key, be signed for a date within 15 minutes of now, and carry the
 signature the secret gives for this request. Errors and messages as the service answers
-(the IncompleteSignature and skew messages as dynalite recorded them from the service).
+(the messages are in the catalogue of ``dynemu.errors``).
 """
 
 from __future__ import annotations
@@ -17,15 +17,12 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from urllib.parse import quote, unquote
 
+from dynemu import errors
+from dynemu.config import SettingsError
 from dynemu.errors import CORAL_NS, DynamoError
 
 ALGORITHM = "AWS4-HMAC-SHA256"
 MAX_SKEW_SECONDS = 15 * 60
-MSG_MISMATCH = (
-    "The request signature we calculated does not match the signature you provided. "
-    "Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
-)
-MSG_UNKNOWN_KEY = "The security token included in the request is invalid."
 _DATE = re.compile(r"\d{8}T\d{6}Z")
 
 
@@ -80,16 +77,13 @@ def _fmt(t: float) -> str:
 def _check_date(amz_date: str, now: float) -> None:
     signed = datetime.strptime(amz_date, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC).timestamp()
     if signed < now - MAX_SKEW_SECONDS:
-        raise _error(
-            "InvalidSignatureException",
-            f"Signature expired: {amz_date} is now earlier than {_fmt(now - MAX_SKEW_SECONDS)} ({_fmt(now)} - 15 min.)",
-        )
+        earliest = _fmt(now - MAX_SKEW_SECONDS)
+        message = errors.MSG_SIGNATURE_EXPIRED.format(signed=amz_date, earliest=earliest, now=_fmt(now))
+        raise _error("InvalidSignatureException", message)
     if signed > now + MAX_SKEW_SECONDS:
-        raise _error(
-            "InvalidSignatureException",
-            f"Signature not yet current: {amz_date} is still later than {_fmt(now + MAX_SKEW_SECONDS)} "
-            f"({_fmt(now)} + 15 min.)",
-        )
+        latest = _fmt(now + MAX_SKEW_SECONDS)
+        message = errors.MSG_SIGNATURE_NOT_YET_CURRENT.format(signed=amz_date, latest=latest, now=_fmt(now))
+        raise _error("InvalidSignatureException", message)
 
 
 def _canonical_query(query: str) -> str:
@@ -135,37 +129,28 @@ def verify(
     params = _parse(auth)
     amz_date = (headers.get("x-amz-date") or headers.get("date") or [""])[0]
     missing = "".join(
-        f"Authorization header requires '{p}' parameter. "
+        errors.MSG_AUTH_PARAMETER_MISSING.format(parameter=p)
         for p in ("Credential", "Signature", "SignedHeaders")
         if not params.get(p)
     )
     if not amz_date:
-        missing += "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. "
+        missing += errors.MSG_AUTH_DATE_MISSING
     if missing:
-        raise _error("IncompleteSignatureException", f"{missing}Authorization={auth}")
+        raise _error("IncompleteSignatureException", errors.MSG_AUTH_INCOMPLETE.format(missing=missing, authorization=auth))
     if not _DATE.fullmatch(amz_date):
-        raise _error(
-            "IncompleteSignatureException",
-            f"Date must be in ISO-8601 'basic format'. Got '{amz_date}'. See http://en.wikipedia.org/wiki/ISO_8601",
-        )
+        raise _error("IncompleteSignatureException", errors.MSG_AUTH_DATE_FORMAT.format(date=amz_date))
     _check_date(amz_date, now)
     algorithm = auth.strip().partition(" ")[0]
     if algorithm != ALGORITHM:
-        raise _error(
-            "IncompleteSignatureException",
-            f"Unsupported AWS 'algorithm': '{algorithm}' (only AWS4-HMAC-SHA256 for now). ",
-        )
+        raise _error("IncompleteSignatureException", errors.MSG_AUTH_ALGORITHM.format(algorithm=algorithm))
     scope = params["Credential"].rstrip("/").split("/")
     if len(scope) != 5:
-        raise _error(
-            "IncompleteSignatureException",
-            "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, "
-            f"got '{params['Credential']}'",
-        )
+        message = errors.MSG_AUTH_CREDENTIAL_FORMAT.format(credential=params["Credential"])
+        raise _error("IncompleteSignatureException", message)
     key_id, date, region, service, _term = scope
     secret = credentials.get(key_id)
     if secret is None:
-        raise _error("UnrecognizedClientException", MSG_UNKNOWN_KEY)
+        raise _error("UnrecognizedClientException", errors.MSG_UNKNOWN_ACCESS_KEY)
     signed = params["SignedHeaders"].lower().split(";")
     payload_hash = (headers.get("x-amz-content-sha256") or [hashlib.sha256(body).hexdigest()])[0]
     canonical = canonical_request(method, path, query, headers, signed, payload_hash)
@@ -174,15 +159,13 @@ def verify(
     )
     expected = hmac.new(_signing_key(secret, date, region, service), string_to_sign.encode(), hashlib.sha256)
     if not hmac.compare_digest(expected.hexdigest(), params["Signature"]):
-        raise _error("InvalidSignatureException", MSG_MISMATCH)
+        raise _error("InvalidSignatureException", errors.MSG_SIGNATURE_MISMATCH)
 
 
 def credentials_for(settings_path: str | None, environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The credentials --verify-signatures checks against (start-up: one clear error if none)."""
+    """The credentials --verify-signatures checks against; SettingsError (a ValueError) when
+    there are none: the command line reports it and exits."""
     creds = load_credentials(settings_path, os.environ if environ is None else environ)
     if not creds:
-        raise SystemExit(
-            "dynemu: --verify-signatures needs credentials: give --credentials-file or set "
-            "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
-        )
+        raise SettingsError(errors.MSG_NO_CREDENTIALS)
     return creds

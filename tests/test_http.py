@@ -1,5 +1,6 @@
-"""The HTTP/1.1 front end over raw sockets: keep-alive, pipelining, split reads, and the
-requests it hands to aiohttp (chunked bodies, Expect, HTTP/1.0, malformed heads, /_dynemu/)."""
+"""HTTP over raw sockets: keep-alive, pipelining, split reads, chunked bodies, Expect,
+HTTP/1.0, malformed heads, limits and time-outs, and the requests passed to aiohttp
+(/_dynemu/, other paths and methods)."""
 
 from __future__ import annotations
 
@@ -138,14 +139,14 @@ def test_a_post_without_content_length_has_an_empty_body(conn: Conn) -> None:
 
 
 def test_a_chunked_body_is_answered(conn: Conn) -> None:
-    conn.send(request("ListTables"))  # first on the fast path
+    conn.send(request("ListTables"))  # first framed by Content-Length
     assert conn.response()[0] == 200
     body = b'{"Limit": 1}'
     chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
     conn.send(request("ListTables", chunked, extra="Transfer-Encoding: chunked\r\n", length=False))
     status, _, answer = conn.response()
     assert status == 200 and "TableNames" in as_json(answer)
-    conn.send(request("ListTables"))  # then on aiohttp, for the rest of the connection
+    conn.send(request("ListTables"))  # and the connection carries on
     assert conn.response()[0] == 200
 
 
@@ -259,9 +260,9 @@ def test_other_paths_and_methods_are_aiohttps(conn: Conn) -> None:
 
 
 def test_an_idle_keep_alive_connection_is_closed(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dynemu.api import http1
+    from dynemu.api import http
 
-    monkeypatch.setattr(http1, "KEEPALIVE_SECONDS", 0.2)
+    monkeypatch.setattr(http, "KEEPALIVE_SECONDS", 0.2)
     with DynemuServer() as url:
         u = urlparse(url)
         assert u.hostname is not None and u.port is not None
@@ -273,8 +274,8 @@ def test_an_idle_keep_alive_connection_is_closed(monkeypatch: pytest.MonkeyPatch
 
 
 def both_paths(addr: tuple[str, int], head: bytes) -> list[Any]:
-    """The answers to ``head`` with a Content-Length body (the fast path) and with a chunked
-    one (handed to aiohttp), each on a new connection."""
+    """The answers to ``head`` with a Content-Length body and with a chunked one, each on a
+    new connection."""
     answers = []
     for framing in (b"Content-Length: 2\r\n\r\n{}", b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"):
         c = Conn(addr)
@@ -285,7 +286,7 @@ def both_paths(addr: tuple[str, int], head: bytes) -> list[Any]:
 
 
 @pytest.mark.parametrize("credential", [b"AK\xffID/20250101/us-east-1", b"AKID/20250101/us-\xc3\xa9ast-1"])
-def test_header_bytes_beyond_ascii_are_read_as_aiohttp_reads_them(addr: tuple[str, int], credential: bytes) -> None:
+def test_header_bytes_beyond_ascii_are_read_whatever_the_framing(addr: tuple[str, int], credential: bytes) -> None:
     auth = b"AWS4-HMAC-SHA256 Credential=" + credential + b"/dynamodb/aws4_request, SignedHeaders=host, Signature=x"
     head = (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
             b"X-Amz-Target: DynamoDB_20120810.ListTables\r\nAuthorization: " + auth + b"\r\n")
@@ -293,7 +294,7 @@ def test_header_bytes_beyond_ascii_are_read_as_aiohttp_reads_them(addr: tuple[st
     assert answers[0] == answers[1] and answers[0][0] == 400
 
 
-def test_a_bare_cr_and_lf_inside_a_value_are_answered_as_aiohttp_answers_them(addr: tuple[str, int]) -> None:
+def test_a_bare_cr_and_lf_inside_a_value_get_400_whatever_the_framing(addr: tuple[str, int]) -> None:
     head = (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
             b"X-Amz-Target: DynamoDB_20120810.ListTables\r\nAuthorization: " + AUTH.encode() + b"\r\nX-A: 1\r2\n3\r\n")
     answers = [(status, headers.get("content-type")) for status, headers, _ in both_paths(addr, head)]
@@ -359,3 +360,184 @@ def test_many_credential_scopes_on_one_connection(conn: Conn) -> None:
         conn.send(_with_credential("ListTables", "{}", f"AKID{i}/20250101/{region}"))
         status, _, _ = conn.response()
         assert status == (400 if i % 7 == 0 else 200)
+
+
+# --- limits and time-outs ---------------------------------------------------------------------
+
+
+def test_an_absurd_content_length_gets_400_and_the_connection_closes(conn: Conn) -> None:
+    conn.send(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: " + b"9" * 5000 + b"\r\n\r\n{}")
+    status, headers, _ = conn.response()
+    assert status == 400 and headers["connection"] == "close"
+    assert conn.closed()
+
+
+def test_a_content_length_over_16_mb_gets_413_before_the_body(conn: Conn) -> None:
+    conn.send(request("ListTables", b"", length=False).replace(
+        b"\r\n\r\n", b"\r\nContent-Length: %d\r\n\r\n" % (16 * 1024 * 1024 + 1)))
+    status, headers, _ = conn.response()
+    assert status == 413 and headers["connection"] == "close"
+
+
+def test_a_chunked_body_over_16_mb_gets_413(conn: Conn) -> None:
+    chunk = b" " * (1024 * 1024)
+    conn.send(request("ListTables", b"", extra="Transfer-Encoding: chunked\r\n", length=False))
+    for _ in range(17):
+        conn.send(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+    status, headers, _ = conn.response()
+    assert status == 413 and headers["connection"] == "close"
+
+
+def test_an_expected_body_over_16_mb_gets_413_instead_of_100(conn: Conn) -> None:
+    conn.send(b"POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n"
+              % (16 * 1024 * 1024 + 1))
+    assert conn.response()[0] == 413
+
+
+def test_an_unknown_expectation_gets_417(conn: Conn) -> None:
+    conn.send(b"POST / HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Length: 2\r\n\r\n{}")
+    assert conn.response()[0] == 417
+
+
+def test_an_endless_head_is_refused_before_it_fills_memory(conn: Conn) -> None:
+    conn.send(b"POST / HTTP/1.1\r\nHost: x\r\n")
+    try:
+        for i in range(10_000):  # a megabyte of headers, and never the blank line
+            conn.send(b"X-%d: %s\r\n" % (i, b"a" * 100))
+    except OSError:  # refused and closed while the client still sends
+        pass
+    status, headers, _ = conn.response()
+    assert status == 400 and headers["connection"] == "close"
+
+
+@pytest.mark.parametrize(("where", "status"), [(b"URL", 414), (b"value", 400)])
+def test_a_long_url_or_header_value_sent_in_pieces_is_refused(conn: Conn, where: bytes, status: int) -> None:
+    long = b"a" * 100_000
+    data = (b"GET /?" + long + b" HTTP/1.1\r\nHost: x\r\n\r\n" if where == b"URL"
+            else b"POST / HTTP/1.1\r\nHost: x\r\nX-Long: " + long + b"\r\n\r\n")
+    try:
+        for i in range(0, len(data), 4096):
+            conn.send(data[i : i + 4096])
+    except OSError:  # refused and closed while the client still sends
+        pass
+    got, headers, _ = conn.response()
+    assert got == status and headers["connection"] == "close"
+
+
+@pytest.mark.parametrize("partial", [b"POST / HTTP/1.1\r\nHost: x\r\n", b"PO", b"GET /_dynemu/clock HTTP/1.1\r\n"])
+def test_a_head_not_complete_within_the_request_timeout_closes_the_connection(conn: Conn, partial: bytes) -> None:
+    conn.send(partial)  # slowloris: the rest of the head never comes (--request-timeout 1)
+    status, headers, _ = conn.response()
+    assert status == 408 and headers["connection"] == "close"
+    assert conn.closed()
+
+
+def test_a_head_trickled_byte_by_byte_is_still_cut_off(conn: Conn) -> None:
+    conn.send(b"POST / HTTP/1.1\r\nHost: x\r\n")
+    with pytest.raises(OSError):  # the server closes while the client still sends
+        for _ in range(1000):
+            conn.send(b"X")
+            time.sleep(0.01)
+            conn.sock.setblocking(False)
+            try:
+                if conn._fill() is False:
+                    raise ConnectionResetError("closed")
+            except BlockingIOError:
+                pass
+            finally:
+                conn.sock.setblocking(True)
+    assert b"408" in conn.buf.split(b"\r\n", 1)[0]
+
+
+# --- framing ----------------------------------------------------------------------------------
+
+
+def test_a_chunked_body_in_many_segments_and_chunks(conn: Conn) -> None:
+    body = b'{"Limit": 1, "ExclusiveStartTableName": "abc"}'
+    conn.send(request("ListTables", b"", extra="Transfer-Encoding: chunked\r\n", length=False))
+    for i in range(0, len(body), 5):
+        conn.send(b"%x\r\n%s\r\n" % (len(body[i : i + 5]), body[i : i + 5]))
+        time.sleep(0.002)
+    conn.send(b"0\r\n\r\n")
+    status, _, answer = conn.response()
+    assert status == 200 and "TableNames" in as_json(answer)
+
+
+def test_expect_100_continue_with_a_chunked_body(conn: Conn) -> None:
+    body = b'{"Limit": 1}'
+    conn.send(request("ListTables", b"", extra="Transfer-Encoding: chunked\r\nExpect: 100-continue\r\n", length=False))
+    assert conn.response()[0] == 100
+    conn.send(b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body))
+    status, _, answer = conn.response()
+    assert status == 200 and "TableNames" in as_json(answer)
+
+
+def test_expect_100_continue_with_the_body_already_sent_gets_only_the_answer(conn: Conn) -> None:
+    conn.send(request("ListTables", '{"Limit": 1}', extra="Expect: 100-continue\r\n") + request("ListTables"))
+    assert conn.response()[0] == 200
+    assert conn.response()[0] == 200
+
+
+def test_http_1_0_closes_unless_kept_alive(conn: Conn, addr: tuple[str, int]) -> None:
+    conn.send(request("ListTables").replace(b"HTTP/1.1", b"HTTP/1.0", 1))
+    status, headers, _ = conn.response()
+    assert status == 200 and headers["connection"] == "close"
+    assert conn.closed()
+    kept = Conn(addr)
+    for _ in range(2):
+        kept.send(request("ListTables", extra="Connection: keep-alive\r\n").replace(b"HTTP/1.1", b"HTTP/1.0", 1))
+        status, headers, _ = kept.response()
+        assert status == 200 and headers["connection"] == "keep-alive"
+    kept.close()
+
+
+def test_http_1_0_needs_no_host(conn: Conn) -> None:
+    conn.send(b"GET / HTTP/1.0\r\n\r\n")
+    status, _, body = conn.response()
+    assert status == 200 and body == b"healthy:  "
+
+
+def test_pipelined_requests_of_every_framing_and_the_admin_api_are_answered_in_order(conn: Conn) -> None:
+    body = b'{"Limit": 1}'
+    chunked = request("ListTables", b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body),
+                      extra="Transfer-Encoding: chunked\r\n", length=False)
+    conn.send(request("ListTables") + b"GET /_dynemu/clock HTTP/1.1\r\nHost: localhost\r\n\r\n" + chunked
+              + b"GET / HTTP/1.1\r\nHost: h\r\n\r\n" + b"GET /_dynemu/metrics HTTP/1.1\r\nHost: localhost\r\n\r\n"
+              + request("DescribeTable", '{"TableName": "nope"}'))
+    status, _, answer = conn.response()
+    assert status == 200 and "TableNames" in as_json(answer)
+    status, _, answer = conn.response()
+    assert status == 200 and "now" in as_json(answer)
+    status, _, answer = conn.response()
+    assert status == 200 and "TableNames" in as_json(answer)
+    assert conn.response()[2] == b"healthy: h "
+    status, headers, _ = conn.response()
+    assert status == 200 and headers["content-type"].startswith("text/plain")
+    status, _, answer = conn.response()
+    assert status == 400 and as_json(answer)["__type"].endswith("ResourceNotFoundException")
+
+
+def test_the_admin_api_with_a_chunked_body_and_connection_close(conn: Conn) -> None:
+    body = b'{"advance": 0}'
+    conn.send(b"POST /_dynemu/clock HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+              b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(body), body))
+    status, headers, _ = conn.response()
+    assert status < 500 and headers["connection"] == "close"
+    assert conn.closed()
+
+
+def test_a_head_request_to_the_admin_api_then_more_requests(conn: Conn) -> None:
+    conn.send(b"HEAD /_dynemu/clock HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    while b"\r\n\r\n" not in conn.buf:
+        assert conn._fill()
+    assert conn.buf.startswith(b"HTTP/1.1 200")
+    conn.buf = b""  # a HEAD answer has no body, whatever its Content-Length says
+    conn.send(request("ListTables"))
+    assert conn.response()[0] == 200
+
+
+def test_an_upgrade_request_is_answered_as_http_1_1(conn: Conn) -> None:
+    conn.send(b"GET / HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n")
+    assert conn.response()[0] == 200
+    conn.send(request("ListTables"))
+    assert conn.response()[0] == 200

@@ -1,7 +1,8 @@
-"""The aiohttp application: the protocol's routes, the admin API and the dashboard.
+"""The aiohttp application: the admin API and dashboard under /_dynemu/, and the
+dispatcher's routes.
 
-The fast front end (``http1.py``) answers the common requests itself and hands any other
-connection to this application, built the first time one is needed; ``create_app(settings)``
+The HTTP connections (``http.py``) answer the DynamoDB API themselves and pass every other
+request to this application, built the first time one is needed; ``create_app(settings)``
 alone (no service given) is also a complete server for ``web.run_app``.
 """
 
@@ -15,7 +16,7 @@ from aiohttp import web
 
 from dynemu.api import admin_guard
 from dynemu.api.admin import Admin
-from dynemu.api.protocol import MAX_BODY_BYTES, Headers, Protocol, Reply, Request
+from dynemu.api.protocol import MAX_BODY_BYTES, ApiDispatcher, Headers, Reply, Request
 from dynemu.api.service import Service
 from dynemu.config import Settings
 from dynemu.engine.namespaces import Namespaces
@@ -23,14 +24,14 @@ from dynemu.engine.namespaces import Namespaces
 log = logging.getLogger("dynemu")
 
 NAMESPACES = web.AppKey("namespaces", Namespaces)
-PROTOCOL = web.AppKey("protocol", Protocol)
+DISPATCHER = web.AppKey("dispatcher", ApiDispatcher)
 
 
 def create_app(settings: Settings, service: Service | None = None) -> web.Application:
     """The application over ``service``; without one, over a new service that the
     application starts and closes itself (its startup and cleanup)."""
-    # A little above 16 MB so that the protocol itself answers 413 for larger bodies.
-    # Request bodies are decoded by the protocol (unknown codings refused, signatures over the
+    # A little above 16 MB so that the dispatcher itself answers 413 for larger bodies.
+    # Request bodies are decoded by the dispatcher (unknown codings refused, signatures over the
     # bytes sent), not by aiohttp.
     app = web.Application(
         client_max_size=MAX_BODY_BYTES + 1,
@@ -39,17 +40,17 @@ def create_app(settings: Settings, service: Service | None = None) -> web.Applic
     owned = service is None
     if service is None:
         service = Service(settings)
-    protocol = service.protocol
+    dispatcher = service.dispatcher
     app[NAMESPACES] = service.namespaces
-    app[PROTOCOL] = protocol
-    app.router.add_post("/", _route(protocol, protocol.handle, read_body=True))
-    app.router.add_get("/", _route(protocol, protocol.health))
+    app[DISPATCHER] = dispatcher
+    app.router.add_post("/", _route(dispatcher, dispatcher.handle, read_body=True))
+    app.router.add_get("/", _route(dispatcher, dispatcher.health))
     # Admin routes (and any other /_dynemu/ ones) are added through the guard: no Origin
     # unless named by --cors, JSON-only state changes, --admin-token (admin_guard.py).
-    admin_app = admin_guard.GuardedApp(app, admin_guard.checker(protocol.cors, settings.admin_token))
+    admin_app = admin_guard.GuardedApp(app, admin_guard.checker(dispatcher.cors, settings.admin_token))
     Admin(service.namespaces, service.metrics).routes(admin_app)  # type: ignore[arg-type]
-    if protocol.cors is not None:
-        app.router.add_route("OPTIONS", "/", _route(protocol, protocol.preflight))
+    if dispatcher.cors is not None:
+        app.router.add_route("OPTIONS", "/", _route(dispatcher, dispatcher.preflight))
     if owned:
         app.cleanup_ctx.append(_lifecycle(service))
     return app
@@ -65,14 +66,14 @@ def _lifecycle(service: Service) -> Callable[[web.Application], AsyncIterator[No
 
 
 def _route(
-    protocol: Protocol, answer: Callable[[Request], Reply], read_body: bool = False
+    dispatcher: ApiDispatcher, answer: Callable[[Request], Reply], read_body: bool = False
 ) -> Callable[[web.Request], Awaitable[web.Response]]:
-    """An aiohttp handler over one of the protocol's answers."""
+    """An aiohttp handler over one of the dispatcher's answers."""
 
     async def handler(request: web.Request) -> web.Response:
         raw = b""
         if read_body:
-            got = await _read(request, protocol.timeout)
+            got = await _read(request, dispatcher.timeout)
             if isinstance(got, web.Response):
                 return got
             raw = got

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from dynemu.api import http1
+from dynemu.api import http
 from dynemu.api.service import Service
 from dynemu.config import load_settings
 
@@ -30,7 +30,7 @@ def loop(request: pytest.FixtureRequest) -> Iterator[asyncio.AbstractEventLoop]:
 
 def test_every_pending_connection_is_accepted_in_one_turn(loop: asyncio.AbstractEventLoop) -> None:
     async def scenario() -> tuple[int, int]:
-        server = http1.HttpServer(Service(load_settings(["--in-memory"])))
+        server = http.HttpListener(Service(load_settings(["--in-memory"])))
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         sock.listen(128)
@@ -65,7 +65,7 @@ def _nonblocking(c: socket.socket) -> socket.socket:
 
 def test_stop_closes_the_listener(loop: asyncio.AbstractEventLoop) -> None:
     async def scenario() -> int:
-        server = http1.HttpServer(Service(load_settings(["--in-memory"])))
+        server = http.HttpListener(Service(load_settings(["--in-memory"])))
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         sock.listen(8)
