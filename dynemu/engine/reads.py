@@ -31,6 +31,7 @@ from orjson import Fragment
 from dynemu import errors
 from dynemu.engine import capacity, consistency, indexes, values
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
+from dynemu.engine.capacity.units import read_block_bytes
 from dynemu.engine.expressions.keycondition import KeyCondition
 from dynemu.engine.indexes import Index
 from dynemu.engine.schema import Item
@@ -42,15 +43,14 @@ from dynemu.storage import keyspace
 if TYPE_CHECKING:
     from dynemu.engine.namespace import Namespace
 
-_RAW_CHUNK = 128  # values read at a time (a larger Limit, or none, is read in chunks of this)
+_CHUNK = 128  # values read at a time (a larger Limit, or none, is read in chunks of this)
 MAX_PAGE_BYTES = 1024 * 1024  # "a single Query only returns a result set that fits within the 1 MB size limit"
-_READ_BLOCK = 4096
 Fetch = Callable[[Item], tuple[Item | None, int]]
 
 
 @dataclass(slots=True)
 class Page:
-    # evaluated items that passed the filter (``orjson.Fragment``s from ``read_page_raw``)
+    # evaluated items that passed the filter (``orjson.Fragment``s when read ``as_stored``)
     items: list[Any] = field(default_factory=list)
     scanned: int = 0
     read_bytes: int = 0
@@ -69,7 +69,8 @@ def read_page(
     after: bytes | None = None,
     keep: Callable[[Item], bool] | None = None,
     key_of: Callable[[Item], Item] | None = None,
-    fetch: Callable[[Item], tuple[Item | None, int]] | None = None,
+    fetch: Fetch | None = None,
+    as_stored: bool = False,
 ) -> Page:
     """Read ``[start, stop)`` (backwards when ``reverse``), strictly after the storage key
     ``after`` in the direction of reading; ``keep`` is the filter.
@@ -77,70 +78,84 @@ def read_page(
     Index reads pass ``key_of`` (the LastEvaluatedKey of an entry: index and table key)
     and, on an LSI asked for attributes it does not project, ``fetch`` (the table item of
     an entry and its size); the 1 MB then counts the entries plus every fetched item
-    rounded up to 4 KB (LSI.md, "Read capacity units")."""
-    if after is not None:
-        if reverse:
-            stop = min(stop, after)
-        else:
-            start = max(start, after + b"\x00")
-    page = Page()
-    items = page.items
-    # nothing writes to the store while the page is read (one synchronous engine call)
-    upto = max(limit, 1) if limit is not None and limit <= _RAW_CHUNK else None  # else read lazily
-    raws = table.store.read_values(start, stop, reverse=reverse, limit=upto)
-    for raw in raws:
-        item, size = decode_stored(raw)
-        page.scanned += 1
-        page.read_bytes += size
-        last = item
-        if fetch is not None:
-            full, full_size = fetch(item)
-            if full is not None:
-                item = full
-                page.fetched += 1
-                page.fetch_bytes += -(-full_size // _READ_BLOCK) * _READ_BLOCK
-        if keep is None or keep(item):
-            items.append(item)
-        if (limit is not None and page.scanned >= limit) or page.read_bytes + page.fetch_bytes >= MAX_PAGE_BYTES:
-            page.last_key = table.key_attributes(last) if key_of is None else key_of(last)
-            break
-    return page
+    rounded up to 4 KB (LSI.md, "Read capacity units").
 
-
-
-
-def read_page_raw(table: Table, start: bytes, stop: bytes, *, reverse: bool = False, limit: int | None = None,
-                  after: bytes | None = None) -> Page:
-    """``read_page`` of a table without filter, returning each item as its stored JSON
-    (an ``orjson.Fragment``, which the API layer's orjson writes out as it is) instead of
-    decoding it: only the last item evaluated is decoded, for LastEvaluatedKey."""
+    Values are read in chunks; where a chunk's page ends is found from the stored sizes
+    alone, and only then are its items decoded. With ``as_stored`` (the caller writes the
+    items out as they are) and neither filter nor fetch, they are not decoded at all: each
+    is its stored JSON as an ``orjson.Fragment`` and only the last one evaluated is
+    decoded, for LastEvaluatedKey."""
     if after is not None:
         if reverse:
             stop = min(stop, after)
         else:
             start = max(start, after + b"\x00")
     if limit is not None:
-        limit = max(limit, 1)  # read_page stops after the first item for any Limit below 1
-    small = limit is not None and limit <= _RAW_CHUNK
+        limit = max(limit, 1)  # any Limit below 1 stops the page after its first item
+    small = limit is not None and limit <= _CHUNK
+    # nothing writes to the store while the page is read (one synchronous engine call)
     raws = table.store.read_values(start, stop, reverse=reverse, limit=limit if small else None)
-    small = small or (type(raws) is list and len(raws) <= _RAW_CHUNK)  # a short range, read at once
+    small = small or (type(raws) is list and len(raws) <= _CHUNK)  # a short range, read at once
+    decode = not as_stored or keep is not None or fetch is not None
     page = Page()
-    items = page.items
-    read_bytes = 0
-    for chunk in ((raws,) if small else _chunks(raws, _RAW_CHUNK, limit)):
+    for chunk in ((raws,) if small else _chunks(raws, _CHUNK, limit)):
         if not chunk:
             break
-        totals = list(accumulate([stored_size(raw) for raw in chunk], initial=read_bytes))
-        # the page stops at the first item that reaches 1 MB read (or Limit items), as read_page
-        n = len(chunk) if totals[-1] < MAX_PAGE_BYTES else bisect_left(totals, MAX_PAGE_BYTES, 1)
-        items.extend([Fragment(raw[4:]) for raw in (chunk if n == len(chunk) else chunk[:n])])
-        read_bytes = totals[n]
-        if read_bytes >= MAX_PAGE_BYTES or len(items) == limit:
-            page.last_key = table.key_attributes(decode_stored(chunk[n - 1])[0])
+        if _evaluate(table, page, chunk, limit, decode, keep, key_of, fetch):
             break
-    page.scanned = len(items)
-    page.read_bytes = read_bytes
     return page
+
+
+def _evaluate(
+    table: Table,
+    page: Page,
+    chunk: list[bytes],
+    limit: int | None,
+    decode: bool,
+    keep: Callable[[Item], bool] | None,
+    key_of: Callable[[Item], Item] | None,
+    fetch: Fetch | None,
+) -> bool:
+    """Evaluate ``chunk`` into ``page`` up to the item that reaches ``limit`` items or 1 MB
+    read; True when the page stops there (its LastEvaluatedKey set)."""
+    sizes = [stored_size(raw) for raw in chunk]
+    entries: list[Item] | None = None
+    fulls: list[tuple[Item | None, int]] | None = None
+    costs = sizes
+    if fetch is not None:  # an LSI's fetches count toward the 1 MB, each rounded to 4 KB
+        entries = [decode_stored(raw)[0] for raw in chunk]
+        fulls = [fetch(e) for e in entries]
+        costs = [s + (read_block_bytes(fs) if f is not None else 0) for s, (f, fs) in zip(sizes, fulls, strict=True)]
+    totals = list(accumulate(costs, initial=page.read_bytes + page.fetch_bytes))
+    n = len(chunk) if totals[-1] < MAX_PAGE_BYTES else bisect_left(totals, MAX_PAGE_BYTES, 1)
+    whole = n == len(chunk)
+    page.scanned += n
+    page.read_bytes += sum(sizes if whole else sizes[:n])
+    if decode:
+        if entries is None:
+            entries = [decode_stored(raw)[0] for raw in (chunk if whole else chunk[:n])]
+        evaluated = entries[:n] if fulls is None else _fetched(page, entries[:n], fulls[:n])
+        page.items.extend(evaluated if keep is None else [item for item in evaluated if keep(item)])
+    else:
+        page.items.extend([Fragment(raw[4:]) for raw in (chunk if whole else chunk[:n])])
+    if totals[n] < MAX_PAGE_BYTES and page.scanned != limit:
+        return False
+    last = entries[n - 1] if entries is not None else decode_stored(chunk[n - 1])[0]
+    page.last_key = table.key_attributes(last) if key_of is None else key_of(last)
+    return True
+
+
+def _fetched(page: Page, entries: list[Item], fulls: list[tuple[Item | None, int]]) -> list[Item]:
+    """The entries with each fetched table item in place of its entry, counted in ``page``."""
+    out = []
+    for entry, (full, size) in zip(entries, fulls, strict=True):
+        if full is None:
+            out.append(entry)
+            continue
+        out.append(full)
+        page.fetched += 1
+        page.fetch_bytes += read_block_bytes(size)
+    return out
 
 
 def _chunks(values: Iterable[bytes], size: int, limit: int | None) -> Iterator[list[bytes]]:
@@ -188,9 +203,9 @@ class RangeRead:
     projection: Any = None  # a compiled projection: ``top_names``
     select: str | None = None  # Select as sent
     consumed: bool = False  # build the ConsumedCapacity
-    # the caller writes the items out as they are (no projection): a table read without a
-    # filter or a pending stale image may return them undecoded (``read_page_raw``)
-    raw_items: bool = False
+    # the caller writes the items out as they are (no projection): a table page without a
+    # filter or a pending stale image returns them undecoded (``read_page``'s ``as_stored``)
+    as_stored: bool = False
 
 
 @dataclass(slots=True)
@@ -231,13 +246,10 @@ def read_range(db: Namespace, r: RangeRead) -> RangeResult:
     suffix = keyspace.hashed_part(start) if ix is None else keyspace.index_hashed_part(start)
     p = cap.check_index(state, suffix, now, write=False)
     stale = not r.consistent and table.recent is not None and bool(table.recent.recent)
-    if r.raw_items and ix is None and keep is None and not stale:
-        page = read_page_raw(table, start, stop, reverse=reverse, limit=r.limit, after=after)
-    else:
-        page = read_page(
-            table, start, stop, reverse=reverse, limit=r.limit, after=after, keep=keep,
-            key_of=ix.key_of if ix is not None else None, fetch=fetch,
-        )  # fmt: skip
+    page = read_page(
+        table, start, stop, reverse=reverse, limit=r.limit, after=after, keep=keep,
+        key_of=ix.key_of if ix is not None else None, fetch=fetch, as_stored=r.as_stored and ix is None and not stale,
+    )  # fmt: skip
     if stale and ix is None:  # the replication-lag model, when --eventual-lag-ms is set
         page.items = consistency.stale_items(table, page.items, now)
     elif ix is not None and ix.is_global:  # a GSI shows a write only once the lag has passed

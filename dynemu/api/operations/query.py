@@ -63,7 +63,7 @@ def _run(ctx: Context, body: dict[str, Any], operation: str, **where: Any) -> di
             start_key=body.get("ExclusiveStartKey"), limit=body.get("Limit"),
             reverse=operation == "Query" and body.get("ScanIndexForward") is False, consistent=consistent, filter=compiled.filter,
             projection=compiled.projection, select=body.get("Select"), consumed=mode == "TOTAL" or mode == "INDEXES",
-            raw_items=compiled.projection is None,
+            as_stored=compiled.projection is None,
             **where,
         ),
     )  # fmt: skip

@@ -1,6 +1,7 @@
-"""``reads.read_page_raw`` (Query and Scan pages written out from the stored JSON) gives the
-page ``reads.read_page`` gives: the same items once written out, counts, bytes read and
-LastEvaluatedKey, at the Limit and at the 1 MB page limit, on every store."""
+"""``reads.read_page``, the one page of every Query and Scan, follows the page rules on every
+store: the items in key order (decoded, or as their stored JSON when read ``as_stored``, the
+same once written out), counts, bytes read and LastEvaluatedKey, at the Limit and at the 1 MB
+page limit, with and without a filter."""
 
 from __future__ import annotations
 
@@ -23,23 +24,29 @@ def _page(page: reads.Page) -> tuple[Any, ...]:
 
 
 def _reference(table: Any, start: bytes, stop: bytes, *, reverse: bool, limit: int | None,
-               after: bytes | None) -> tuple[Any, ...]:
+               after: bytes | None, keep: Any = None) -> tuple[Any, ...]:
     """The page rules on ``Store.iterate``: items in key order after ``after``, stopping at
     the first item that reaches Limit items or 1 MB read (LastEvaluatedKey: that item's key)."""
-    items, read, last = [], 0, None
+    items, scanned, read, last = [], 0, 0, None
     for key, raw in table.store.iterate(start, stop, reverse=reverse):
         if after is not None and (key >= after if reverse else key <= after):
             continue
         item, size = decode_stored(raw)
-        items.append(item)
+        scanned += 1
+        if keep is None or keep(item):
+            items.append(item)
         read += size
-        if (limit is not None and len(items) >= limit) or read >= reads.MAX_PAGE_BYTES:
+        if (limit is not None and scanned >= limit) or read >= reads.MAX_PAGE_BYTES:
             last = table.key_attributes(item)
             break
-    return items, len(items), read, last
+    return items, scanned, read, last
 
 
-def test_raw_pages_match_decoded_pages(store: Store) -> None:
+def _odd(item: dict[str, Any]) -> bool:
+    return int(item["sk"]["N"]) % 2 == 1
+
+
+def test_pages_follow_the_page_rules(store: Store) -> None:
     db = new_db(store)  # type: ignore[arg-type]
     table = new_table(db, range_key=True)
     big = "x" * 300_000  # four of these pass the 1 MB page limit
@@ -50,7 +57,7 @@ def test_raw_pages_match_decoded_pages(store: Store) -> None:
             if pk == "b" and i % 2 == 0:
                 item["big"] = {"S": big}
             put(db, table, item)
-    for i in range(300):  # past the 1 MB page limit in a later chunk of read_page_raw's
+    for i in range(300):  # past the 1 MB page limit in a later chunk of read_page's
         put(db, table, {"pk": {"S": "c"}, "sk": {"N": str(i)}, "pad": {"S": "y" * (4000 + i)}})
     for i in range(300):
         put(db, table, {"pk": {"S": "d"}, "sk": {"N": str(i)}})
@@ -62,12 +69,17 @@ def test_raw_pages_match_decoded_pages(store: Store) -> None:
         for reverse in (False, True):
             for limit in (None, 0, 1, 3, 5, 12, 50, 128, 129, 250, 300, 400):
                 for after in (None, after_key):
-                    kwargs = {"reverse": reverse, "limit": limit, "after": after}
+                    kwargs: dict[str, Any] = {"reverse": reverse, "limit": limit, "after": after}
                     expected = _reference(table, start, stop, **kwargs)
                     assert _page(reads.read_page(table, start, stop, **kwargs)) == expected, (pk, kwargs)
-                    assert _page(reads.read_page_raw(table, start, stop, **kwargs)) == expected, (pk, kwargs)
+                    assert _page(reads.read_page(table, start, stop, as_stored=True, **kwargs)) == expected, (pk, kwargs)
+                    expected = _reference(table, start, stop, keep=_odd, **kwargs)
+                    for as_stored in (False, True):  # a filter needs the items decoded either way
+                        page = reads.read_page(table, start, stop, keep=_odd, as_stored=as_stored, **kwargs)
+                        assert _page(page) == expected, (pk, kwargs)
     whole = keyspace.items_prefix(tid)
-    assert _page(reads.read_page_raw(table, whole, keyspace.prefix_end(whole))) == _page(
-        reads.read_page(table, whole, keyspace.prefix_end(whole)))
+    expected = _reference(table, whole, keyspace.prefix_end(whole), reverse=False, limit=None, after=None)
+    assert _page(reads.read_page(table, whole, keyspace.prefix_end(whole), as_stored=True)) == expected
+    assert _page(reads.read_page(table, whole, keyspace.prefix_end(whole))) == expected
     empty = keyspace.partition_prefix(tid, {"S": "none"})
-    assert _page(reads.read_page_raw(table, empty, keyspace.prefix_end(empty), limit=3)) == ([], 0, 0, None)
+    assert _page(reads.read_page(table, empty, keyspace.prefix_end(empty), limit=3, as_stored=True)) == ([], 0, 0, None)
