@@ -106,11 +106,120 @@ def internal_server_error(message: str = "Internal server error") -> DynamoError
 
 # --- reads (engine/reads, Query, Scan, BatchGetItem) ---
 
+MSG_KEY_CONDITIONS_REQUIRED = "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
+MSG_BACKFILLING_INDEX = "Cannot read from backfilling global secondary index"
+MSG_CONSISTENT_GSI = "Consistent reads are not supported on global secondary indexes"
+MSG_INVALID_START = "The provided starting key is invalid"
+MSG_INVALID_SCAN_START = "The provided starting key is invalid: The provided key element does not match the schema"
+MSG_OUTSIDE = "The provided starting key is outside query boundaries based on provided condition"
+MSG_SPECIFIC_NEEDS_PROJECTION = (
+    "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES"
+)
+MSG_SEGMENT_WITHOUT_TOTAL = (
+    "The TotalSegments parameter is required but was not present in the request when Segment parameter is present"
+)
+MSG_TOTAL_WITHOUT_SEGMENT = (
+    "The Segment parameter is required but was not present in the request when parameter TotalSegments is present"
+)
+_SELECT_CHOICES = {"ALL_ATTRIBUTES": "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES": "ALL_PROJECTED_ATTRIBUTES",
+                   "COUNT": "only the Count"}
+
+
+def msg_no_such_index(name: str) -> str:
+    return f"The table does not have the specified index: {name}"
+
+
+def msg_start_key_wrong_segment(total: int, segment: int | None) -> str:
+    return (
+        "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with "
+        f"correct Segment. TotalSegments: {total} Segment: {segment}"
+    )
+
+
+def msg_gsi_select_all(index: str) -> str:
+    """Detail of ``invalid_parameter``."""
+    return f"Select type ALL_ATTRIBUTES is not supported for global secondary index {index} because its projection type is not ALL"
+
+
+def msg_gsi_not_projected(index: str, missing: list[str]) -> str:
+    """Detail of ``invalid_parameter``."""
+    return f"Global secondary index {index} does not project [{', '.join(missing)}]"
+
+
+def msg_filter_not_projected(index: str, missing: list[str]) -> str:
+    """Detail of ``invalid_parameter``."""
+    return f"Secondary index {index} does not project one or more filter attributes: [{', '.join(missing)}]"
+
+
+def msg_select_conflict(which: str, select: str) -> str:
+    """``which`` (ProjectionExpression or AttributesToGet) given with Select ``select``."""
+    return f"Cannot specify the {which} when choosing to get {_SELECT_CHOICES[select]}"
+
+
+def msg_all_projected_needs_index(operation: str) -> str:
+    verb = "Querying" if operation == "Query" else "Scanning"
+    return f"ALL_PROJECTED_ATTRIBUTES can be used only when {verb} using an IndexName"
+
+
+def msg_segment_out_of_range(segment: int, total: int) -> str:
+    return (
+        "The Segment parameter is zero-based and must be less than parameter TotalSegments: "
+        f"Segment: {segment} is not less than TotalSegments: {total}"
+    )
+
 
 # --- request validation (api/validation*, api/operations/items) ---
 
 
 # --- tables, indexes, streams, TTL, PartiQL (control plane and the rest) ---
+
+
+# expressions (engine/expressions): parameters, placeholders, sizes
+MSG_NAMES_WITHOUT_EXPRESSIONS = "ExpressionAttributeNames can only be specified when using expressions"
+MSG_EXPRESSION_EMPTY = "The expression can not be empty;"
+MSG_EXPRESSION_TOO_LARGE = "Expression size has exceeded the maximum allowed size;"
+
+
+def msg_expression_too_large(size: int) -> str:
+    return f"{MSG_EXPRESSION_TOO_LARGE} expression size: {size}"
+
+
+def msg_key_update(name: str) -> str:
+    """Detail of ``invalid_parameter``: an update of a key attribute."""
+    return f"Cannot update attribute {name}. This attribute is part of the key"
+
+
+def msg_filter_on_key(label: str, name: str) -> str:
+    return f"{label} can only contain non-primary key attributes: Primary key attribute: {name}"
+
+
+def msg_mixed_parameters(non_expression: list[str], expression: list[str]) -> str:
+    return (
+        "Can not use both expression and non-expression parameters in the same request: "
+        f"Non-expression parameters: {{{', '.join(non_expression)}}} Expression parameters: {{{', '.join(expression)}}}"
+    )
+
+
+def msg_values_without_expressions(parameters: list[str]) -> str:
+    verb = "are" if len(parameters) > 1 else "is"
+    return f"ExpressionAttributeValues can only be specified when using expressions: {' and '.join(parameters)} {verb} null"
+
+
+def msg_placeholders_empty(parameter: str) -> str:
+    """``parameter``: ExpressionAttributeNames or ExpressionAttributeValues."""
+    return f"{parameter} must not be empty"
+
+
+def msg_placeholder_key(parameter: str, key: str) -> str:
+    return f'{parameter} contains invalid key: Syntax error; key: "{key}"'
+
+
+def msg_placeholder_value(parameter: str, detail: str, key: str) -> str:
+    return f"{parameter} contains invalid value: {detail} for key {key}"
+
+
+def msg_unused_placeholders(parameter: str, unused: list[str]) -> str:
+    return f"Value provided in {parameter} unused in expressions: keys: {{{', '.join(unused)}}}"
 
 
 # --- transactions and idempotency tokens ---

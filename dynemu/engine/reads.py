@@ -177,11 +177,11 @@ def find_index(table: Table, name: str, *, consistent: bool) -> Index:
     coverage-roadmap#1075, quoting the service)."""
     ix = indexes.find(table, name)
     if ix is None:
-        raise errors.validation(f"The table does not have the specified index: {name}")
+        raise errors.validation(errors.msg_no_such_index(name))
     if ix.spec.status == "CREATING":
-        raise errors.validation("Cannot read from backfilling global secondary index")
+        raise errors.validation(errors.MSG_BACKFILLING_INDEX)
     if ix.is_global and consistent:
-        raise errors.validation("Consistent reads are not supported on global secondary indexes")
+        raise errors.validation(errors.MSG_CONSISTENT_GSI)
     return ix
 
 
@@ -214,11 +214,6 @@ class RangeResult:
     consumed: ConsumedCapacity | None
 
 
-MSG_INVALID_START = "The provided starting key is invalid"
-MSG_INVALID_SCAN_START = "The provided starting key is invalid: The provided key element does not match the schema"
-MSG_OUTSIDE = "The provided starting key is outside query boundaries based on provided condition"
-
-
 def read_range(db: Namespace, r: RangeRead) -> RangeResult:
     """One page of a Query or Scan on the table or an index."""
     table, ix = r.table, r.index
@@ -227,14 +222,11 @@ def read_range(db: Namespace, r: RangeRead) -> RangeResult:
         start, stop, partition = _query_range(table, ix, r.key_condition)  # type: ignore[arg-type]
     else:
         start, stop = _scan_range(table, ix, r.segment, r.total_segments)
-    after = _start_key(table, ix, r.start_key, MSG_INVALID_START if query else MSG_INVALID_SCAN_START)
+    after = _start_key(table, ix, r.start_key, errors.MSG_INVALID_START if query else errors.MSG_INVALID_SCAN_START)
     if after is not None and query and not after.startswith(partition):
-        raise errors.validation(MSG_OUTSIDE)
+        raise errors.validation(errors.MSG_OUTSIDE)
     if after is not None and r.total_segments is not None and not (start <= after < stop):
-        raise errors.validation(
-            "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with "
-            f"correct Segment. TotalSegments: {r.total_segments} Segment: {r.segment}"
-        )
+        raise errors.validation(errors.msg_start_key_wrong_segment(r.total_segments, r.segment))
     fetch = _index_fetch(r, table, ix) if ix is not None else None
     keep = r.filter.evaluate if r.filter is not None else None
     reverse = r.reverse
@@ -336,18 +328,13 @@ def _index_fetch(r: RangeRead, table: Table, ix: Index) -> Fetch | None:
     needs = r.select == "ALL_ATTRIBUTES" or (projection is not None and not projection.top_names <= projected)
     if ix.is_global and needs:
         if r.select == "ALL_ATTRIBUTES":
-            raise errors.invalid_parameter(
-                f"Select type ALL_ATTRIBUTES is not supported for global secondary index {ix.name} because its "
-                "projection type is not ALL"
-            )
+            raise errors.invalid_parameter(errors.msg_gsi_select_all(ix.name))
         missing = sorted(projection.top_names - projected)
-        raise errors.invalid_parameter(f"Global secondary index {ix.name} does not project [{', '.join(missing)}]")
+        raise errors.invalid_parameter(errors.msg_gsi_not_projected(ix.name, missing))
     if not needs:
         if r.filter is not None and not r.filter.names <= projected:
             missing = sorted(r.filter.names - projected)
-            raise errors.invalid_parameter(
-                f"Secondary index {ix.name} does not project one or more filter attributes: [{', '.join(missing)}]"
-            )
+            raise errors.invalid_parameter(errors.msg_filter_not_projected(ix.name, missing))
         return None
     tid = table.spec.table_id
     hk = table.spec.hash_key.name
