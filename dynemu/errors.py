@@ -222,6 +222,103 @@ def msg_unused_placeholders(parameter: str, unused: list[str]) -> str:
     return f"Value provided in {parameter} unused in expressions: keys: {{{', '.join(unused)}}}"
 
 
+# expressions: checks of the parsed tree (engine/expressions/checks), each a detail of
+# ``msg_invalid_expression``
+MSG_REDUNDANT_PARENTHESES = "The expression has redundant parentheses;"
+
+
+def msg_invalid_expression(kind: str, detail: str) -> str:
+    """``kind``: the expression parameter (ConditionExpression, UpdateExpression, ...)."""
+    return f"Invalid {kind}: {detail}"
+
+
+def msg_too_many_operators(count: int) -> str:
+    return f"The expression contains too many operators; operator count: {count}"
+
+
+def msg_reserved_keyword(word: str) -> str:
+    return f"Attribute name is a reserved keyword; reserved keyword: {word}"
+
+
+def msg_function_not_allowed(where: str, function: str) -> str:
+    """``where``: "a condition" or "an update"."""
+    return f"The function is not allowed in {where} expression; function: {function}"
+
+
+def msg_invalid_function(function: str) -> str:
+    return f"Invalid function name; function: {function}"
+
+
+def msg_function_misused(function: str) -> str:
+    return f"The function is not allowed to be used this way in an expression; function: {function}"
+
+
+def msg_operand_count(function: str, count: int) -> str:
+    return f"Incorrect number of operands for operator or function; operator or function: {function}, number of operands: {count}"
+
+
+def msg_undefined_name(ref: str) -> str:
+    return f"An expression attribute name used in the document path is not defined; attribute name: {ref}"
+
+
+def msg_undefined_value(ref: str) -> str:
+    return f"An expression attribute value used in expression is not defined; attribute value: {ref}"
+
+
+def msg_operands_not_distinct(operator: str, first: str) -> str:
+    return (
+        "The first operand must be distinct from the remaining operands for this operator or function; "
+        f"operator: {operator}, first operand: {first}"
+    )
+
+
+def msg_too_many_in_operands(count: int) -> str:
+    return f"The IN operator is provided with too many operands; number of operands: {count}"
+
+
+def msg_operand_type(function: str, type_name: str) -> str:
+    return f"Incorrect operand type for operator or function; operator or function: {function}, operand type: {type_name}"
+
+
+def msg_update_operand_type(action: str, type_word: str) -> str:
+    return f"Incorrect operand type for operator or function; operator: {action}, operand type: {type_word}"
+
+
+def msg_needs_document_path(function: str) -> str:
+    return f"Operator or function requires a document path; operator or function: {function}"
+
+
+def msg_invalid_type_name(type_name: str) -> str:
+    return f"Invalid attribute type name found; type: {type_name}, valid types: {{B,NULL,SS,BOOL,L,BS,N,NS,S,M}}"
+
+
+def msg_between_types(low: str, high: str) -> str:
+    """``low``, ``high``: the bounds as DynamoDB prints them (``{N:5}``)."""
+    return (
+        "The BETWEEN operator requires same data type for lower and upper bounds; "
+        f"lower bound operand: AttributeValue: {low}, upper bound operand: AttributeValue: {high}"
+    )
+
+
+def msg_between_order(low: str, high: str) -> str:
+    return (
+        "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; "
+        f"lower bound operand: AttributeValue: {low}, upper bound operand: AttributeValue: {high}"
+    )
+
+
+def msg_path_too_deep(levels: int) -> str:
+    return f"The document path has too many nesting levels; nesting levels: {levels}"
+
+
+def msg_paths_overlap(one: str, two: str) -> str:
+    return f"Two document paths overlap with each other; must remove or rewrite one of these paths; path one: {one}, path two: {two}"
+
+
+def msg_paths_conflict(one: str, two: str) -> str:
+    return f"Two document paths conflict with each other; must remove or rewrite one of these paths; path one: {one}, path two: {two}"
+
+
 # --- transactions and idempotency tokens ---
 
 
