@@ -168,6 +168,37 @@ def msg_segment_out_of_range(segment: int, total: int) -> str:
     )
 
 
+# key conditions (engine/expressions/keycondition, legacy KeyConditions)
+MSG_CONDITIONS_LENGTH = "Conditions can be of length 1 or 2 only"
+MSG_KEY_CONDITION_NOT_SUPPORTED = "Query key condition not supported"
+MSG_NOT_INDEXABLE = "Attempted conditional constraint is not an indexable operation"
+MSG_KEY_CONDITION_TYPE = "Condition parameter type does not match schema type"  # detail of ``invalid_parameter``
+MSG_KEY_CONDITION_NESTED_OPERATIONS = "KeyConditionExpressions cannot contain nested operations"
+MSG_KEY_CONDITION_NESTED_ATTRIBUTES = "KeyConditionExpressions cannot have conditions on nested attributes"
+MSG_KEY_CONDITION_TWO_NAMES = "Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition"
+MSG_KEY_CONDITION_NO_KEY = "Invalid condition in KeyConditionExpression: No key attribute specified"
+MSG_KEY_CONDITION_REPEATED = "KeyConditionExpressions must only contain one condition per key"
+
+
+def msg_key_condition_missing(name: str) -> str:
+    return f"Query condition missed key schema element: {name}"
+
+
+def msg_range_key_gap(prior: str, name: str) -> str:
+    return (
+        f"RANGE key attributes {prior} must have equality conditions specified in the query "
+        f"because a condition is present on key attribute {name}"
+    )
+
+
+def msg_key_condition_operator(operator: str) -> str:
+    return f"Invalid operator used in KeyConditionExpression: {operator}"
+
+
+def msg_key_condition_first_operand(kind: str) -> str:
+    return f"Invalid condition in KeyConditionExpression: {kind} operator must have the key attribute as its first operand"
+
+
 # --- request validation (api/validation*, api/operations/items) ---
 
 
@@ -317,6 +348,72 @@ def msg_paths_overlap(one: str, two: str) -> str:
 
 def msg_paths_conflict(one: str, two: str) -> str:
     return f"Two document paths conflict with each other; must remove or rewrite one of these paths; path one: {one}, path two: {two}"
+
+
+# legacy parameters (engine/expressions/legacy): Expected, QueryFilter, ScanFilter,
+# AttributeUpdates; texts without the prefix are details of ``invalid_parameter``
+MSG_VALUE_LIST_TYPES = "AttributeValues inside AttributeValueList must be of same type"
+MSG_CONDITIONAL_OPERATOR_ALONE = "ConditionalOperator cannot be used without Filter or Expected"
+MSG_CONDITIONAL_OPERATOR_ONE = "ConditionalOperator can only be used when Filter or Expected has two or more elements"
+MSG_LEGACY_BETWEEN_ORDER = "The BETWEEN condition was provided a range where the lower bound is greater than the upper bound"
+MSG_UPDATE_TYPE_MISMATCH = "Type mismatch for attribute to update"
+MSG_ONLY_DELETE_WITHOUT_VALUE = "Only DELETE action is allowed when no attribute value is specified"
+
+
+def msg_operator_type(op: str, type_name: str) -> str:
+    return f"ComparisonOperator {op} is not valid for {type_name} AttributeValue type"
+
+
+def msg_value_and_list(name: str) -> str:
+    return f"Value and AttributeValueList cannot be used together for Attribute: {name}"
+
+
+def msg_list_without_operator(name: str) -> str:
+    return f"AttributeValueList can only be used with a ComparisonOperator for Attribute: {name}"
+
+
+def msg_exists_and_operator(name: str) -> str:
+    return f"Exists and ComparisonOperator cannot be used together for Attribute: {name}"
+
+
+def msg_operator_without_value(op: str, name: str) -> str:
+    return f"Value or AttributeValueList must be used with ComparisonOperator: {op} for Attribute: {name}"
+
+
+def msg_argument_count(op: str) -> str:
+    return f"Invalid number of argument(s) for the {op} ComparisonOperator"
+
+
+def msg_exists_without_value(shown: str, name: str) -> str:
+    """``shown``: Exists as the service prints it (null or true)."""
+    return f"Value must be provided when Exists is {shown} for Attribute: {name}"
+
+
+def msg_value_when_not_exists(name: str) -> str:
+    return f"Value cannot be used when Exists is false for Attribute: {name}"
+
+
+def msg_duplicate_attribute_name(name: str) -> str:
+    return f"Duplicate value in attribute name: {name}"
+
+
+def msg_delete_value_type(type_name: str) -> str:
+    return f"DELETE action with value is not supported for the type {type_name}"
+
+
+def msg_add_type(type_name: str) -> str:
+    return f"ADD action is not supported for the type {type_name}"
+
+
+# expressions: evaluating an update (engine/expressions/update) and syntax errors
+MSG_UPDATE_INVALID_PATH = "The document path provided in the update expression is invalid for update"
+MSG_UPDATE_MISSING_ATTRIBUTE = "The provided expression refers to an attribute that does not exist in the item"
+MSG_UPDATE_WRONG_TYPE = "An operand in the update expression has an incorrect data type"
+
+
+def msg_syntax_error(token: str, near: str) -> str:
+    """Detail of ``msg_invalid_expression``."""
+    return f'Syntax error; token: "{token}", near: "{near}"'
 
 
 # --- transactions and idempotency tokens ---
