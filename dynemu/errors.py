@@ -416,6 +416,186 @@ def msg_syntax_error(token: str, near: str) -> str:
     return f'Syntax error; token: "{token}", near: "{near}"'
 
 
+# tables and indexes (engine/ddl, api/operations/tables, index_specs); texts without the
+# prefix are details of ``invalid_parameter``
+MSG_KEYS_SAME_NAME = "Both the Hash Key and the Range Key element in the KeySchema have the same name"
+MSG_FIRST_KEY_NOT_HASH = "Invalid KeySchema: The first KeySchemaElement is not a HASH key type"
+MSG_SECOND_KEY_NOT_RANGE = "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type"
+MSG_KEY_NAMES_REPEATED = "The KeySchema contains multiple key attributes with the same name"
+MSG_HASH_AFTER_RANGE = "All HASH key attributes must precede RANGE key attributes in the KeySchema"
+MSG_TOO_MANY_HASH_KEYS = "The KeySchema exceeds the maximum allowed number of HASH key attributes"
+MSG_TOO_MANY_RANGE_KEYS = "The KeySchema exceeds the maximum allowed number of RANGE key attributes"
+MSG_PROJECTION_TYPE_NULL = "Unknown ProjectionType: null"
+MSG_INCLUDE_WITHOUT_NON_KEY = "ProjectionType is INCLUDE, but NonKeyAttributes is not specified"
+MSG_CANNOT_DELETE_WHILE_INDEXING = (
+    "Attempt to change a resource which is still in use: Cannot delete table while indexes are being "
+    "created, updated, or deleted."
+)
+MSG_NO_CHANGE = (
+    "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates "
+    "or SSESpecification or ReplicaUpdates is required"
+)
+MSG_THROUGHPUT_ON_DEMAND = (
+    "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST"
+)
+MSG_THROUGHPUT_REQUIRED = "ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED"
+MSG_ON_DEMAND_ONCE_A_DAY = "Subscriber limit exceeded: Update to PayPerRequest mode are limited to once in 1 day(s)."
+MSG_GSI_UPDATES_EMPTY = "List of GlobalSecondaryIndexUpdates is empty"
+MSG_ONE_ONLINE_INDEX = "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"
+_NOT_CHANGED_TAIL = "Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits."
+
+
+def msg_table_throughput_limit(which: str, limit: int, value: int) -> str:
+    return f"Subscriber limit exceeded: Provisioned throughput for {which} cannot exceed {limit} (requested {value})"
+
+
+def msg_keys_not_defined(keys: list[str], definitions: list[str]) -> str:
+    return (
+        "Some index key attributes are not defined in AttributeDefinitions. "
+        f"Keys: [{', '.join(keys)}], AttributeDefinitions: [{', '.join(definitions)}]"
+    )
+
+
+def msg_non_key_with_projection(kind: str) -> str:
+    return f"ProjectionType is {kind}, but NonKeyAttributes is specified"
+
+
+def msg_duplicate_non_key(name: str) -> str:
+    return f"Duplicate element in NonKeyAttributes: {name}"
+
+
+def msg_index_throughput_on_demand(index: str) -> str:
+    return f"ProvisionedThroughput should not be specified for index: {index} when BillingMode is PAY_PER_REQUEST"
+
+
+def msg_index_throughput_missing(index: str) -> str:
+    return f"ProvisionedThroughput is not specified for index: {index}"
+
+
+def msg_index_throughput_partial(index: str) -> str:
+    return f"Both ReadCapacityUnits and WriteCapacityUnits must be specified for index: {index}"
+
+
+def msg_index_throughput_required(indexes: list[str]) -> str:
+    return f"ProvisionedThroughput must be specified for index: {','.join(indexes)}"
+
+
+def msg_index_throughput_limit(which: str, index: str, units: int, region: str, limit: int) -> str:
+    return (
+        f"The requested {which} for index {index}, {units}, is above the per index maximum for the "
+        f"account in {region}. Per table maximum: {limit}. {_NOT_CHANGED_TAIL}"
+    )
+
+
+def msg_projected_total(limit: int) -> str:
+    return f"The number of projected attributes in all secondary indexes of the table exceeds the per-table limit of {limit}"
+
+
+def msg_table_throughput_unchanged(read_now: int, read: int, write_now: int, write: int) -> str:
+    return (
+        "The provisioned throughput for the table will not change. The requested value equals the current "
+        f"value. Current ReadCapacityUnits provisioned for the table: {read_now}. Requested ReadCapacityUnits: "
+        f"{read}. Current WriteCapacityUnits provisioned for the table: {write_now}. Requested "
+        f"WriteCapacityUnits: {write}. {_NOT_CHANGED_TAIL}"
+    )
+
+
+def msg_index_throughput_unchanged(index: str, read_now: int, read: int, write_now: int, write: int) -> str:
+    return (
+        f"The provisioned throughput for the index {index} will not change. The requested value equals the "
+        f"current value. Current ReadCapacityUnits provisioned for index {index}: {read_now}. Requested "
+        f"ReadCapacityUnits: {read}. Current WriteCapacityUnits provisioned for index {index}: {write_now}. "
+        f"Requested WriteCapacityUnits: {write}. {_NOT_CHANGED_TAIL}"
+    )
+
+
+def msg_index_not_found(index: str, table: str) -> str:
+    return f"Requested resource not found: Index {index} for table {table}"
+
+
+def msg_on_demand_index_updates(index: str) -> str:
+    return (
+        f"The only Updates for index: {index} when TableThroughputMode is PAY_PER_REQUEST can be to "
+        "OnDemandThroughput, WarmThroughput"
+    )
+
+
+def msg_duplicate_index(name: str) -> str:
+    return f"Duplicate index name: {name}"
+
+
+def msg_gsi_limit_exceeded(limit: int) -> str:
+    return f"Subscriber limit exceeded: Number of global secondary indexes exceeds per-table limit of {limit}"
+
+
+# keys and throughput (engine/schema)
+MSG_KEY_MISMATCH = "The provided key element does not match the schema"
+
+
+def msg_decreases_limited(count: int, last: str, next_at: str) -> str:
+    """``last``, ``next_at``: UTC times as the service prints them."""
+    return (
+        "Subscriber limit exceeded: Provisioned throughput decreases are limited within a given UTC "
+        "day. After the first 4 decreases, each subsequent decrease in the same UTC day can be "
+        f"performed at most once every 3600 seconds. Number of decreases today: {count}. "
+        f"Last decrease at {last}. Next decrease can be made at {next_at}"
+    )
+
+
+def msg_empty_key_value(type_name: str, name: str) -> str:
+    # reported for the live service: "are not valid." rather than "were invalid:"
+    return (
+        "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain "
+        f"an empty {type_name} value. Key: {name}"
+    )
+
+
+def msg_hash_key_too_large(limit: int) -> str:
+    return f"Size of hashkey has exceeded the maximum size limit of{limit} bytes"  # sic: no space
+
+
+def msg_range_key_too_large(limit: int) -> str:
+    return f"Aggregated size of all range keys has exceeded the size limit of {limit} bytes"
+
+
+def msg_missing_key(name: str) -> str:
+    return f"Missing the key {name} in the item"
+
+
+def msg_key_type_mismatch(name: str, expected: str, actual: str | None) -> str:
+    return f"Type mismatch for key {name} expected: {expected} actual: {actual}"
+
+
+# streams (engine/streams, api/operations/streams)
+MSG_TRIMMED = "The data you are trying to access has been trimmed."
+MSG_SHARD_NOT_FOUND = "Requested resource not found: Shard does not exist"
+MSG_STREAM_ENABLED_NEEDS_TYPE = (
+    "One or more parameter values were invalid: If stream is being enabled then UpdateViewType is required"
+)
+MSG_STREAM_DISABLED_NO_TYPE = (
+    "One or more parameter values were invalid: If stream is being disabled, then UpdateViewType must not be specified"
+)
+MSG_STREAM_CREATE_NEEDS_TYPE = (
+    "One or more parameter values were invalid: Table is being created with a stream enabled, UpdateViewType is required"
+)
+MSG_STREAM_CREATE_NO_TYPE = (
+    "One or more parameter values were invalid: Table is being created with a stream disabled, UpdateViewType should "
+    "not be specified"
+)
+
+
+def msg_stream_not_found(arn: str) -> str:
+    return f"Requested resource not found: Stream: {arn} not found"
+
+
+def msg_stream_already_enabled(table: str) -> str:
+    return f"Table already has an enabled stream: TableName: {table}"
+
+
+def msg_no_stream_to_disable(table: str) -> str:
+    return f"Table has no stream to disable: TableName: {table}"
+
+
 # --- transactions and idempotency tokens ---
 
 

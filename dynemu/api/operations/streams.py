@@ -187,7 +187,7 @@ def get_shard_iterator(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     ts, stream = _lookup(ctx, body["StreamArn"])
     shard = stream.shard(body["ShardId"])
     if shard is None:
-        raise errors.resource_not_found(streams.MSG_SHARD_NOT_FOUND)
+        raise errors.resource_not_found(errors.MSG_SHARD_NOT_FOUND)
     kind = body["ShardIteratorType"]
     text = body.get("SequenceNumber")
     now = ctx.db.now()
@@ -248,7 +248,7 @@ def get_records(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     ts, stream = _lookup(ctx, arn)
     shard = stream.shard_by_num(num) if ts.table_id == table_id else None
     if shard is None:
-        raise errors.resource_not_found(streams.MSG_SHARD_NOT_FOUND)
+        raise errors.resource_not_found(errors.MSG_SHARD_NOT_FOUND)
     records, nxt = ts.read(shard, pos, limit, now)
     out: dict[str, Any] = {"Records": [_record(ts, stream, r) for r in records]}
     if nxt is not None:  # absent once a closed shard is exhausted
