@@ -596,6 +596,153 @@ def msg_no_stream_to_disable(table: str) -> str:
     return f"Table has no stream to disable: TableName: {table}"
 
 
+# shape errors said outside api/validation (the same form as its aggregated message)
+
+
+MSG_NOT_NULL = "Member must not be null"
+
+
+def msg_at_most(limit: int) -> str:
+    return f"Member must have value less than or equal to {limit}"
+
+
+def msg_pattern(pattern: str) -> str:
+    return f"Member must satisfy regular expression pattern: {pattern}"
+
+
+def msg_at_least_length(limit: int) -> str:
+    return f"Member must have length greater than or equal to {limit}"
+
+
+def msg_at_most_length(limit: int) -> str:
+    return f"Member must have length less than or equal to {limit}"
+
+
+def msg_validation_errors(details: list[str]) -> str:
+    """``N validation error(s) detected: d1; d2``."""
+    n = len(details)
+    return f"{n} validation error{'s' if n > 1 else ''} detected: {'; '.join(details)}"
+
+
+def msg_constraint(value: Any, path: str, constraint: str) -> str:
+    """One detail of ``msg_validation_errors``; ``value`` None prints as null."""
+    shown = "null" if value is None else f"'{value}'"
+    return f"Value {shown} at '{path}' failed to satisfy constraint: {constraint}"
+
+
+# tables (api/operations/tables)
+MSG_KEY_WITHOUT_DEFINITION = "Invalid KeySchema: Some index key attribute have no definition"
+MSG_DEFINITIONS_COUNT = (
+    "Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions"
+)
+MSG_NO_GLOBAL_TABLES = "dynemu does not support GlobalTableSourceArn (global table replicas) yet"
+MSG_DELETION_PROTECTED = (
+    "Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first."
+)
+
+
+def msg_duplicate_attribute_definition(name: str) -> str:
+    return f"Attribute Name is duplicated: {name}"
+
+
+def msg_throughput_out_of_bounds(value: int, name: str) -> str:
+    return f"Given value {value} for {name} is out of bounds"
+
+
+def msg_table_exists(name: str) -> str:
+    return f"Table already exists: {name}"
+
+
+def msg_not_supported(parameter: str) -> str:
+    return f"dynemu does not support {parameter} yet"
+
+
+# streams: the API (api/operations/streams)
+MSG_ITERATOR_EXPIRED = "The provided iterator exceeds the maximum age allowed."  # the model's message
+MSG_INVALID_ITERATOR = "Invalid ShardIterator"
+# undocumented by the service (the API reference only says a future timestamp is a
+# ValidationException); dynemu's wording
+MSG_TIMESTAMP_REQUIRED = "Must specify Timestamp for iterator of type AT_TIMESTAMP"
+MSG_TIMESTAMP_FUTURE = "The provided Timestamp is in the future"
+
+
+def msg_iterator_type(kind: str, has_sequence: bool) -> str:
+    return (
+        "Must either specify (1) AT_SEQUENCE_NUMBER or AFTER_SEQUENCE_NUMBER and SequenceNumber or "
+        f"(2) TRIM_HORIZON or LATEST and no SequenceNumber. Request specified {kind} and "
+        f"{'a' if has_sequence else 'no'} SequenceNumber."
+    )
+
+
+# indexes of a CreateTable or UpdateTable request (api/operations/index_specs); texts without
+# the prefix are details of ``invalid_parameter``
+MSG_GSI_LIST_EMPTY = "List of GlobalSecondaryIndexes is empty"
+MSG_LSI_LIST_EMPTY = "List of LocalSecondaryIndexes is empty"
+MSG_LSI_WITHOUT_RANGE_KEY = (
+    "Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex"
+)
+MSG_GSI_UPDATE_NO_ACTION = (
+    "One of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, "
+    "GlobalSecondaryIndexUpdate.Delete must not be null"
+)
+MSG_GSI_UPDATE_ACTIONS = "Only one global secondary index action is allowed per GlobalSecondaryIndexUpdate object"
+MSG_INDEX_WITH_IOPS = "You cannot create or delete index while updating table IOPS"
+MSG_DELETION_PROTECTION_ALONE = "DeletionProtection modification must be the only operation in the request"
+MSG_TABLE_CLASS_ALONE = "TableClass modification must be the only operation in the request"
+
+
+def msg_unused_definitions(definitions: list[str], used: list[str]) -> str:
+    return (
+        f"Some AttributeDefinitions are not used. AttributeDefinitions: [{', '.join(definitions)}], "
+        f"keys used: [{', '.join(used)}]"
+    )
+
+
+def msg_gsi_count(limit: int) -> str:
+    return f"GlobalSecondaryIndex count exceeds the per-table limit of {limit}"
+
+
+def msg_lsi_count(limit: int) -> str:
+    return f"Number of LocalSecondaryIndexes exceeds per-table limit of {limit}"
+
+
+def msg_lsi_without_range_key(index: str) -> str:
+    return f"Index KeySchema does not have a range key for index: {index}"
+
+
+def msg_lsi_hash_key(index: str, index_hash: str, table_hash: str) -> str:
+    return (
+        f"Index KeySchema does not have the same leading hash key as table KeySchema for index: {index}. "
+        f"index hash key: {index_hash}, table hash key: {table_hash}"
+    )
+
+
+def msg_one_update_per_index(index: str) -> str:
+    return f"Only one global secondary index update per index is allowed simultaneously. Index: {index}"
+
+
+def msg_index_definitions_missing(index: str) -> str:
+    return f"AttributeDefinitions is not specified for index: {index}"
+
+
+MSG_RETURN_VALUES_OLD_OR_NONE = "ReturnValues can only be ALL_OLD or NONE"
+
+# tags (api/operations/misc)
+MSG_TABLE_ARN_MISSING = "Invalid TableArn"
+MSG_TAG_KEY_NULL = "The Tag Key provided is invalid, Key: null"
+MSG_TAG_VALUE_NULL = "The Tag Value provided is invalid, Value: null"
+MSG_NO_TAGS = "Atleast one Tag needs to be provided as Input."  # sic
+MSG_NO_TAG_KEYS = "Atleast one Tag Key needs to be provided as Input."  # sic
+
+
+def msg_invalid_table_arn(arn: str) -> str:
+    return f"Invalid TableArn: Invalid ResourceArn provided as input {arn}"
+
+
+def msg_resource_arn_not_found(arn: str) -> str:
+    return f"Requested resource not found: ResourcArn: {arn} not found"  # sic
+
+
 # --- transactions and idempotency tokens ---
 
 
