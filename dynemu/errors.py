@@ -725,6 +725,7 @@ def msg_index_definitions_missing(index: str) -> str:
     return f"AttributeDefinitions is not specified for index: {index}"
 
 
+# shared parameters (api/operations/common)
 MSG_RETURN_VALUES_OLD_OR_NONE = "ReturnValues can only be ALL_OLD or NONE"
 
 # tags (api/operations/misc)
@@ -805,9 +806,16 @@ UNSUPPORTED_WHERE_ARITHMETIC = "arithmetic in a WHERE clause"
 UNSUPPORTED_SET_VALUE = "SET takes a value, a document path, arithmetic or list_append"
 
 
-def unsupported_function(name: str, where: str) -> str:
-    """``where``: "in a WHERE clause", "as an operand", "in a SET clause"."""
-    return f"function {name} {where}"
+def unsupported_where_function(name: str) -> str:
+    return f"function {name} in a WHERE clause"
+
+
+def unsupported_operand_function(name: str) -> str:
+    return f"function {name} as an operand"
+
+
+def unsupported_set_clause_function(name: str) -> str:
+    return f"function {name} in a SET clause"
 
 
 def unsupported_set_function(name: str) -> str:

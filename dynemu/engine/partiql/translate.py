@@ -169,7 +169,7 @@ def check_condition(node: ex.Node) -> None:
         for operand in node.args:
             _check_operand(operand)
     elif isinstance(node, ex.Func):
-        raise unsupported(errors.unsupported_function(node.name, "in a WHERE clause"))
+        raise unsupported(errors.unsupported_where_function(node.name))
     else:
         raise unsupported(errors.UNSUPPORTED_NOT_CONDITION)
 
@@ -181,7 +181,7 @@ def _check_operand(node: ex.Node) -> None:
     elif isinstance(node, ex.Arith):
         raise unsupported(errors.UNSUPPORTED_WHERE_ARITHMETIC)
     elif isinstance(node, ex.Func):
-        raise unsupported(errors.unsupported_function(node.name, "as an operand"))
+        raise unsupported(errors.unsupported_operand_function(node.name))
 
 
 def check_actions(actions: tuple[ex.Action, ...]) -> None:
@@ -213,7 +213,7 @@ def _check_set_value(node: ex.Node) -> None:
         for arg in node.args:
             _check_set_value(arg)
     elif isinstance(node, ex.Func):
-        raise unsupported(errors.unsupported_function(node.name, "in a SET clause"))
+        raise unsupported(errors.unsupported_set_clause_function(node.name))
     else:
         raise unsupported(errors.UNSUPPORTED_SET_VALUE)
 
