@@ -83,3 +83,37 @@ def test_pages_follow_the_page_rules(store: Store) -> None:
     assert _page(reads.read_page(table, whole, keyspace.prefix_end(whole))) == expected
     empty = keyspace.partition_prefix(tid, {"S": "none"})
     assert _page(reads.read_page(table, empty, keyspace.prefix_end(empty), limit=3, as_stored=True)) == ([], 0, 0, None)
+
+
+def test_fetched_items_count_toward_the_page_limit(store: Store) -> None:
+    """An LSI's fetched table items count toward the 1 MB, each rounded up to 4 KB; the
+    page holds the fetched items, and LastEvaluatedKey is the last entry's key."""
+    db = new_db(store)  # type: ignore[arg-type]
+    table = new_table(db, range_key=True)
+    for i in range(40):
+        put(db, table, {"pk": {"S": "a"}, "sk": {"N": str(i)}})
+    tid = table.spec.table_id
+    start = keyspace.partition_prefix(tid, {"S": "a"})
+    stop = keyspace.prefix_end(start)
+
+    def fetch(entry: dict[str, Any]) -> tuple[dict[str, Any] | None, int]:
+        if int(entry["sk"]["N"]) % 3 == 0:
+            return None, 0  # not found: the entry stays, nothing is counted
+        return {**entry, "full": {"BOOL": True}}, 100_000  # 100,000 B -> 102,400 B
+
+    page = reads.read_page(table, start, stop, fetch=fetch)
+    items, read, fetched, fetch_bytes = [], 0, 0, 0
+    for _, raw in table.store.iterate(start, stop):
+        entry, size = decode_stored(raw)
+        full, _ = fetch(entry)
+        read += size
+        if full is not None:
+            fetched += 1
+            fetch_bytes += 102_400
+        items.append(full or entry)
+        if read + fetch_bytes >= reads.MAX_PAGE_BYTES:
+            break
+    assert (page.items, page.scanned, page.read_bytes, page.fetched, page.fetch_bytes) == (
+        items, len(items), read, fetched, fetch_bytes)
+    assert page.last_key == table.key_attributes(decode_stored(raw)[0])
+    assert 0 < len(items) < 40

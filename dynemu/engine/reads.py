@@ -80,11 +80,12 @@ def read_page(
     an entry and its size); the 1 MB then counts the entries plus every fetched item
     rounded up to 4 KB (LSI.md, "Read capacity units").
 
-    Values are read in chunks; where a chunk's page ends is found from the stored sizes
-    alone, and only then are its items decoded. With ``as_stored`` (the caller writes the
-    items out as they are) and neither filter nor fetch, they are not decoded at all: each
-    is its stored JSON as an ``orjson.Fragment`` and only the last one evaluated is
-    decoded, for LastEvaluatedKey."""
+    Values are read in chunks (of ``_CHUNK``, or the Limit); where a chunk's page ends is
+    found from the stored sizes alone, and only then are its items decoded (an LSI fetch
+    needs the entries first, so a chunk's fetches are made before its end is known). With
+    ``as_stored`` (the caller writes the items out as they are) and neither filter nor
+    fetch, they are not decoded at all: each is its stored JSON as an ``orjson.Fragment``
+    and only the last one evaluated is decoded, for LastEvaluatedKey."""
     if after is not None:
         if reverse:
             stop = min(stop, after)
