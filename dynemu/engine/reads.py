@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate, islice
 from typing import TYPE_CHECKING, Any
 
-from orjson import Fragment
+from orjson import Fragment, loads
 
 from dynemu import errors
 from dynemu.engine import capacity, consistency, indexes, values
@@ -119,24 +119,27 @@ def _evaluate(
 ) -> bool:
     """Evaluate ``chunk`` into ``page`` up to the item that reaches ``limit`` items or 1 MB
     read; True when the page stops there (its LastEvaluatedKey set)."""
-    sizes = [stored_size(raw) for raw in chunk]
+    # a stored value is its size (4 bytes) then its JSON (``table.encode_stored``)
     entries: list[Item] | None = None
     fulls: list[tuple[Item | None, int]] | None = None
-    costs = sizes
-    if fetch is not None:  # an LSI's fetches count toward the 1 MB, each rounded to 4 KB
-        entries = [decode_stored(raw)[0] for raw in chunk]
+    base = page.read_bytes + page.fetch_bytes
+    if fetch is None:
+        totals = list(accumulate(map(stored_size, chunk), initial=base))
+    else:  # an LSI's fetches count toward the 1 MB, each rounded to 4 KB
+        entries = [loads(raw[4:]) for raw in chunk]
         fulls = [fetch(e) for e in entries]
-        costs = [s + (read_block_bytes(fs) if f is not None else 0) for s, (f, fs) in zip(sizes, fulls, strict=True)]
-    totals = list(accumulate(costs, initial=page.read_bytes + page.fetch_bytes))
+        sizes = [stored_size(raw) for raw in chunk]
+        totals = list(accumulate((s + (read_block_bytes(fs) if f is not None else 0)
+                                  for s, (f, fs) in zip(sizes, fulls, strict=True)), initial=base))
     n = len(chunk) if totals[-1] < MAX_PAGE_BYTES else bisect_left(totals, MAX_PAGE_BYTES, 1)
     whole = n == len(chunk)
     page.scanned += n
-    page.read_bytes += sum(sizes if whole else sizes[:n])
+    page.read_bytes += totals[n] - base if fulls is None else sum(sizes[:n])
     if decode:
         if entries is None:
-            entries = [decode_stored(raw)[0] for raw in (chunk if whole else chunk[:n])]
+            entries = [loads(raw[4:]) for raw in (chunk if whole else chunk[:n])]
         evaluated = entries[:n] if fulls is None else _fetched(page, entries[:n], fulls[:n])
-        page.items.extend(evaluated if keep is None else [item for item in evaluated if keep(item)])
+        page.items.extend(evaluated if keep is None else filter(keep, evaluated))
     else:
         page.items.extend([Fragment(raw[4:]) for raw in (chunk if whole else chunk[:n])])
     if totals[n] < MAX_PAGE_BYTES and page.scanned != limit:
