@@ -118,18 +118,12 @@ def check_throughput_limit(read: int, write: int) -> None:
     if read > MAX_CAPACITY or write > MAX_CAPACITY:
         which = "ReadCapacityUnits" if read > MAX_CAPACITY else "WriteCapacityUnits"
         value = read if read > MAX_CAPACITY else write
-        raise errors.limit_exceeded(
-            f"Subscriber limit exceeded: Provisioned throughput for {which} cannot exceed {MAX_CAPACITY} "
-            f"(requested {value})"
-        )
+        raise errors.limit_exceeded(errors.msg_table_throughput_limit(which, MAX_CAPACITY, value))
 
 
 def undefined(keys: list[str], defs: dict[str, str], listed: list[str]) -> None:
     if any(k not in defs for k in keys):
-        raise errors.invalid_parameter(
-            "Some index key attributes are not defined in AttributeDefinitions. "
-            f"Keys: [{', '.join(keys)}], AttributeDefinitions: [{', '.join(listed)}]"
-        )
+        raise errors.invalid_parameter(errors.msg_keys_not_defined(keys, listed))
 
 
 def gsi_key_schema(ks: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
@@ -137,38 +131,38 @@ def gsi_key_schema(ks: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
     DDB-TABLE-123/124; the 2-element same-name text is dynalite's)."""
     names = [n for n, _ in ks]
     if len(names) == 2 and names[0] == names[1] and ks[1][1] == "RANGE":
-        raise errors.validation("Both the Hash Key and the Range Key element in the KeySchema have the same name")
+        raise errors.validation(errors.MSG_KEYS_SAME_NAME)
     if ks[0][1] != "HASH":
-        raise errors.validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+        raise errors.validation(errors.MSG_FIRST_KEY_NOT_HASH)
     if len(set(names)) != len(names):
-        raise errors.validation("The KeySchema contains multiple key attributes with the same name")
+        raise errors.validation(errors.MSG_KEY_NAMES_REPEATED)
     hashes: list[str] = []
     ranges: list[str] = []
     for name, kind in ks:
         if kind == "HASH":
             if ranges:
-                raise errors.validation("All HASH key attributes must precede RANGE key attributes in the KeySchema")
+                raise errors.validation(errors.MSG_HASH_AFTER_RANGE)
             hashes.append(name)
         else:
             ranges.append(name)
     if len(hashes) > indexes.MAX_KEY_ATTRIBUTES:
-        raise errors.validation("The KeySchema exceeds the maximum allowed number of HASH key attributes")
+        raise errors.validation(errors.MSG_TOO_MANY_HASH_KEYS)
     if len(ranges) > indexes.MAX_KEY_ATTRIBUTES:
-        raise errors.validation("The KeySchema exceeds the maximum allowed number of RANGE key attributes")
+        raise errors.validation(errors.MSG_TOO_MANY_RANGE_KEYS)
     return hashes, ranges
 
 
 def projection(kind: str | None, non_key: list[str] | None) -> tuple[str, tuple[str, ...]]:
     if kind is None:
-        raise errors.invalid_parameter("Unknown ProjectionType: null")
+        raise errors.invalid_parameter(errors.MSG_PROJECTION_TYPE_NULL)
     if non_key is not None and kind != "INCLUDE":
-        raise errors.invalid_parameter(f"ProjectionType is {kind}, but NonKeyAttributes is specified")
+        raise errors.invalid_parameter(errors.msg_non_key_with_projection(kind))
     if kind == "INCLUDE" and non_key is None:
-        raise errors.invalid_parameter("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
+        raise errors.invalid_parameter(errors.MSG_INCLUDE_WITHOUT_NON_KEY)
     seen: set[str] = set()
     for a in non_key or ():
         if a in seen:
-            raise errors.invalid_parameter(f"Duplicate element in NonKeyAttributes: {a}")
+            raise errors.invalid_parameter(errors.msg_duplicate_non_key(a))
         seen.add(a)
     return kind, tuple(non_key or ())
 
@@ -178,21 +172,15 @@ def gsi_throughput(d: GsiDefinition, mode: str, region: str, *, create_table: bo
     pt = d.provisioned
     if mode == "PAY_PER_REQUEST":
         if pt is not None:
-            raise errors.invalid_parameter(
-                f"ProvisionedThroughput should not be specified for index: {name} when BillingMode is PAY_PER_REQUEST"
-            )
+            raise errors.invalid_parameter(errors.msg_index_throughput_on_demand(name))
         return Throughput()
     if pt is None:
         if create_table:
-            raise errors.invalid_parameter(f"ProvisionedThroughput is not specified for index: {name}")
-        raise errors.invalid_parameter(f"Both ReadCapacityUnits and WriteCapacityUnits must be specified for index: {name}")
+            raise errors.invalid_parameter(errors.msg_index_throughput_missing(name))
+        raise errors.invalid_parameter(errors.msg_index_throughput_partial(name))
     for which, units in (("ReadCapacityUnits", pt[0]), ("WriteCapacityUnits", pt[1])):
         if units > MAX_CAPACITY:  # lab DDB-TABLE-170
-            raise errors.limit_exceeded(
-                f"The requested {which} for index {name}, {units}, is above the per index maximum for the "
-                f"account in {region}. Per table maximum: {MAX_CAPACITY}. Refer to the Amazon DynamoDB Developer "
-                "Guide for current limits and how to request higher limits."
-            )
+            raise errors.limit_exceeded(errors.msg_index_throughput_limit(which, name, units, region, MAX_CAPACITY))
     return Throughput(read=pt[0], write=pt[1])
 
 
@@ -200,52 +188,34 @@ def check_projected_total(specs: list[IndexSpec]) -> None:
     # "You can project a total of up to 100 attributes into all of a table's local and
     # global secondary indexes" (quotas page). The service's text is unknown: UNSURE.
     if sum(len(s.non_key_attributes) for s in specs) > indexes.MAX_PROJECTED_ATTRIBUTES:
-        raise errors.invalid_parameter(
-            "The number of projected attributes in all secondary indexes of the table exceeds the per-table limit "
-            f"of {indexes.MAX_PROJECTED_ATTRIBUTES}"
-        )
+        raise errors.invalid_parameter(errors.msg_projected_total(indexes.MAX_PROJECTED_ATTRIBUTES))
 
 
 def check_deletable(table: Table) -> None:
     """DeleteTable is refused while an index is being created (lab DDB-TABLE-150)."""
     if any(ix.spec.status != "ACTIVE" for ix in indexes.all_indexes(table)):
-        raise errors.resource_in_use(
-            "Attempt to change a resource which is still in use: Cannot delete table while indexes are being "
-            "created, updated, or deleted."
-        )
+        raise errors.resource_in_use(errors.MSG_CANNOT_DELETE_WHILE_INDEXING)
 
 
 # --- UpdateTable: the table's own settings ----------------------------------------------------------
-
-MSG_NO_CHANGE = (
-    "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates "
-    "or SSESpecification or ReplicaUpdates is required"
-)
-
 
 def _switch_billing(spec: TableSpec, u: TableUpdate, now: float) -> None:
     mode, pt = u.billing_mode, u.provisioned
     if mode == "PAY_PER_REQUEST":
         if pt is not None:
-            raise errors.invalid_parameter(
-                "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST"
-            )
+            raise errors.invalid_parameter(errors.MSG_THROUGHPUT_ON_DEMAND)
         # A table may switch to on-demand once per 24 hours (developer guide, "Considerations
         # when switching capacity modes").
         last = spec.billing_mode_updated
         if last is not None and now - last < DAY:
-            raise errors.limit_exceeded(
-                "Subscriber limit exceeded: Update to PayPerRequest mode are limited to once in 1 day(s)."
-            )
+            raise errors.limit_exceeded(errors.MSG_ON_DEMAND_ONCE_A_DAY)
         spec.billing_mode = mode
         spec.billing_mode_explicit = True
         spec.billing_mode_updated = now
         spec.throughput.read = spec.throughput.write = 0
         return
     if pt is None:
-        raise errors.invalid_parameter(
-            "ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED"
-        )
+        raise errors.invalid_parameter(errors.MSG_THROUGHPUT_REQUIRED)
     spec.billing_mode = mode  # type: ignore[assignment]
     spec.billing_mode_explicit = True
     check_throughput_limit(*pt)
@@ -254,13 +224,7 @@ def _switch_billing(spec: TableSpec, u: TableUpdate, now: float) -> None:
 
 def _change_throughput(tp: Throughput, read: int, write: int, now: float) -> None:
     if read == tp.read and write == tp.write:
-        raise errors.validation(
-            "The provisioned throughput for the table will not change. The requested value equals the current "
-            f"value. Current ReadCapacityUnits provisioned for the table: {tp.read}. Requested ReadCapacityUnits: "
-            f"{read}. Current WriteCapacityUnits provisioned for the table: {tp.write}. Requested "
-            f"WriteCapacityUnits: {write}. Refer to the Amazon DynamoDB Developer Guide for current limits and how "
-            "to request higher limits."
-        )
+        raise errors.validation(errors.msg_table_throughput_unchanged(tp.read, read, tp.write, write))
     check_throughput_limit(read, write)
     tp.change(read, write, now)
 
@@ -273,10 +237,7 @@ def _table_settings(spec: TableSpec, u: TableUpdate, now: float) -> bool:
         changed = True
     elif u.provisioned is not None:
         if spec.billing_mode == "PAY_PER_REQUEST":
-            raise errors.validation(
-                "One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can "
-                "be specified when BillingMode is PAY_PER_REQUEST"
-            )
+            raise errors.invalid_parameter(errors.MSG_THROUGHPUT_ON_DEMAND)
         _change_throughput(spec.throughput, *u.provisioned, now)
         changed = True
     if u.deletion_protection is not None:
@@ -311,7 +272,7 @@ def update_table(db: Namespace, table: Table, u: TableUpdate, region: str) -> tu
     if u.gsi_creates or u.gsi_deletes or u.gsi_changes:
         changed = True
     elif u.gsi_updates_given and changed:
-        raise errors.invalid_parameter("List of GlobalSecondaryIndexUpdates is empty")
+        raise errors.invalid_parameter(errors.MSG_GSI_UPDATES_EMPTY)
     if u.stream is not None:
         # Enabling or disabling the stream is the last check that can refuse the request
         # ("Table already has an enabled stream", "Table has no stream to disable").
@@ -320,7 +281,7 @@ def update_table(db: Namespace, table: Table, u: TableUpdate, region: str) -> tu
     if not changed and u.billing_mode is not None and u.billing_mode == spec.billing_mode:
         return None, False  # the billing mode the table already has: a no-op (issue 12)
     if not changed:
-        raise errors.validation(MSG_NO_CHANGE)
+        raise errors.validation(errors.MSG_NO_CHANGE)
     table.spec = spec
     db.save_spec(table)
     if plan is not None:
@@ -333,7 +294,7 @@ def update_table(db: Namespace, table: Table, u: TableUpdate, region: str) -> tu
 
 def _not_found(name: str, table: str) -> errors.DynamoError:
     # "Requested resource not found: Index gsi1 for table T" (lab DDB-TABLE-375/380)
-    return errors.resource_not_found(f"Requested resource not found: Index {name} for table {table}")
+    return errors.resource_not_found(errors.msg_index_not_found(name, table))
 
 
 def update_indexes(
@@ -354,13 +315,11 @@ def update_indexes(
     # a CREATING index may itself be deleted (once backfilling: DDB-TABLE-149)
     busy = any(s.status != "ACTIVE" and s.name not in deletes for s in gsis.values())
     if len(creates) + len(deletes) > 1 or ((creates or deletes) and busy):
-        raise errors.limit_exceeded(
-            "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"
-        )
+        raise errors.limit_exceeded(errors.MSG_ONE_ONLINE_INDEX)
     if switched and not on_demand:
         missing = [n for n in gsis if n not in changes or changes[n].provisioned is None]
         if missing:  # the service's text (crossplane-contrib/provider-upjet-aws#1041)
-            raise errors.invalid_parameter(f"ProvisionedThroughput must be specified for index: {','.join(missing)}")
+            raise errors.invalid_parameter(errors.msg_index_throughput_required(missing))
     for name, change in changes.items():
         _update_gsi(gsis[name], change, on_demand, switched, now, plan)
     if switched and on_demand:
@@ -382,22 +341,13 @@ def _update_gsi(s: IndexSpec, change: GsiChange, on_demand: bool, switched: bool
                 plan: UpdatePlan) -> None:
     pt = change.provisioned
     if on_demand and (pt is not None or (not change.on_demand and not change.warm)):
-        raise errors.invalid_parameter(
-            f"The only Updates for index: {s.name} when TableThroughputMode is PAY_PER_REQUEST can be to "
-            "OnDemandThroughput, WarmThroughput"
-        )
+        raise errors.invalid_parameter(errors.msg_on_demand_index_updates(s.name))
     plan.updated[s.name] = copy.copy(s.throughput)
     if pt is not None:
         tp = s.throughput
         read, write = pt
         if not switched and read == tp.read and write == tp.write:  # lab DDB-TABLE-164
-            raise errors.validation(
-                f"The provisioned throughput for the index {s.name} will not change. The requested value equals the "
-                f"current value. Current ReadCapacityUnits provisioned for index {s.name}: {tp.read}. Requested "
-                f"ReadCapacityUnits: {read}. Current WriteCapacityUnits provisioned for index {s.name}: {tp.write}. "
-                f"Requested WriteCapacityUnits: {write}. Refer to the Amazon DynamoDB Developer Guide for current "
-                "limits and how to request higher limits."
-            )
+            raise errors.validation(errors.msg_index_throughput_unchanged(s.name, tp.read, read, tp.write, write))
         if switched:
             tp.read, tp.write = read, write
         else:
@@ -413,11 +363,9 @@ def _create_gsi(table: Table, spec: TableSpec, c: GsiDefinition, requested: dict
                 plan: UpdatePlan) -> None:
     name = c.index_name
     if any(s.name == name for s in spec.indexes):
-        raise errors.invalid_parameter(f"Duplicate index name: {name}")  # UNSURE: no capture found
+        raise errors.invalid_parameter(errors.msg_duplicate_index(name))  # UNSURE: no capture found
     if sum(1 for s in spec.indexes if s.is_global) >= indexes.MAX_GSI:  # lab DDB-TABLE-169
-        raise errors.limit_exceeded(
-            f"Subscriber limit exceeded: Number of global secondary indexes exceeds per-table limit of {indexes.MAX_GSI}"
-        )
+        raise errors.limit_exceeded(errors.msg_gsi_limit_exceeded(indexes.MAX_GSI))
     # The request's own AttributeDefinitions must define the new index's keys, even one the
     # table already defines ("must include the key element(s) of the new index", API
     # reference; observed in eu-west-2, nubo-db/dynoxide#144); an attribute already defined

@@ -26,12 +26,13 @@ from dataclasses import dataclass, field
 from itertools import accumulate, islice
 from typing import TYPE_CHECKING, Any
 
-from orjson import Fragment
+from orjson import Fragment, loads
 
 from dynemu import errors
 from dynemu.engine import capacity, consistency, indexes, values
 from dynemu.engine.cancellation import THROTTLE_ERRORS
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
+from dynemu.engine.capacity.units import read_block_bytes
 from dynemu.engine.expressions.keycondition import KeyCondition
 from dynemu.engine.indexes import Index
 from dynemu.engine.schema import Item
@@ -42,15 +43,14 @@ from dynemu.storage import keyspace
 if TYPE_CHECKING:
     from dynemu.engine.namespace import Namespace
 
-_RAW_CHUNK = 128  # values read at a time (a larger Limit, or none, is read in chunks of this)
+_CHUNK = 128  # values read at a time (a larger Limit, or none, is read in chunks of this)
 MAX_PAGE_BYTES = 1024 * 1024  # "a single Query only returns a result set that fits within the 1 MB size limit"
-_READ_BLOCK = 4096
 Fetch = Callable[[Item], tuple[Item | None, int]]
 
 
 @dataclass(slots=True)
 class Page:
-    # evaluated items that passed the filter (``orjson.Fragment``s from ``read_page_raw``)
+    # evaluated items that passed the filter (``orjson.Fragment``s when read ``as_stored``)
     items: list[Any] = field(default_factory=list)
     scanned: int = 0
     read_bytes: int = 0
@@ -69,7 +69,8 @@ def read_page(
     after: bytes | None = None,
     keep: Callable[[Item], bool] | None = None,
     key_of: Callable[[Item], Item] | None = None,
-    fetch: Callable[[Item], tuple[Item | None, int]] | None = None,
+    fetch: Fetch | None = None,
+    as_stored: bool = False,
 ) -> Page:
     """Read ``[start, stop)`` (backwards when ``reverse``), strictly after the storage key
     ``after`` in the direction of reading; ``keep`` is the filter.
@@ -77,70 +78,88 @@ def read_page(
     Index reads pass ``key_of`` (the LastEvaluatedKey of an entry: index and table key)
     and, on an LSI asked for attributes it does not project, ``fetch`` (the table item of
     an entry and its size); the 1 MB then counts the entries plus every fetched item
-    rounded up to 4 KB (LSI.md, "Read capacity units")."""
-    if after is not None:
-        if reverse:
-            stop = min(stop, after)
-        else:
-            start = max(start, after + b"\x00")
-    page = Page()
-    items = page.items
-    # nothing writes to the store while the page is read (one synchronous engine call)
-    upto = max(limit, 1) if limit is not None and limit <= _RAW_CHUNK else None  # else read lazily
-    raws = table.store.read_values(start, stop, reverse=reverse, limit=upto)
-    for raw in raws:
-        item, size = decode_stored(raw)
-        page.scanned += 1
-        page.read_bytes += size
-        last = item
-        if fetch is not None:
-            full, full_size = fetch(item)
-            if full is not None:
-                item = full
-                page.fetched += 1
-                page.fetch_bytes += -(-full_size // _READ_BLOCK) * _READ_BLOCK
-        if keep is None or keep(item):
-            items.append(item)
-        if (limit is not None and page.scanned >= limit) or page.read_bytes + page.fetch_bytes >= MAX_PAGE_BYTES:
-            page.last_key = table.key_attributes(last) if key_of is None else key_of(last)
-            break
-    return page
+    rounded up to 4 KB (LSI.md, "Read capacity units").
 
-
-
-
-def read_page_raw(table: Table, start: bytes, stop: bytes, *, reverse: bool = False, limit: int | None = None,
-                  after: bytes | None = None) -> Page:
-    """``read_page`` of a table without filter, returning each item as its stored JSON
-    (an ``orjson.Fragment``, which the API layer's orjson writes out as it is) instead of
-    decoding it: only the last item evaluated is decoded, for LastEvaluatedKey."""
+    Values are read in chunks (of ``_CHUNK``, or the Limit); where a chunk's page ends is
+    found from the stored sizes alone, and only then are its items decoded (an LSI fetch
+    needs the entries first, so a chunk's fetches are made before its end is known). With
+    ``as_stored`` (the caller writes the items out as they are) and neither filter nor
+    fetch, they are not decoded at all: each is its stored JSON as an ``orjson.Fragment``
+    and only the last one evaluated is decoded, for LastEvaluatedKey."""
     if after is not None:
         if reverse:
             stop = min(stop, after)
         else:
             start = max(start, after + b"\x00")
     if limit is not None:
-        limit = max(limit, 1)  # read_page stops after the first item for any Limit below 1
-    small = limit is not None and limit <= _RAW_CHUNK
+        limit = max(limit, 1)  # any Limit below 1 stops the page after its first item
+    small = limit is not None and limit <= _CHUNK
+    # nothing writes to the store while the page is read (one synchronous engine call)
     raws = table.store.read_values(start, stop, reverse=reverse, limit=limit if small else None)
-    small = small or (type(raws) is list and len(raws) <= _RAW_CHUNK)  # a short range, read at once
+    small = small or (type(raws) is list and len(raws) <= _CHUNK)  # a short range, read at once
+    decode = not as_stored or keep is not None or fetch is not None
     page = Page()
-    items = page.items
-    read_bytes = 0
-    for chunk in ((raws,) if small else _chunks(raws, _RAW_CHUNK, limit)):
+    for chunk in ((raws,) if small else _chunks(raws, _CHUNK, limit)):
         if not chunk:
             break
-        totals = list(accumulate([stored_size(raw) for raw in chunk], initial=read_bytes))
-        # the page stops at the first item that reaches 1 MB read (or Limit items), as read_page
-        n = len(chunk) if totals[-1] < MAX_PAGE_BYTES else bisect_left(totals, MAX_PAGE_BYTES, 1)
-        items.extend([Fragment(raw[4:]) for raw in (chunk if n == len(chunk) else chunk[:n])])
-        read_bytes = totals[n]
-        if read_bytes >= MAX_PAGE_BYTES or len(items) == limit:
-            page.last_key = table.key_attributes(decode_stored(chunk[n - 1])[0])
+        if _evaluate(table, page, chunk, limit, decode, keep, key_of, fetch):
             break
-    page.scanned = len(items)
-    page.read_bytes = read_bytes
     return page
+
+
+def _evaluate(
+    table: Table,
+    page: Page,
+    chunk: list[bytes],
+    limit: int | None,
+    decode: bool,
+    keep: Callable[[Item], bool] | None,
+    key_of: Callable[[Item], Item] | None,
+    fetch: Fetch | None,
+) -> bool:
+    """Evaluate ``chunk`` into ``page`` up to the item that reaches ``limit`` items or 1 MB
+    read; True when the page stops there (its LastEvaluatedKey set)."""
+    # a stored value is its size (4 bytes) then its JSON (``table.encode_stored``)
+    entries: list[Item] | None = None
+    fulls: list[tuple[Item | None, int]] | None = None
+    base = page.read_bytes + page.fetch_bytes
+    if fetch is None:
+        totals = list(accumulate(map(stored_size, chunk), initial=base))
+    else:  # an LSI's fetches count toward the 1 MB, each rounded to 4 KB
+        entries = [loads(raw[4:]) for raw in chunk]
+        fulls = [fetch(e) for e in entries]
+        sizes = [stored_size(raw) for raw in chunk]
+        totals = list(accumulate((s + (read_block_bytes(fs) if f is not None else 0)
+                                  for s, (f, fs) in zip(sizes, fulls, strict=True)), initial=base))
+    n = len(chunk) if totals[-1] < MAX_PAGE_BYTES else bisect_left(totals, MAX_PAGE_BYTES, 1)
+    whole = n == len(chunk)
+    page.scanned += n
+    page.read_bytes += totals[n] - base if fulls is None else sum(sizes[:n])
+    if decode:
+        if entries is None:
+            entries = [loads(raw[4:]) for raw in (chunk if whole else chunk[:n])]
+        evaluated = entries[:n] if fulls is None else _fetched(page, entries[:n], fulls[:n])
+        page.items.extend(evaluated if keep is None else filter(keep, evaluated))
+    else:
+        page.items.extend([Fragment(raw[4:]) for raw in (chunk if whole else chunk[:n])])
+    if totals[n] < MAX_PAGE_BYTES and page.scanned != limit:
+        return False
+    last = entries[n - 1] if entries is not None else decode_stored(chunk[n - 1])[0]
+    page.last_key = table.key_attributes(last) if key_of is None else key_of(last)
+    return True
+
+
+def _fetched(page: Page, entries: list[Item], fulls: list[tuple[Item | None, int]]) -> list[Item]:
+    """The entries with each fetched table item in place of its entry, counted in ``page``."""
+    out = []
+    for entry, (full, size) in zip(entries, fulls, strict=True):
+        if full is None:
+            out.append(entry)
+            continue
+        out.append(full)
+        page.fetched += 1
+        page.fetch_bytes += read_block_bytes(size)
+    return out
 
 
 def _chunks(values: Iterable[bytes], size: int, limit: int | None) -> Iterator[list[bytes]]:
@@ -162,11 +181,11 @@ def find_index(table: Table, name: str, *, consistent: bool) -> Index:
     coverage-roadmap#1075, quoting the service)."""
     ix = indexes.find(table, name)
     if ix is None:
-        raise errors.validation(f"The table does not have the specified index: {name}")
+        raise errors.validation(errors.msg_no_such_index(name))
     if ix.spec.status == "CREATING":
-        raise errors.validation("Cannot read from backfilling global secondary index")
+        raise errors.validation(errors.MSG_BACKFILLING_INDEX)
     if ix.is_global and consistent:
-        raise errors.validation("Consistent reads are not supported on global secondary indexes")
+        raise errors.validation(errors.MSG_CONSISTENT_GSI)
     return ix
 
 
@@ -188,20 +207,15 @@ class RangeRead:
     projection: Any = None  # a compiled projection: ``top_names``
     select: str | None = None  # Select as sent
     consumed: bool = False  # build the ConsumedCapacity
-    # the caller writes the items out as they are (no projection): a table read without a
-    # filter or a pending stale image may return them undecoded (``read_page_raw``)
-    raw_items: bool = False
+    # the caller writes the items out as they are (no projection): a table page without a
+    # filter or a pending stale image returns them undecoded (``read_page``'s ``as_stored``)
+    as_stored: bool = False
 
 
 @dataclass(slots=True)
 class RangeResult:
     page: Page
     consumed: ConsumedCapacity | None
-
-
-MSG_INVALID_START = "The provided starting key is invalid"
-MSG_INVALID_SCAN_START = "The provided starting key is invalid: The provided key element does not match the schema"
-MSG_OUTSIDE = "The provided starting key is outside query boundaries based on provided condition"
 
 
 def read_range(db: Namespace, r: RangeRead) -> RangeResult:
@@ -212,14 +226,11 @@ def read_range(db: Namespace, r: RangeRead) -> RangeResult:
         start, stop, partition = _query_range(table, ix, r.key_condition)  # type: ignore[arg-type]
     else:
         start, stop = _scan_range(table, ix, r.segment, r.total_segments)
-    after = _start_key(table, ix, r.start_key, MSG_INVALID_START if query else MSG_INVALID_SCAN_START)
+    after = _start_key(table, ix, r.start_key, errors.MSG_INVALID_START if query else errors.MSG_INVALID_SCAN_START)
     if after is not None and query and not after.startswith(partition):
-        raise errors.validation(MSG_OUTSIDE)
+        raise errors.validation(errors.MSG_OUTSIDE)
     if after is not None and r.total_segments is not None and not (start <= after < stop):
-        raise errors.validation(
-            "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with "
-            f"correct Segment. TotalSegments: {r.total_segments} Segment: {r.segment}"
-        )
+        raise errors.validation(errors.msg_start_key_wrong_segment(r.total_segments, r.segment))
     fetch = _index_fetch(r, table, ix) if ix is not None else None
     keep = r.filter.evaluate if r.filter is not None else None
     reverse = r.reverse
@@ -231,13 +242,10 @@ def read_range(db: Namespace, r: RangeRead) -> RangeResult:
     suffix = keyspace.hashed_part(start) if ix is None else keyspace.index_hashed_part(start)
     p = cap.check_index(state, suffix, now, write=False)
     stale = not r.consistent and table.recent is not None and bool(table.recent.recent)
-    if r.raw_items and ix is None and keep is None and not stale:
-        page = read_page_raw(table, start, stop, reverse=reverse, limit=r.limit, after=after)
-    else:
-        page = read_page(
-            table, start, stop, reverse=reverse, limit=r.limit, after=after, keep=keep,
-            key_of=ix.key_of if ix is not None else None, fetch=fetch,
-        )  # fmt: skip
+    page = read_page(
+        table, start, stop, reverse=reverse, limit=r.limit, after=after, keep=keep,
+        key_of=ix.key_of if ix is not None else None, fetch=fetch, as_stored=r.as_stored and ix is None and not stale,
+    )  # fmt: skip
     if stale and ix is None:  # the replication-lag model, when --eventual-lag-ms is set
         page.items = consistency.stale_items(table, page.items, now)
     elif ix is not None and ix.is_global:  # a GSI shows a write only once the lag has passed
@@ -324,18 +332,13 @@ def _index_fetch(r: RangeRead, table: Table, ix: Index) -> Fetch | None:
     needs = r.select == "ALL_ATTRIBUTES" or (projection is not None and not projection.top_names <= projected)
     if ix.is_global and needs:
         if r.select == "ALL_ATTRIBUTES":
-            raise errors.invalid_parameter(
-                f"Select type ALL_ATTRIBUTES is not supported for global secondary index {ix.name} because its "
-                "projection type is not ALL"
-            )
+            raise errors.invalid_parameter(errors.msg_gsi_select_all(ix.name))
         missing = sorted(projection.top_names - projected)
-        raise errors.invalid_parameter(f"Global secondary index {ix.name} does not project [{', '.join(missing)}]")
+        raise errors.invalid_parameter(errors.msg_gsi_not_projected(ix.name, missing))
     if not needs:
         if r.filter is not None and not r.filter.names <= projected:
             missing = sorted(r.filter.names - projected)
-            raise errors.invalid_parameter(
-                f"Secondary index {ix.name} does not project one or more filter attributes: [{', '.join(missing)}]"
-            )
+            raise errors.invalid_parameter(errors.msg_filter_not_projected(ix.name, missing))
         return None
     tid = table.spec.table_id
     hk = table.spec.hash_key.name

@@ -48,13 +48,9 @@ class Throughput:
         decrease = read < self.read or write < self.write
         if decrease and self.decreases_today >= 4 and self.last_decrease is not None:
             if now - self.last_decrease < 3600:
-                raise errors.limit_exceeded(
-                    "Subscriber limit exceeded: Provisioned throughput decreases are limited within a given UTC "
-                    "day. After the first 4 decreases, each subsequent decrease in the same UTC day can be "
-                    "performed at most once every 3600 seconds. Number of decreases today: "
-                    f"{self.decreases_today}. Last decrease at {_utc_text(self.last_decrease)}. Next decrease "
-                    f"can be made at {_utc_text(self.last_decrease + 3600)}"
-                )
+                raise errors.limit_exceeded(errors.msg_decreases_limited(
+                    self.decreases_today, _utc_text(self.last_decrease), _utc_text(self.last_decrease + 3600)
+                ))
         if read > self.read or write > self.write:
             self.last_increase = now
         if decrease:
@@ -188,20 +184,12 @@ def _key_value_size(attr: KeyAttr, v: Value) -> int:
 def _check_key_value(attr: KeyAttr, v: Value, is_hash: bool) -> None:
     raw = v[attr.type]
     if attr.type in ("S", "B") and raw == "":
-        # Wording reported for the live service: "are not valid." rather than "were invalid:".
-        raise errors.validation(
-            "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain "
-            f"an empty {TYPE_NAMES[attr.type]} value. Key: {attr.name}"
-        )
+        raise errors.validation(errors.msg_empty_key_value(TYPE_NAMES[attr.type], attr.name))
     size = _key_value_size(attr, v)
     if is_hash and size > MAX_HASH_KEY_BYTES:
-        raise errors.invalid_parameter(
-            f"Size of hashkey has exceeded the maximum size limit of{MAX_HASH_KEY_BYTES} bytes"
-        )
+        raise errors.invalid_parameter(errors.msg_hash_key_too_large(MAX_HASH_KEY_BYTES))
     if not is_hash and size > MAX_RANGE_KEY_BYTES:
-        raise errors.invalid_parameter(
-            f"Aggregated size of all range keys has exceeded the size limit of {MAX_RANGE_KEY_BYTES} bytes"
-        )
+        raise errors.invalid_parameter(errors.msg_range_key_too_large(MAX_RANGE_KEY_BYTES))
 
 
 def _value_type(v: Any) -> str | None:
@@ -219,12 +207,10 @@ def key_of_item(spec: TableSpec, item: Item) -> tuple[Value, Value | None]:
             continue
         v = item.get(attr.name)
         if v is None:
-            raise errors.invalid_parameter(f"Missing the key {attr.name} in the item")
+            raise errors.invalid_parameter(errors.msg_missing_key(attr.name))
         t = _value_type(v)
         if t != attr.type:
-            raise errors.invalid_parameter(
-                f"Type mismatch for key {attr.name} expected: {attr.type} actual: {t}"
-            )
+            raise errors.invalid_parameter(errors.msg_key_type_mismatch(attr.name, attr.type, t))
         _check_key_value(attr, v, is_hash)
         out.append(v)
     return out[0], out[1]  # type: ignore[return-value]
@@ -235,7 +221,7 @@ def key_of_request(spec: TableSpec, key: Item) -> tuple[Value, Value | None]:
     exactly the key attributes, of the declared types."""
     n = 1 if spec.range_key is None else 2
     if len(key) != n:
-        raise errors.validation("The provided key element does not match the schema")
+        raise errors.validation(errors.MSG_KEY_MISMATCH)
     out: list[Value | None] = []
     for attr, is_hash in ((spec.hash_key, True), (spec.range_key, False)):
         if attr is None:
@@ -243,7 +229,7 @@ def key_of_request(spec: TableSpec, key: Item) -> tuple[Value, Value | None]:
             continue
         v = key.get(attr.name)
         if v is None or _value_type(v) != attr.type:
-            raise errors.validation("The provided key element does not match the schema")
+            raise errors.validation(errors.MSG_KEY_MISMATCH)
         _check_key_value(attr, v, is_hash)
         out.append(v)
     return out[0], out[1]  # type: ignore[return-value]

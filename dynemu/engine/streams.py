@@ -57,21 +57,16 @@ SERVICE_CHANGE = "service"
 _CHUNK = 10_000  # deletions per storage batch when trimming or purging
 _TIME = struct.Struct(">d")
 
-# Messages of the service (ack-api-quirks DDB-TABLE-050/035, live captures; botocore model).
-MSG_TRIMMED = "The data you are trying to access has been trimmed."
-MSG_SHARD_NOT_FOUND = "Requested resource not found: Shard does not exist"
-
-
 def meta_key(table_id: int) -> bytes:
     return keyspace.stream_meta_key(table_id)
 
 
 def stream_not_found(arn: str) -> errors.DynamoError:
-    return errors.resource_not_found(f"Requested resource not found: Stream: {arn} not found")
+    return errors.resource_not_found(errors.msg_stream_not_found(arn))
 
 
 def trimmed() -> errors.DynamoError:
-    return errors.DynamoError("TrimmedDataAccessException", MSG_TRIMMED)
+    return errors.DynamoError("TrimmedDataAccessException", errors.MSG_TRIMMED)
 
 
 def same_item(a: Item, b: Item) -> bool:
@@ -568,29 +563,15 @@ def bind(cat: StreamCatalog, table: Table) -> None:
 # --- what the control plane calls ------------------------------------------------------------------
 
 
-MSG_ENABLED_NEEDS_TYPE = "One or more parameter values were invalid: If stream is being enabled then UpdateViewType is required"
-MSG_DISABLED_NO_TYPE = (
-    "One or more parameter values were invalid: If stream is being disabled, then UpdateViewType must not be specified"
-)
-MSG_CREATE_NEEDS_TYPE = (
-    "One or more parameter values were invalid: Table is being created with a stream enabled, UpdateViewType is required"
-)
-MSG_CREATE_NO_TYPE = (
-    "One or more parameter values were invalid: Table is being created with a stream disabled, UpdateViewType should "
-    "not be specified"
-)
-MSG_WITH_IOPS = "One or more parameter values were invalid: You cannot modify stream status while updating table IOPS"
-
-
 def validate_spec(spec: dict[str, Any], *, creating: bool) -> tuple[bool, str | None]:
     """Check a StreamSpecification (CreateTable when ``creating``, else UpdateTable) and
     return ``(enabled, view_type)``. StreamEnabled itself is required by the request shape."""
     enabled = bool(spec.get("StreamEnabled"))
     view = spec.get("StreamViewType")
     if enabled and view is None:
-        raise errors.validation(MSG_CREATE_NEEDS_TYPE if creating else MSG_ENABLED_NEEDS_TYPE)
+        raise errors.validation(errors.MSG_STREAM_CREATE_NEEDS_TYPE if creating else errors.MSG_STREAM_ENABLED_NEEDS_TYPE)
     if not enabled and view is not None:
-        raise errors.validation(MSG_CREATE_NO_TYPE if creating else MSG_DISABLED_NO_TYPE)
+        raise errors.validation(errors.MSG_STREAM_CREATE_NO_TYPE if creating else errors.MSG_STREAM_DISABLED_NO_TYPE)
     return enabled, view
 
 
@@ -612,7 +593,7 @@ def enable(db: Any, table: Table, view_type: str, now: float) -> Stream:
         raise ValueError(f"unknown StreamViewType {view_type!r}")
     ts = attach(db, table)
     if ts.active is not None:
-        raise errors.validation(f"Table already has an enabled stream: TableName: {table.name}")
+        raise errors.validation(errors.msg_stream_already_enabled(table.name))
     return ts.enable(view_type, now)
 
 
@@ -620,7 +601,7 @@ def disable(db: Any, table: Table, now: float) -> None:
     """Disable the current stream (UpdateTable StreamEnabled=false); it stays readable 24 h."""
     ts = attach(db, table)
     if ts.active is None:
-        raise errors.validation(f"Table has no stream to disable: TableName: {table.name}")
+        raise errors.validation(errors.msg_no_stream_to_disable(table.name))
     ts.disable(now)
 
 

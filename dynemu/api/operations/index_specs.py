@@ -83,17 +83,14 @@ def parse_create(
         + [e["AttributeName"] for d in (lsis or []) + (gsis or []) for e in d["KeySchema"]]
     ))
     if any(d not in used for d in defs):  # before every other index rule (lab DDB-TABLE-127)
-        raise errors.invalid_parameter(
-            f"Some AttributeDefinitions are not used. AttributeDefinitions: [{', '.join(listed)}], "
-            f"keys used: [{', '.join(used)}]"
-        )
+        raise errors.invalid_parameter(errors.msg_unused_definitions(listed, used))
     specs: list[IndexSpec] = []
     names: set[str] = set()
     if lsis is not None:
         specs += _parse_lsis(lsis, defs, listed, hash_name, range_name, names)
     if gsis is not None:
         if not gsis:
-            raise errors.invalid_parameter("List of GlobalSecondaryIndexes is empty")
+            raise errors.invalid_parameter(errors.MSG_GSI_LIST_EMPTY)
         for raw in gsis:
             d = gsi_definition(raw)
             name = d.index_name
@@ -103,7 +100,7 @@ def parse_create(
             kind, non_key = ddl.projection(d.projection_type, d.non_key_attributes)
             tp = ddl.gsi_throughput(d, mode, region, create_table=True)
             if name in names:
-                raise errors.invalid_parameter(f"Duplicate index name: {name}")
+                raise errors.invalid_parameter(errors.msg_duplicate_index(name))
             names.add(name)
             specs.append(IndexSpec(
                 name, len(specs) + 1, True,
@@ -111,9 +108,7 @@ def parse_create(
                 kind, non_key, tp, "ACTIVE", d.on_demand_max_read, d.on_demand_max_write,
             ))
         if len(gsis) > indexes.MAX_GSI:
-            raise errors.invalid_parameter(
-                f"GlobalSecondaryIndex count exceeds the per-table limit of {indexes.MAX_GSI}"
-            )
+            raise errors.invalid_parameter(errors.msg_gsi_count(indexes.MAX_GSI))
     ddl.check_projected_total(specs)
     return specs
 
@@ -123,11 +118,9 @@ def _parse_lsis(
     names: set[str],
 ) -> list[IndexSpec]:
     if not lsis:
-        raise errors.invalid_parameter("List of LocalSecondaryIndexes is empty")
+        raise errors.invalid_parameter(errors.MSG_LSI_LIST_EMPTY)
     if range_name is None:
-        raise errors.invalid_parameter(
-            "Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex"
-        )
+        raise errors.invalid_parameter(errors.MSG_LSI_WITHOUT_RANGE_KEY)
     out: list[IndexSpec] = []
     for d in lsis:
         name = d["IndexName"]
@@ -135,30 +128,25 @@ def _parse_lsis(
         keys = [e["AttributeName"] for e in ks]
         ddl.undefined(keys, defs, listed)
         if len(ks) > 1 and keys[0] == keys[1]:
-            raise errors.validation("Both the Hash Key and the Range Key element in the KeySchema have the same name")
+            raise errors.validation(errors.MSG_KEYS_SAME_NAME)
         if ks[0]["KeyType"] != "HASH":
-            raise errors.validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+            raise errors.validation(errors.MSG_FIRST_KEY_NOT_HASH)
         if len(ks) > 1 and ks[1]["KeyType"] != "RANGE":
-            raise errors.validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+            raise errors.validation(errors.MSG_SECOND_KEY_NOT_RANGE)
         if len(ks) != 2:
-            raise errors.invalid_parameter(f"Index KeySchema does not have a range key for index: {name}")
+            raise errors.invalid_parameter(errors.msg_lsi_without_range_key(name))
         if keys[0] != hash_name:
-            raise errors.invalid_parameter(
-                f"Index KeySchema does not have the same leading hash key as table KeySchema for index: {name}. "
-                f"index hash key: {keys[0]}, table hash key: {hash_name}"
-            )
+            raise errors.invalid_parameter(errors.msg_lsi_hash_key(name, keys[0], hash_name))
         kind, non_key = ddl.projection(d["Projection"].get("ProjectionType"), d["Projection"].get("NonKeyAttributes"))
         if name in names:
-            raise errors.invalid_parameter(f"Duplicate index name: {name}")
+            raise errors.invalid_parameter(errors.msg_duplicate_index(name))
         names.add(name)
         out.append(IndexSpec(
             name, len(out) + 1, False, (KeyAttr(keys[0], defs[keys[0]]),), (KeyAttr(keys[1], defs[keys[1]]),),
             kind, non_key,
         ))
     if len(lsis) > indexes.MAX_LSI:
-        raise errors.invalid_parameter(
-            f"Number of LocalSecondaryIndexes exceeds per-table limit of {indexes.MAX_LSI}"
-        )
+        raise errors.invalid_parameter(errors.msg_lsi_count(indexes.MAX_LSI))
     return out
 
 
@@ -226,7 +214,7 @@ def check_updates(body: dict[str, Any]) -> None:
     for d in body.get("AttributeDefinitions") or ():
         # one name with two types is refused as at CreateTable (scylladb/scylladb#13870)
         if d["AttributeName"] in seen_defs:
-            raise errors.validation(f"Attribute Name is duplicated: {d['AttributeName']}")
+            raise errors.validation(errors.msg_duplicate_attribute_definition(d["AttributeName"]))
         seen_defs.add(d["AttributeName"])
     updates = body.get("GlobalSecondaryIndexUpdates")
     if not updates:
@@ -235,34 +223,27 @@ def check_updates(body: dict[str, Any]) -> None:
     for u in updates:
         actions = [a for a in ("Update", "Create", "Delete") if u.get(a) is not None]
         if not actions:
-            raise errors.invalid_parameter(
-                "One of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, "
-                "GlobalSecondaryIndexUpdate.Delete must not be null"
-            )
+            raise errors.invalid_parameter(errors.MSG_GSI_UPDATE_NO_ACTION)
         if len(actions) > 1:
-            raise errors.invalid_parameter(
-                "Only one global secondary index action is allowed per GlobalSecondaryIndexUpdate object"
-            )
+            raise errors.invalid_parameter(errors.MSG_GSI_UPDATE_ACTIONS)
         name = u[actions[0]]["IndexName"]
         if name in seen:
-            raise errors.invalid_parameter(
-                f"Only one global secondary index update per index is allowed simultaneously. Index: {name}"
-            )
+            raise errors.invalid_parameter(errors.msg_one_update_per_index(name))
         seen.add(name)
         if actions[0] == "Update":
             continue
         if body.get("ProvisionedThroughput") is not None:
-            raise errors.validation("You cannot create or delete index while updating table IOPS")
+            raise errors.validation(errors.MSG_INDEX_WITH_IOPS)
         if actions[0] == "Create":
             if "DeletionProtectionEnabled" in body:
-                raise errors.validation("DeletionProtection modification must be the only operation in the request")
+                raise errors.validation(errors.MSG_DELETION_PROTECTION_ALONE)
             if "TableClass" in body:
-                raise errors.validation("TableClass modification must be the only operation in the request")
+                raise errors.validation(errors.MSG_TABLE_CLASS_ALONE)
             c = u["Create"]
             ddl.gsi_key_schema(_pairs(c["KeySchema"]))
             ddl.projection(c["Projection"].get("ProjectionType"), c["Projection"].get("NonKeyAttributes"))
             if not body.get("AttributeDefinitions"):
-                raise errors.invalid_parameter(f"AttributeDefinitions is not specified for index: {name}")
+                raise errors.invalid_parameter(errors.msg_index_definitions_missing(name))
 
 
 def patch_response(description: dict[str, Any], plan: ddl.UpdatePlan) -> None:

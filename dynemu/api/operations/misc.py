@@ -39,17 +39,13 @@ MAX_TAG_VALUE = 256
 
 def _table_by_arn(ctx: Context, arn: str | None) -> Table:
     if not arn:
-        raise errors.validation("Invalid TableArn")
+        raise errors.validation(errors.MSG_TABLE_ARN_MISSING)
     if not _TABLE_ARN.fullmatch(arn):
-        raise errors.validation(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")
+        raise errors.validation(errors.msg_invalid_table_arn(arn))
     for table in ctx.db.tables.values():
         if table.spec.arn == arn:
             return table
-    raise errors.resource_not_found(f"Requested resource not found: ResourcArn: {arn} not found")
-
-
-def _constraint(value: str, path: str, detail: str) -> str:
-    return f"Value '{value}' at '{path}' failed to satisfy constraint: Member must {detail}"
+    raise errors.resource_not_found(errors.msg_resource_arn_not_found(arn))
 
 
 def check_tags(tags: list[dict[str, Any]]) -> None:
@@ -58,33 +54,32 @@ def check_tags(tags: list[dict[str, Any]]) -> None:
     (an empty key: scylladb/scylladb#16904, quoting the service)."""
     for tag in tags:
         if tag.get("Key") is None:
-            raise errors.validation("The Tag Key provided is invalid, Key: null")
+            raise errors.validation(errors.MSG_TAG_KEY_NULL)
         if tag.get("Value") is None:
-            raise errors.validation("The Tag Value provided is invalid, Value: null")
+            raise errors.validation(errors.MSG_TAG_VALUE_NULL)
     errs: list[str] = []
     for i, tag in enumerate(tags, 1):
         key, value = tag["Key"], tag["Value"]
         path = f"tags.{i}.member"
         if len(key) < 1:
-            errs.append(_constraint(key, f"{path}.key", "have length greater than or equal to 1"))
+            errs.append(errors.msg_constraint(key, f"{path}.key", errors.msg_at_least_length(1)))
         elif len(key) > MAX_TAG_KEY:
-            errs.append(_constraint(key, f"{path}.key", f"have length less than or equal to {MAX_TAG_KEY}"))
+            errs.append(errors.msg_constraint(key, f"{path}.key", errors.msg_at_most_length(MAX_TAG_KEY)))
         elif not _TAG_CHARS.fullmatch(key):
-            errs.append(_constraint(key, f"{path}.key", f"satisfy regular expression pattern: {TAG_PATTERN}"))
+            errs.append(errors.msg_constraint(key, f"{path}.key", errors.msg_pattern(TAG_PATTERN)))
         if len(value) > MAX_TAG_VALUE:
-            errs.append(_constraint(value, f"{path}.value", f"have length less than or equal to {MAX_TAG_VALUE}"))
+            errs.append(errors.msg_constraint(value, f"{path}.value", errors.msg_at_most_length(MAX_TAG_VALUE)))
         elif not _TAG_CHARS.fullmatch(value):
-            errs.append(_constraint(value, f"{path}.value", f"satisfy regular expression pattern: {TAG_PATTERN}"))
+            errs.append(errors.msg_constraint(value, f"{path}.value", errors.msg_pattern(TAG_PATTERN)))
     if errs:
-        n = len(errs)
-        raise errors.validation(f"{n} validation error{'s' if n > 1 else ''} detected: {'; '.join(errs)}")
+        raise errors.validation(errors.msg_validation_errors(errs))
 
 
 def tag_resource(ctx: Context, body: dict[str, Any]) -> dict[str, Any] | None:
     tags = body.get("Tags") or []
     table = _table_by_arn(ctx, body["ResourceArn"])
     if not tags:
-        raise errors.validation("Atleast one Tag needs to be provided as Input.")
+        raise errors.validation(errors.MSG_NO_TAGS)
     check_tags(tags)
     for tag in tags:
         table.spec.tags[tag["Key"]] = tag["Value"]
@@ -96,7 +91,7 @@ def untag_resource(ctx: Context, body: dict[str, Any]) -> dict[str, Any] | None:
     table = _table_by_arn(ctx, body["ResourceArn"])
     keys = body.get("TagKeys") or []
     if not keys:
-        raise errors.validation("Atleast one Tag Key needs to be provided as Input.")
+        raise errors.validation(errors.MSG_NO_TAG_KEYS)
     for key in keys:
         table.spec.tags.pop(key, None)
     ctx.db.save_spec(table)

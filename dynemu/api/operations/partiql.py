@@ -26,12 +26,6 @@ from dynemu.engine.partiql.translate import KeyedPlan, bind, plan_get, plan_sele
 from dynemu.engine.table import Mutation, Table
 
 Item = dict[str, Any]
-MSG_MIXED_BATCH = "Batch statements must be either all reads (SELECT) or all writes (INSERT, UPDATE, DELETE)"
-MSG_MIXED_TRANSACTION = ("Transaction statements must be either all reads (SELECT) or all writes (INSERT, UPDATE, "
-                         "DELETE, EXISTS)")
-MSG_EXISTS = "EXISTS is supported only in ExecuteTransaction"
-MSG_INDEX = "This operation is not supported on an index"
-MSG_NEXT_TOKEN = "The provided NextToken is invalid"
 IN_PAGE_ITEMS = 10
 # error types -> BatchStatementError codes (API reference, BatchStatementError)
 _BATCH_CODES = {
@@ -67,7 +61,7 @@ def execute_statement(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if isinstance(statement, ast.Select):
         return _select(ctx, body, statement, table, mode)
     if isinstance(statement, ast.Exists):
-        raise errors.validation(MSG_EXISTS)
+        raise errors.validation(errors.MSG_EXISTS_OUTSIDE_TRANSACTION)
     plan = plan_write(statement, table.spec.key_schema)
     return_old = body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
     m, ledger = run.write_one(ctx, table, plan, return_old=return_old, consumed=mode is not None)
@@ -153,7 +147,7 @@ def _decode_token(body: dict[str, Any]) -> tuple[int, Item | None]:
     except (ValueError, TypeError, KeyError, orjson.JSONDecodeError, errors.DynamoError):
         ok = False
     if not ok:
-        raise errors.validation(MSG_NEXT_TOKEN)
+        raise errors.validation(errors.MSG_INVALID_NEXT_TOKEN)
     return data["p"], after
 
 
@@ -171,7 +165,7 @@ def batch_execute_statement(ctx: Context, body: dict[str, Any]) -> dict[str, Any
         except errors.DynamoError:
             continue  # reported as that statement's Error
     if len(kinds) > 1:
-        raise errors.validation(MSG_MIXED_BATCH)
+        raise errors.validation(errors.MSG_MIXED_BATCH)
     mode = _mode(body)
     ledger = CapacityLedger()
     responses = [_batch_one(ctx, entry, ledger) for entry in entries]
@@ -188,7 +182,7 @@ def _batch_one(ctx: Context, entry: dict[str, Any], ledger: CapacityLedger) -> d
         response["TableName"] = table.name
         if isinstance(statement, ast.Select):
             if statement.source.index is not None:
-                raise errors.validation(MSG_INDEX)
+                raise errors.validation(errors.MSG_NOT_ON_INDEX)
             plan = plan_get(statement, table.spec.key_schema)
             consistent = bool(entry.get("ConsistentRead"))
             item, consumed = run.get_one(ctx, table, plan.key, consistent)
@@ -197,7 +191,7 @@ def _batch_one(ctx: Context, entry: dict[str, Any], ledger: CapacityLedger) -> d
                 response["Item"] = plan.projection.apply(item) if plan.projection is not None else item
             return response
         if isinstance(statement, ast.Exists):
-            raise errors.validation(MSG_EXISTS)
+            raise errors.validation(errors.MSG_EXISTS_OUTSIDE_TRANSACTION)
         plan = plan_write(statement, table.spec.key_schema)
         return_old = entry.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
         _, consumed = run.write_one(ctx, table, plan, return_old=return_old, consumed=True)
@@ -225,7 +219,7 @@ def execute_transaction(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     prepared = [_prepare(ctx, entry) for entry in entries]
     reads = [isinstance(s, ast.Select) for s, _ in prepared]
     if any(reads) and not all(reads):
-        raise errors.validation(MSG_MIXED_TRANSACTION)
+        raise errors.validation(errors.MSG_MIXED_TRANSACTION)
     tables = [t for _, t in prepared]
     mode = _mode(body)
     if all(reads):
@@ -233,7 +227,7 @@ def execute_transaction(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         for s, t in prepared:
             assert isinstance(s, ast.Select)
             if s.source.index is not None:
-                raise errors.validation(MSG_INDEX)
+                raise errors.validation(errors.MSG_NOT_ON_INDEX)
             plans.append(plan_get(s, t.spec.key_schema))
         return run.transact_get(ctx, plans, tables, mode)
     plans = [plan_write(s, t.spec.key_schema) for s, t in prepared]

@@ -19,20 +19,12 @@ def _select(body: dict[str, Any], compiled: Compiled, operation: str) -> str:
     which = "ProjectionExpression" if "ProjectionExpression" in body else "AttributesToGet"
     if select is None:
         return "SPECIFIC_ATTRIBUTES" if projected else "ALL_ATTRIBUTES"
-    if select == "ALL_ATTRIBUTES" and projected:
-        raise errors.validation(f"Cannot specify the {which} when choosing to get ALL_ATTRIBUTES")
-    if select == "ALL_PROJECTED_ATTRIBUTES":
-        if projected:
-            raise errors.validation(f"Cannot specify the {which} when choosing to get ALL_PROJECTED_ATTRIBUTES")
-        if body.get("IndexName") is None:
-            verb = "Querying" if operation == "Query" else "Scanning"
-            raise errors.validation(f"ALL_PROJECTED_ATTRIBUTES can be used only when {verb} using an IndexName")
-    if select == "COUNT" and projected:
-        raise errors.validation(f"Cannot specify the {which} when choosing to get only the Count")
+    if projected and select in ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "COUNT"):
+        raise errors.validation(errors.msg_select_conflict(which, select))
+    if select == "ALL_PROJECTED_ATTRIBUTES" and body.get("IndexName") is None:
+        raise errors.validation(errors.msg_all_projected_needs_index(operation))
     if select == "SPECIFIC_ATTRIBUTES" and not projected:
-        raise errors.validation(
-            "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES"
-        )
+        raise errors.validation(errors.MSG_SPECIFIC_NEEDS_PROJECTION)
     return select
 
 
@@ -52,9 +44,7 @@ def _run(ctx: Context, body: dict[str, Any], operation: str, **where: Any) -> di
     # key's rules: KeyCondition._bind_multi)
     compiled = compiled.bind(ix.key_schema) if ix is not None else bind_to(compiled, table)
     if operation == "Query" and compiled.key_condition is None:
-        raise errors.validation(
-            "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
-        )
+        raise errors.validation(errors.MSG_KEY_CONDITIONS_REQUIRED)
     mode = body.get("ReturnConsumedCapacity")
     result = reads.read_range(
         ctx.db,
@@ -63,7 +53,7 @@ def _run(ctx: Context, body: dict[str, Any], operation: str, **where: Any) -> di
             start_key=body.get("ExclusiveStartKey"), limit=body.get("Limit"),
             reverse=operation == "Query" and body.get("ScanIndexForward") is False, consistent=consistent, filter=compiled.filter,
             projection=compiled.projection, select=body.get("Select"), consumed=mode == "TOTAL" or mode == "INDEXES",
-            raw_items=compiled.projection is None,
+            as_stored=compiled.projection is None,
             **where,
         ),
     )  # fmt: skip
@@ -92,21 +82,12 @@ def query(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 def scan(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     segment, total = body.get("Segment"), body.get("TotalSegments")
     if segment is not None and total is None:
-        raise errors.validation(
-            "The TotalSegments parameter is required but was not present in the request when Segment parameter "
-            "is present"
-        )
+        raise errors.validation(errors.MSG_SEGMENT_WITHOUT_TOTAL)
     if total is not None:
         if segment is None:
-            raise errors.validation(
-                "The Segment parameter is required but was not present in the request when parameter "
-                "TotalSegments is present"
-            )
+            raise errors.validation(errors.MSG_TOTAL_WITHOUT_SEGMENT)
         if segment >= total:
-            raise errors.validation(
-                "The Segment parameter is zero-based and must be less than parameter TotalSegments: "
-                f"Segment: {segment} is not less than TotalSegments: {total}"
-            )
+            raise errors.validation(errors.msg_segment_out_of_range(segment, total))
     return _run(ctx, body, "Scan", segment=segment, total_segments=total)
 
 

@@ -23,8 +23,6 @@ from dynemu.engine.streams import SEQUENCE_BASE, Record, Shard, Stream, TableStr
 
 MAX_PAGE = 100  # ListStreams and DescribeStream return at most 100 entries per page
 _ITERATOR = struct.Struct(">IQQdI")  # table id, shard number, next sequence, issued at, crc
-MSG_EXPIRED = "The provided iterator exceeds the maximum age allowed."  # the model's message
-MSG_INVALID_ITERATOR = "Invalid ShardIterator"
 SERVICE_IDENTITY = {"PrincipalId": "dynamodb.amazonaws.com", "Type": "Service"}
 
 
@@ -47,10 +45,7 @@ def _limit(body: dict[str, Any]) -> int:
     as the service checks GetRecords' 1000."""
     limit = body.get("Limit") or MAX_PAGE
     if limit > MAX_PAGE:
-        raise errors.validation(
-            f"1 validation error detected: Value '{limit}' at 'limit' failed to satisfy constraint: "
-            f"Member must have value less than or equal to {MAX_PAGE}"
-        )
+        raise errors.validation(errors.msg_validation_errors([errors.msg_constraint(limit, "limit", errors.msg_at_most(MAX_PAGE))]))
     return int(limit)
 
 
@@ -97,10 +92,7 @@ def _shard_filter(flt: dict[str, Any] | None) -> str | None:
         return None
     for member, path in (("Type", "shardFilter.type"), ("ShardId", "shardFilter.shardId")):
         if flt.get(member) is None:
-            raise errors.validation(
-                f"1 validation error detected: Value null at '{path}' failed to satisfy constraint: "
-                "Member must not be null"
-            )
+            raise errors.validation(errors.msg_validation_errors([errors.msg_constraint(None, path, errors.MSG_NOT_NULL)]))
     return str(flt["ShardId"])
 
 
@@ -144,42 +136,35 @@ def decode_iterator(text: str) -> tuple[str, int, int, int, float]:
     """``(stream arn, table id, shard number, next sequence, issued at)``."""
     parts = text.rsplit("|", 2)
     if len(parts) != 3 or parts[1] != "1":
-        raise errors.validation(MSG_INVALID_ITERATOR)
+        raise errors.validation(errors.MSG_INVALID_ITERATOR)
     arn = parts[0]
     try:
         raw = base64.b64decode(parts[2], validate=True)
     except (binascii.Error, ValueError):
-        raise errors.validation(MSG_INVALID_ITERATOR) from None
+        raise errors.validation(errors.MSG_INVALID_ITERATOR) from None
     if len(raw) != _ITERATOR.size:
-        raise errors.validation(MSG_INVALID_ITERATOR)
+        raise errors.validation(errors.MSG_INVALID_ITERATOR)
     table_id, shard, pos, issued, crc = _ITERATOR.unpack(raw)
     if zlib.crc32(arn.encode() + raw[:-4]) != crc:
-        raise errors.validation(MSG_INVALID_ITERATOR)
+        raise errors.validation(errors.MSG_INVALID_ITERATOR)
     return arn, table_id, shard, pos, issued
 
 
 def _sequence(text: str) -> int:
     if not text.isdigit():
         raise errors.validation(
-            f"1 validation error detected: Value '{text}' at 'sequenceNumber' failed to satisfy constraint: "
-            "Member must satisfy regular expression pattern: \\d+"
+            errors.msg_validation_errors([errors.msg_constraint(text, "sequenceNumber", errors.msg_pattern("\\d+"))])
         )
     return max(0, int(text) - SEQUENCE_BASE)
-
-
-# The service's messages for these two are not documented (the API reference only says a
-# future timestamp is a ValidationException); dynemu's wording, named in the issue-12 report.
-MSG_TIMESTAMP_REQUIRED = "Must specify Timestamp for iterator of type AT_TIMESTAMP"
-MSG_TIMESTAMP_FUTURE = "The provided Timestamp is in the future"
 
 
 def _timestamp(value: Any, now: float) -> float:
     """``Timestamp``: Unix epoch seconds with millisecond precision; not in the future."""
     if value is None:
-        raise errors.validation(MSG_TIMESTAMP_REQUIRED)
+        raise errors.validation(errors.MSG_TIMESTAMP_REQUIRED)
     at = float(value)
     if at > math.ceil(now * 1000) / 1000:  # compared at the API's millisecond precision
-        raise errors.validation(MSG_TIMESTAMP_FUTURE)
+        raise errors.validation(errors.MSG_TIMESTAMP_FUTURE)
     return at
 
 
@@ -187,7 +172,7 @@ def get_shard_iterator(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     ts, stream = _lookup(ctx, body["StreamArn"])
     shard = stream.shard(body["ShardId"])
     if shard is None:
-        raise errors.resource_not_found(streams.MSG_SHARD_NOT_FOUND)
+        raise errors.resource_not_found(errors.MSG_SHARD_NOT_FOUND)
     kind = body["ShardIteratorType"]
     text = body.get("SequenceNumber")
     now = ctx.db.now()
@@ -197,11 +182,7 @@ def get_shard_iterator(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         return {"ShardIterator": encode_iterator(stream.arn, ts.table_id, shard.num, pos, now)}
     needs = kind in ("AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER")
     if needs != (text is not None):
-        raise errors.validation(
-            "Must either specify (1) AT_SEQUENCE_NUMBER or AFTER_SEQUENCE_NUMBER and SequenceNumber or "
-            f"(2) TRIM_HORIZON or LATEST and no SequenceNumber. Request specified {kind} and "
-            f"{'a' if text is not None else 'no'} SequenceNumber."
-        )
+        raise errors.validation(errors.msg_iterator_type(kind, text is not None))
     pos = ts.position(shard, kind, _sequence(text) if text is not None else None, now)
     return {"ShardIterator": encode_iterator(stream.arn, ts.table_id, shard.num, pos, now)}
 
@@ -238,17 +219,16 @@ def get_records(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     limit = body.get("Limit") or streams.MAX_READ_RECORDS
     if limit > streams.MAX_READ_RECORDS:
         raise errors.validation(
-            f"1 validation error detected: Value '{limit}' at 'limit' failed to satisfy constraint: "
-            f"Member must have value less than or equal to {streams.MAX_READ_RECORDS}"
+            errors.msg_validation_errors([errors.msg_constraint(limit, "limit", errors.msg_at_most(streams.MAX_READ_RECORDS))])
         )
     arn, table_id, num, pos, issued = decode_iterator(body["ShardIterator"])
     now = ctx.db.now()
     if now - issued > streams.ITERATOR_LIFETIME:
-        raise errors.DynamoError("ExpiredIteratorException", MSG_EXPIRED)
+        raise errors.DynamoError("ExpiredIteratorException", errors.MSG_ITERATOR_EXPIRED)
     ts, stream = _lookup(ctx, arn)
     shard = stream.shard_by_num(num) if ts.table_id == table_id else None
     if shard is None:
-        raise errors.resource_not_found(streams.MSG_SHARD_NOT_FOUND)
+        raise errors.resource_not_found(errors.MSG_SHARD_NOT_FOUND)
     records, nxt = ts.read(shard, pos, limit, now)
     out: dict[str, Any] = {"Records": [_record(ts, stream, r) for r in records]}
     if nxt is not None:  # absent once a closed shard is exhausted

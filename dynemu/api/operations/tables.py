@@ -78,22 +78,22 @@ def _key_schema(body: dict[str, Any]) -> tuple[str, str | None]:
     ks = body["KeySchema"]
     if len(ks) == 2 and ks[0]["AttributeName"] == ks[1]["AttributeName"]:
         # reported before the definitions are counted (issue 12)
-        raise errors.validation("Both the Hash Key and the Range Key element in the KeySchema have the same name")
+        raise errors.validation(errors.MSG_KEYS_SAME_NAME)
     if len(ks) > len(body["AttributeDefinitions"]):
-        raise errors.validation("Invalid KeySchema: Some index key attribute have no definition")
+        raise errors.validation(errors.MSG_KEY_WITHOUT_DEFINITION)
     hash_name = range_name = None
     for i, element in enumerate(ks):
         kt = element["KeyType"]
         if i == 0 and kt != "HASH":
-            raise errors.validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+            raise errors.validation(errors.MSG_FIRST_KEY_NOT_HASH)
         if i == 1 and kt != "RANGE":
-            raise errors.validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+            raise errors.validation(errors.MSG_SECOND_KEY_NOT_RANGE)
         if i == 0:
             hash_name = element["AttributeName"]
         else:
             range_name = element["AttributeName"]
     if range_name is not None and range_name == hash_name:
-        raise errors.validation("Both the Hash Key and the Range Key element in the KeySchema have the same name")
+        raise errors.validation(errors.MSG_KEYS_SAME_NAME)
     assert hash_name is not None
     return hash_name, range_name
 
@@ -103,19 +103,13 @@ def _attribute_definitions(body: dict[str, Any], key_names: list[str], exact: bo
     for d in body["AttributeDefinitions"]:
         name = d["AttributeName"]
         if name in defs:  # the service's words, quoted in scylladb/scylladb#13870
-            raise errors.validation(f"Attribute Name is duplicated: {name}")
+            raise errors.validation(errors.msg_duplicate_attribute_definition(name))
         defs[name] = d["AttributeType"]
     missing = [k for k in key_names if k not in defs]
     if missing:
-        raise errors.invalid_parameter(
-            "Some index key attributes are not defined in AttributeDefinitions. "
-            f"Keys: [{', '.join(missing)}], AttributeDefinitions: [{', '.join(defs)}]"
-        )
+        raise errors.invalid_parameter(errors.msg_keys_not_defined(missing, list(defs)))
     if exact and len(defs) != len(key_names):  # with indexes: index_specs.parse_create
-        raise errors.invalid_parameter(
-            "Number of attributes in KeySchema does not exactly match number of attributes defined in "
-            "AttributeDefinitions"
-        )
+        raise errors.invalid_parameter(errors.MSG_DEFINITIONS_COUNT)
     return defs
 
 
@@ -124,15 +118,10 @@ def _billing(body: dict[str, Any]) -> tuple[str, int, int]:
     pt = body.get("ProvisionedThroughput")
     if mode == "PAY_PER_REQUEST":
         if pt is not None:
-            raise errors.invalid_parameter(
-                "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is "
-                "PAY_PER_REQUEST"
-            )
+            raise errors.invalid_parameter(errors.MSG_THROUGHPUT_ON_DEMAND)
         return mode, 0, 0
     if pt is None:
-        raise errors.invalid_parameter(
-            "ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED"
-        )
+        raise errors.invalid_parameter(errors.MSG_THROUGHPUT_REQUIRED)
     return mode, pt["ReadCapacityUnits"], pt["WriteCapacityUnits"]
 
 
@@ -142,22 +131,21 @@ MAX_THROUGHPUT = 1_000_000_000_000  # the service's absolute bound, before any k
 def _check_throughput_bounds(read: int, write: int) -> None:
     for name, value in (("ReadCapacityUnits", read), ("WriteCapacityUnits", write)):
         if value > MAX_THROUGHPUT:
-            raise errors.validation(f"Given value {value} for {name} is out of bounds")
+            raise errors.validation(errors.msg_throughput_out_of_bounds(value, name))
 
 
 def _required_for_new_tables(body: dict[str, Any]) -> None:
     """KeySchema and AttributeDefinitions: optional in the model only because a replica of a
     global table (GlobalTableSourceArn) takes them from its source, which dynemu does not do."""
     if body.get("GlobalTableSourceArn") is not None:
-        raise errors.validation("dynemu does not support GlobalTableSourceArn (global table replicas) yet")
+        raise errors.validation(errors.MSG_NO_GLOBAL_TABLES)
     missing = [
-        f"Value null at '{label}' failed to satisfy constraint: Member must not be null"
+        errors.msg_constraint(None, label, errors.MSG_NOT_NULL)
         for member, label in (("AttributeDefinitions", "attributeDefinitions"), ("KeySchema", "keySchema"))
         if body.get(member) is None
     ]
     if missing:
-        count = f"{len(missing)} validation error{'s' if len(missing) > 1 else ''} detected"
-        raise errors.validation(f"{count}: {'; '.join(missing)}")
+        raise errors.validation(errors.msg_validation_errors(missing))
 
 
 def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
@@ -179,7 +167,7 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         misc.check_tags(body["Tags"])  # the tagging restrictions hold at creation too
     name = body["TableName"]
     if ctx.db.lookup(name) is not None:
-        raise errors.resource_in_use(f"Table already exists: {name}")
+        raise errors.resource_in_use(errors.msg_table_exists(name))
     table_id, arn, uuid = ctx.db.new_spec_ids(name, ctx.region)
     now = ctx.db.now()
     odt = body.get("OnDemandThroughput") or {}
@@ -238,10 +226,7 @@ DELETE_OMITS = ("AttributeDefinitions", "KeySchema", "CreationDateTime")
 def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     table = ctx.db.get(body["TableName"], control_plane=True)
     if table.spec.deletion_protection:
-        raise errors.validation(
-            "Resource cannot be deleted as it is currently protected against deletion. "
-            "Disable deletion protection first."
-        )
+        raise errors.validation(errors.MSG_DELETION_PROTECTED)
     ddl.check_deletable(table)
     description = describe(table, "DELETING")
     # DeleteTable's description leaves out what only DescribeTable reports (the service's
@@ -283,7 +268,7 @@ def _table_update(body: dict[str, Any]) -> ddl.TableUpdate:
 def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     for p in ("ReplicaUpdates", "SSESpecification"):
         if body.get(p):
-            raise errors.validation(f"dynemu does not support {p} yet")
+            raise errors.validation(errors.msg_not_supported(p))
     stream = body.get("StreamSpecification")
     if stream is not None:
         streams.validate_spec(stream, creating=False)

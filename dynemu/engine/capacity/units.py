@@ -37,6 +37,12 @@ def _blocks(size: int, block: int) -> int:
 # --- reads ------------------------------------------------------------------------------
 
 
+def read_block_bytes(size: int) -> int:
+    """``size`` rounded up to whole 4 KB read blocks: what an LSI's fetch of a table item
+    counts toward a page's 1 MB (LSI.md, "Read capacity units")."""
+    return -(-size // READ_BLOCK) * READ_BLOCK
+
+
 def read_units_h(size: int | None, consistent: bool, transactional: bool = False) -> int:
     """Half-units to read one item of ``size`` bytes (``None`` or 0: missing item)."""
     blocks = _blocks(size or 0, READ_BLOCK)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from ... import errors
 from ...errors import DynamoError, invalid_parameter, validation
 from .. import values as V
 from . import ast, legacy, template
@@ -87,7 +88,7 @@ class Compiled:
         if self.update is not None:
             for entry in schema:
                 if entry[0] in self.update.top_names:
-                    raise invalid_parameter(f"Cannot update attribute {entry[0]}. This attribute is part of the key")
+                    raise invalid_parameter(errors.msg_key_update(entry[0]))
         if self.key_condition is None:
             return self
         key_condition = self.key_condition.bind(schema)
@@ -95,8 +96,7 @@ class Compiled:
             label = "Filter Expression" if self.filter_parameter == "FilterExpression" else self.filter_parameter
             for entry in schema:
                 if entry[0] in self.filter.names:
-                    raise validation(f"{label} can only contain non-primary key attributes: "
-                                     f"Primary key attribute: {entry[0]}")
+                    raise validation(errors.msg_filter_on_key(label, entry[0]))
         return Compiled(self.condition, self.filter, self.projection, self.update, key_condition,
                         self.filter_parameter)
 
@@ -145,8 +145,7 @@ def compile_request(operation: str, request: dict[str, Any], *, key_schema: Any 
     if (not present and not has_legacy and request.get("ExpressionAttributeNames") is None
             and request.get("ExpressionAttributeValues") is None):
         if operation == "Query":
-            raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified "
-                             "in the request.")
+            raise validation(errors.MSG_KEY_CONDITIONS_REQUIRED)
         return EMPTY
     compiled = _compile_full(operation, request, present, expression_params, legacy_params, key)
     return compiled.bind(key_schema) if key_schema is not None else compiled
@@ -162,7 +161,7 @@ def _compile_full(operation: str, request: dict[str, Any], present: list[str], e
     if present or request.get("ExpressionAttributeNames") is not None or request.get("ExpressionAttributeValues") is not None:
         compiled = _compile_expressions(operation, request, compiled, parts)
     if operation == "Query" and compiled.key_condition is None:
-        raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+        raise validation(errors.MSG_KEY_CONDITIONS_REQUIRED)
     if key is not None:
         template.remember(key, template.build(parts, request.get("ExpressionAttributeNames") or {}))
     return compiled
@@ -175,18 +174,14 @@ def _check_parameters(request: dict[str, Any], present: list[str], expression_pa
         if "KeyConditions" in non_expression and request.get("KeyConditionExpression") is None:
             non_expression.remove("KeyConditions")  # KeyConditions may go with the other expressions
         if non_expression:
-            raise validation("Can not use both expression and non-expression parameters in the same request: "
-                             f"Non-expression parameters: {{{', '.join(non_expression)}}} "
-                             f"Expression parameters: {{{', '.join(present)}}}")
+            raise validation(errors.msg_mixed_parameters(non_expression, present))
     if request.get("ExpressionAttributeNames") is not None and not present:
-        raise validation("ExpressionAttributeNames can only be specified when using expressions")
+        raise validation(errors.MSG_NAMES_WITHOUT_EXPRESSIONS)
     value_params = [p for p in expression_params if p != "ProjectionExpression"]
     if value_params and request.get("ExpressionAttributeValues") is not None and not any(
         request.get(p) is not None for p in value_params
     ):
-        verb = "are" if len(value_params) > 1 else "is"
-        raise validation("ExpressionAttributeValues can only be specified when using expressions: "
-                         f"{' and '.join(value_params)} {verb} null")
+        raise validation(errors.msg_values_without_expressions(value_params))
 
 
 def _compile_legacy(operation: str, request: dict[str, Any]) -> Compiled:
@@ -214,19 +209,19 @@ def _placeholders(request: dict[str, Any]) -> tuple[dict[str, str], dict[str, di
     values = request.get("ExpressionAttributeValues")
     if names is not None:
         if not names:
-            raise validation("ExpressionAttributeNames must not be empty")
+            raise validation(errors.msg_placeholders_empty("ExpressionAttributeNames"))
         for key in names:
             if not _NAME_KEY.fullmatch(key):
-                raise validation(f'ExpressionAttributeNames contains invalid key: Syntax error; key: "{key}"')
+                raise validation(errors.msg_placeholder_key("ExpressionAttributeNames", key))
         for key, name in names.items():
             if name == "":  # as ExpressionAttributeValues reports its values (issue 12 report)
-                raise validation(f"ExpressionAttributeNames contains invalid value: {V.MSG_EMPTY_NAME} for key {key}")
+                raise validation(errors.msg_placeholder_value("ExpressionAttributeNames", V.MSG_EMPTY_NAME, key))
     if values is not None:
         if not values:
-            raise validation("ExpressionAttributeValues must not be empty")
+            raise validation(errors.msg_placeholders_empty("ExpressionAttributeValues"))
         for key in values:
             if not _VALUE_KEY.fullmatch(key):
-                raise validation(f'ExpressionAttributeValues contains invalid key: Syntax error; key: "{key}"')
+                raise validation(errors.msg_placeholder_key("ExpressionAttributeValues", key))
         checked = {}
         for key, value in values.items():
             try:
@@ -234,7 +229,7 @@ def _placeholders(request: dict[str, Any]) -> tuple[dict[str, str], dict[str, di
             except DynamoError as e:
                 if e.type_name != "ValidationException":
                     raise
-                raise validation(f"ExpressionAttributeValues contains invalid value: {e.message} for key {key}") from None
+                raise validation(errors.msg_placeholder_value("ExpressionAttributeValues", e.message, key)) from None
         values = checked
     return names or {}, values or {}
 
@@ -304,19 +299,19 @@ _SIZE_WITHOUT_COUNT = frozenset(("UpdateExpression", "ProjectionExpression"))
 
 def _check_text(text: Any, ctx: ExprContext) -> None:
     if text == "":
-        raise ctx.error("The expression can not be empty;")
+        raise ctx.error(errors.MSG_EXPRESSION_EMPTY)
     if len(text) > MAX_EXPRESSION_BYTES // 4:
         size = len(text.encode("utf-8", "surrogatepass"))
         if size > MAX_EXPRESSION_BYTES:
             if ctx.kind in _SIZE_WITHOUT_COUNT:
-                raise ctx.error("Expression size has exceeded the maximum allowed size;")
-            raise ctx.error(f"Expression size has exceeded the maximum allowed size; expression size: {size}")
+                raise ctx.error(errors.MSG_EXPRESSION_TOO_LARGE)
+            raise ctx.error(errors.msg_expression_too_large(size))
 
 
 def _check_unused(parameter: str, defined: dict[str, Any], used: set[str]) -> None:
     unused = [key for key in defined if key not in used]
     if unused:
-        raise validation(f"Value provided in {parameter} unused in expressions: keys: {{{', '.join(unused)}}}")
+        raise validation(errors.msg_unused_placeholders(parameter, unused))
 
 
 def _assemble(compiled: Compiled, results: dict[str, Any]) -> Compiled:

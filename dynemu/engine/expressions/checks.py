@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ... import errors
 from ...errors import DynamoError, validation
 from .. import values as V
 from . import ast
@@ -35,7 +36,7 @@ MAX_IN_OPERANDS = 100
 # The service stops counting at the first operator past the limit, so the count it reports
 # is always 301, however long the expression (aws/aws-sdk-js#3721; scylladb/scylladb#14473,
 # where 409 nested "<" also report 301).
-TOO_MANY_OPERATORS = f"The expression contains too many operators; operator count: {MAX_OPERATORS + 1}"
+TOO_MANY_OPERATORS = errors.msg_too_many_operators(MAX_OPERATORS + 1)
 _TYPE_WORDS = {"S": "STRING", "N": "NUMBER", "B": "BINARY", "NULL": "NULL", "BOOL": "BOOLEAN",
                "L": "LIST", "M": "MAP"}
 
@@ -49,7 +50,7 @@ class ExprContext:
     values: dict[str, dict[str, Any]]
 
     def error(self, detail: str) -> DynamoError:
-        return validation(f"Invalid {self.kind}: {detail}")
+        return validation(errors.msg_invalid_expression(self.kind, detail))
 
     def resolve(self, elements: tuple[ast.PathElement, ...]) -> tuple[ast.PathElement, ...]:
         names = self.names
@@ -122,7 +123,7 @@ def _reserved(nodes: list[ast.Node]) -> str | None:
         if isinstance(node, ast.Path):
             for element in node.elements:
                 if isinstance(element, str) and element[:1] != "#" and is_reserved(element):
-                    return f"Attribute name is a reserved keyword; reserved keyword: {element}"
+                    return errors.msg_reserved_keyword(element)
     return None
 
 
@@ -177,14 +178,14 @@ def condition_plan(root: ast.Node) -> ConditionPlan:
 def _condition_static_error(root: ast.Node, nodes: list[ast.Node], leaves: list[ast.Node]) -> str | None:
     for n in nodes:
         if isinstance(n, ast.Paren) and isinstance(n.inner, ast.Paren):
-            return "The expression has redundant parentheses;"
+            return errors.MSG_REDUNDANT_PARENTHESES
     if count_operators(nodes) > MAX_OPERATORS:
         return TOO_MANY_OPERATORS
     for n in nodes:
         if isinstance(n, ast.Func) and n.name not in CONDITION_FUNCTIONS:
             if n.name in UPDATE_FUNCTIONS:
-                return f"The function is not allowed in a condition expression; function: {n.name}"
-            return f"Invalid function name; function: {n.name}"
+                return errors.msg_function_not_allowed("a condition", n.name)
+            return errors.msg_invalid_function(n.name)
     return _misused_function(leaves) or _reserved(nodes)
 
 
@@ -192,13 +193,13 @@ def _misused_function(leaves: list[ast.Node]) -> str | None:
     """Only ``size`` may be an operand; ``size`` alone is not a condition."""
     for leaf in leaves:
         if isinstance(leaf, ast.Func) and leaf.name == "size":
-            return "The function is not allowed to be used this way in an expression; function: size"
+            return errors.msg_function_misused("size")
         operands = [] if isinstance(leaf, ast.Func) else list(_children(leaf))
         operands.extend(arg for func in _functions(leaf) for arg in func.args)
         for operand in operands:
             operand = ast.strip_parens(operand)
             if isinstance(operand, ast.Func) and operand.name != "size":
-                return f"The function is not allowed to be used this way in an expression; function: {operand.name}"
+                return errors.msg_function_misused(operand.name)
     return None
 
 
@@ -238,17 +239,16 @@ def _refs(node: ast.Node) -> tuple[str, ...]:
 
 
 def _count_error(func: ast.Func) -> str:
-    return ("Incorrect number of operands for operator or function; "
-            f"operator or function: {func.name}, number of operands: {len(func.args)}")
+    return errors.msg_operand_count(func.name, len(func.args))
 
 
 def _undefined(refs: tuple[str, ...], ctx: ExprContext) -> str | None:
     for ref in refs:
         if ref[0] == "#":
             if ref not in ctx.names:
-                return f"An expression attribute name used in the document path is not defined; attribute name: {ref}"
+                return errors.msg_undefined_name(ref)
         elif ref not in ctx.values:
-            return f"An expression attribute value used in expression is not defined; attribute value: {ref}"
+            return errors.msg_undefined_value(ref)
     return None
 
 
@@ -257,8 +257,7 @@ def _distinct(pairs: tuple[tuple[str, tuple[ast.PathElement, ...], tuple[ast.Pat
     for name, first, second in pairs:
         elements = ctx.resolve(first)
         if elements == ctx.resolve(second):
-            return ("The first operand must be distinct from the remaining operands for this operator or function; "
-                    f"operator: {name}, first operand: {ast.path_str(elements)}")
+            return errors.msg_operands_not_distinct(name, ast.path_str(elements))
     return None
 
 
@@ -274,7 +273,7 @@ def _operand_types(leaf: _Leaf, ctx: ExprContext) -> str | None:
     if isinstance(node, ast.Between):
         return _between_bounds(node, ctx)
     if isinstance(node, ast.In) and len(node.options) > MAX_IN_OPERANDS:
-        return f"The IN operator is provided with too many operands; number of operands: {len(node.options)}"
+        return errors.msg_too_many_in_operands(len(node.options))
     return None
 
 
@@ -296,14 +295,14 @@ def _unorderable(node: ast.Node, ctx: ExprContext) -> str | None:
 
 
 def _type_error(name: str, type_name: str) -> str:
-    return f"Incorrect operand type for operator or function; operator or function: {name}, operand type: {type_name}"
+    return errors.msg_operand_type(name, type_name)
 
 
 def _function_types(func: ast.Func, ctx: ExprContext) -> str | None:
     name, args = func.name, func.args
     if name in ("attribute_exists", "attribute_not_exists", "if_not_exists"):
         if not isinstance(ast.strip_parens(args[0]), ast.Path):
-            return f"Operator or function requires a document path; operator or function: {name}"
+            return errors.msg_needs_document_path(name)
     elif name == "begins_with":
         for arg in args:
             t = static_type(arg, ctx)
@@ -315,7 +314,7 @@ def _function_types(func: ast.Func, ctx: ExprContext) -> str | None:
             return _type_error(name, t or "{NS,SS,L,BS,N,M,B,BOOL,NULL,S}")
         type_name = _literal(args[1], ctx)["S"]  # type: ignore[index]
         if type_name not in ATTRIBUTE_TYPES:
-            return f"Invalid attribute type name found; type: {type_name}, valid types: {{B,NULL,SS,BOOL,L,BS,N,NS,S,M}}"
+            return errors.msg_invalid_type_name(type_name)
     elif name == "size":
         t = static_type(args[0], ctx)
         if t in ("N", "BOOL", "NULL"):
@@ -351,12 +350,11 @@ def _between_bounds(node: ast.Between, ctx: ExprContext) -> str | None:
     low, high = _literal(node.low, ctx), _literal(node.high, ctx)
     if low is None or high is None:
         return None
-    bounds = f"lower bound operand: AttributeValue: {format_value(low)}, upper bound operand: AttributeValue: {format_value(high)}"
     if V.value_type(low) != V.value_type(high):
-        return f"The BETWEEN operator requires same data type for lower and upper bounds; {bounds}"
+        return errors.msg_between_types(format_value(low), format_value(high))
     order = V.compare_values(low, high)
     if order is not None and order > 0:
-        return f"The BETWEEN operator requires upper bound to be greater than or equal to lower bound; {bounds}"
+        return errors.msg_between_order(format_value(low), format_value(high))
     return None
 
 
@@ -382,8 +380,7 @@ class UpdatePlan:
         for kind, operand in self.operands:
             t = static_type(operand, ctx)
             if t in _TYPE_WORDS and not (kind == "ADD" and t == "N"):
-                raise ctx.error(f"Incorrect operand type for operator or function; operator: {kind}, "
-                                f"operand type: {_TYPE_WORDS[t]}")
+                raise ctx.error(errors.msg_update_operand_type(kind, _TYPE_WORDS[t]))
         for node in self.functions:
             detail = _update_function(node, ctx)
             if detail:
@@ -421,8 +418,8 @@ def _update_static_error(expr: ast.UpdateExpr, nodes: list[ast.Node]) -> str | N
     for n in nodes:
         if isinstance(n, ast.Func) and n.name not in UPDATE_FUNCTIONS:
             if n.name in CONDITION_FUNCTIONS:
-                return f"The function is not allowed in an update expression; function: {n.name}"
-            return f"Invalid function name; function: {n.name}"
+                return errors.msg_function_not_allowed("an update", n.name)
+            return errors.msg_invalid_function(n.name)
     if count_operators(nodes) > MAX_OPERATORS:
         return TOO_MANY_OPERATORS
     seen: set[str] = set()
@@ -479,7 +476,7 @@ MAX_PATH_DEPTH = 32
 def _too_deep(paths: list[ast.Path]) -> str | None:
     for path in paths:
         if len(path.elements) > MAX_PATH_DEPTH:
-            return f"The document path has too many nesting levels; nesting levels: {len(path.elements)}"
+            return errors.msg_path_too_deep(len(path.elements))
     return None
 
 
@@ -492,11 +489,9 @@ def check_paths(paths: list[tuple[ast.PathElement, ...]], ctx: ExprContext) -> N
         for first in paths[:i]:
             relation = _relation(first, second)
             if relation == "overlap":
-                raise ctx.error("Two document paths overlap with each other; must remove or rewrite one of "
-                                f"these paths; path one: {ast.path_str(first)}, path two: {ast.path_str(second)}")
+                raise ctx.error(errors.msg_paths_overlap(ast.path_str(first), ast.path_str(second)))
             if relation == "conflict" and conflict is None:
-                conflict = ("Two document paths conflict with each other; must remove or rewrite one of "
-                            f"these paths; path one: {ast.path_str(first)}, path two: {ast.path_str(second)}")
+                conflict = errors.msg_paths_conflict(ast.path_str(first), ast.path_str(second))
     if conflict:
         raise ctx.error(conflict)
 

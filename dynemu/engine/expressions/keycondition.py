@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ... import errors
 from ...errors import invalid_parameter, validation
 from .. import values as V
 from . import ast
@@ -67,25 +68,25 @@ class KeyCondition:
             if len(hashes) > 1 or len(ranges) > 1:
                 return self._bind_multi(hashes, ranges)
         if len(conditions) > 2:  # more are only possible on multi-attribute keys
-            raise validation("Conditions can be of length 1 or 2 only")
+            raise validation(errors.MSG_CONDITIONS_LENGTH)
         hash_name = key_schema[0][0]
         if len(key_schema) == 1 and len(conditions) > 1:
-            raise validation("Query key condition not supported")
+            raise validation(errors.MSG_KEY_CONDITION_NOT_SUPPORTED)
         for index, entry in enumerate(key_schema):
             name = entry[0]
             is_hash = index == 0
             if name not in conditions:
                 if is_hash or len(conditions) > 1:
-                    raise validation(f"Query condition missed key schema element: {name}")
+                    raise validation(errors.msg_key_condition_missing(name))
                 continue
             op, values = conditions[name]
             if op in NOT_INDEXABLE:
-                raise validation("Attempted conditional constraint is not an indexable operation")
+                raise validation(errors.MSG_NOT_INDEXABLE)
             attr_type = entry[2] if len(entry) > 2 else None
             if attr_type and any(attr_type not in v for v in values):
-                raise invalid_parameter("Condition parameter type does not match schema type")
+                raise invalid_parameter(errors.MSG_KEY_CONDITION_TYPE)
             if is_hash and op != "EQ":
-                raise validation("Query key condition not supported")
+                raise validation(errors.MSG_KEY_CONDITION_NOT_SUPPORTED)
         sort = None
         if len(key_schema) > 1 and key_schema[1][0] in conditions:
             name = key_schema[1][0]
@@ -102,14 +103,14 @@ class KeyCondition:
         conditions = self.conditions
         for entry in hashes:
             if entry[0] not in conditions:
-                raise validation(f"Query condition missed key schema element: {entry[0]}")
+                raise validation(errors.msg_key_condition_missing(entry[0]))
             op, values = conditions[entry[0]]
             _check_operands(entry, op, values)
             if op != "EQ":
-                raise validation("Query key condition not supported")
+                raise validation(errors.MSG_KEY_CONDITION_NOT_SUPPORTED)
         names = {e[0] for e in hashes} | {e[0] for e in ranges}
         if any(name not in names for name in conditions):
-            raise validation("Query key condition not supported")
+            raise validation(errors.MSG_KEY_CONDITION_NOT_SUPPORTED)
         constrained = [e for e in ranges if e[0] in conditions]
         for entry in constrained:
             _check_operands(entry, *conditions[entry[0]])
@@ -119,10 +120,7 @@ class KeyCondition:
             for prior in ranges[:later]:
                 condition = conditions.get(prior[0])
                 if condition is None or condition[0] != "EQ":
-                    raise validation(
-                        f"RANGE key attributes {prior[0]} must have equality conditions specified in the query "
-                        f"because a condition is present on key attribute {entry[0]}"
-                    )
+                    raise validation(errors.msg_range_key_gap(prior[0], entry[0]))
         sort = None
         prefix: tuple[Value, ...] = ()
         if constrained:
@@ -135,10 +133,10 @@ class KeyCondition:
 
 def _check_operands(entry: tuple[str, ...], op: str, values: tuple[Value, ...]) -> None:
     if op in NOT_INDEXABLE:
-        raise validation("Attempted conditional constraint is not an indexable operation")
+        raise validation(errors.MSG_NOT_INDEXABLE)
     attr_type = entry[2] if len(entry) > 2 else None
     if attr_type and any(attr_type not in v for v in values):
-        raise invalid_parameter("Condition parameter type does not match schema type")
+        raise invalid_parameter(errors.MSG_KEY_CONDITION_TYPE)
 
 
 def from_expression(node: ast.Node) -> KeyCondition:
@@ -154,14 +152,14 @@ def _convert(node: ast.Node, conditions: dict[str, tuple[str, tuple[Value, ...]]
             _convert(item, conditions)
         return
     if isinstance(node, ast.Or | ast.Not | ast.In):
-        raise validation(f"Invalid operator used in KeyConditionExpression: {type(node).__name__.upper()}")
+        raise validation(errors.msg_key_condition_operator(type(node).__name__.upper()))
     if isinstance(node, ast.Compare) and node.op == "<>":
-        raise validation("Invalid operator used in KeyConditionExpression: <>")
+        raise validation(errors.msg_key_condition_operator("<>"))
     if isinstance(node, ast.Func):
         if node.name in ("attribute_exists", "attribute_not_exists", "attribute_type", "contains"):
-            raise validation(f"Invalid operator used in KeyConditionExpression: {node.name}")
+            raise validation(errors.msg_key_condition_operator(node.name))
         if node.name == "size":
-            raise validation("KeyConditionExpressions cannot contain nested operations")
+            raise validation(errors.MSG_KEY_CONDITION_NESTED_OPERATIONS)
         args: tuple[ast.Node, ...] = node.args
         kind = "begins_with"
     elif isinstance(node, ast.Between):
@@ -173,24 +171,22 @@ def _convert(node: ast.Node, conditions: dict[str, tuple[str, tuple[Value, ...]]
 
 def _add(kind: str, args: tuple[ast.Node, ...], conditions: dict[str, tuple[str, tuple[Value, ...]]]) -> None:
     if kind in ("BETWEEN", "begins_with") and not isinstance(args[0], ast.Path):
-        raise validation(f"Invalid condition in KeyConditionExpression: {kind} operator must have the key "
-                         "attribute as its first operand")
+        raise validation(errors.msg_key_condition_first_operand(kind))
     name: str | None = None
     position = 0
     for index, arg in enumerate(args):
         if isinstance(arg, ast.Path):
             if name is not None:
-                raise validation("Invalid condition in KeyConditionExpression: Multiple attribute names used "
-                                 "in one condition")
+                raise validation(errors.MSG_KEY_CONDITION_TWO_NAMES)
             if len(arg.elements) > 1:
-                raise validation("KeyConditionExpressions cannot have conditions on nested attributes")
+                raise validation(errors.MSG_KEY_CONDITION_NESTED_ATTRIBUTES)
             name, position = arg.elements[0], index  # type: ignore[assignment]
         elif isinstance(arg, ast.Func):
-            raise validation("KeyConditionExpressions cannot contain nested operations")
+            raise validation(errors.MSG_KEY_CONDITION_NESTED_OPERATIONS)
     if name is None:
-        raise validation("Invalid condition in KeyConditionExpression: No key attribute specified")
+        raise validation(errors.MSG_KEY_CONDITION_NO_KEY)
     if name in conditions:
-        raise validation("KeyConditionExpressions must only contain one condition per key")
+        raise validation(errors.MSG_KEY_CONDITION_REPEATED)
     values = tuple(a.value for i, a in enumerate(args) if i != position)  # type: ignore[union-attr]
     if kind == "BETWEEN":
         op = "BETWEEN"

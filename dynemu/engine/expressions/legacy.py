@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import errors
 from ...errors import invalid_parameter, validation
 from .. import values as V
 from . import ast
@@ -38,7 +39,6 @@ VALUE_TYPES: dict[str, tuple[str, ...]] = {
 # Key conditions keep EQ to the scalar and set types: a BOOL there is refused by operator.
 KEY_VALUE_TYPES = {**VALUE_TYPES, "EQ": ("S", "N", "B", "SS", "NS", "BS")}
 _COMPARATORS = {"EQ": "=", "NE": "<>", "LE": "<=", "LT": "<", "GE": ">=", "GT": ">"}
-BETWEEN_ORDER = "The BETWEEN condition was provided a range where the lower bound is greater than the upper bound"
 
 
 def _values(values: list[Any]) -> list[Value]:
@@ -52,14 +52,14 @@ def _count_ok(op: str, count: int) -> bool:
 
 def _same_type(values: list[Value]) -> None:
     if values and any(V.value_type(v) != V.value_type(values[0]) for v in values):
-        raise invalid_parameter("AttributeValues inside AttributeValueList must be of same type")
+        raise invalid_parameter(errors.MSG_VALUE_LIST_TYPES)
 
 
 def _value_types(op: str, values: list[Value], table: dict[str, tuple[str, ...]] = VALUE_TYPES) -> None:
     allowed = table.get(op, ())
     for value in values:
         if V.value_type(value) not in allowed:
-            raise invalid_parameter(f"ComparisonOperator {op} is not valid for {V.value_type(value)} AttributeValue type")
+            raise invalid_parameter(errors.msg_operator_type(op, V.value_type(value)))
 
 
 def check_conditional_operator(request: dict[str, Any]) -> None:
@@ -69,14 +69,14 @@ def check_conditional_operator(request: dict[str, Any]) -> None:
         return
     conditions = [request[p] for p in ("Expected", "QueryFilter", "ScanFilter") if request.get(p) is not None]
     if not conditions:
-        raise validation("ConditionalOperator cannot be used without Filter or Expected")
+        raise validation(errors.MSG_CONDITIONAL_OPERATOR_ALONE)
     if len(conditions[0]) < 2:
-        raise validation("ConditionalOperator can only be used when Filter or Expected has two or more elements")
+        raise validation(errors.MSG_CONDITIONAL_OPERATOR_ONE)
 
 
 def _between_order(op: str, values: list[Value]) -> None:
     if op == "BETWEEN" and (V.compare_values(values[0], values[1]) or 0) > 0:
-        raise validation(BETWEEN_ORDER)
+        raise validation(errors.MSG_LEGACY_BETWEEN_ORDER)
 
 
 def condition_node(name: str, op: str, values: list[Value]) -> ast.Node:
@@ -117,12 +117,12 @@ def expected_condition(expected: dict[str, Any], conditional_operator: str | Non
     for name, cond in expected.items():
         cond = cond or {}
         if "AttributeValueList" in cond and "Value" in cond:
-            raise invalid_parameter(f"Value and AttributeValueList cannot be used together for Attribute: {name}")
+            raise invalid_parameter(errors.msg_value_and_list(name))
         op = cond.get("ComparisonOperator")
         if op is not None:
             nodes.append(_expected_comparison(name, op, cond))
         elif "AttributeValueList" in cond:
-            raise invalid_parameter(f"AttributeValueList can only be used with a ComparisonOperator for Attribute: {name}")
+            raise invalid_parameter(errors.msg_list_without_operator(name))
         else:
             nodes.append(_expected_exists(name, cond))
     return _combine(nodes, conditional_operator)
@@ -130,14 +130,13 @@ def expected_condition(expected: dict[str, Any], conditional_operator: str | Non
 
 def _expected_comparison(name: str, op: str, cond: dict[str, Any]) -> ast.Node:
     if "Exists" in cond:
-        raise invalid_parameter(f"Exists and ComparisonOperator cannot be used together for Attribute: {name}")
+        raise invalid_parameter(errors.msg_exists_and_operator(name))
     if op not in ("NULL", "NOT_NULL") and "AttributeValueList" not in cond and "Value" not in cond:
-        raise invalid_parameter(f"Value or AttributeValueList must be used with ComparisonOperator: {op} "
-                                f"for Attribute: {name}")
+        raise invalid_parameter(errors.msg_operator_without_value(op, name))
     raw = cond["AttributeValueList"] if "AttributeValueList" in cond else ([cond["Value"]] if "Value" in cond else [])
     values = _values(raw or [])
     if not _count_ok(op, len(values)):
-        raise invalid_parameter(f"Invalid number of argument(s) for the {op} ComparisonOperator")
+        raise invalid_parameter(errors.msg_argument_count(op))
     _same_type(values)
     _value_types(op, values)
     _between_order(op, values)
@@ -149,10 +148,10 @@ def _expected_exists(name: str, cond: dict[str, Any]) -> ast.Node:
     if exists is None or exists:
         if cond.get("Value") is None:
             shown = "null" if exists is None else "true"
-            raise invalid_parameter(f"Value must be provided when Exists is {shown} for Attribute: {name}")
+            raise invalid_parameter(errors.msg_exists_without_value(shown, name))
         return condition_node(name, "EQ", _values([cond["Value"]]))
     if cond.get("Value") is not None:
-        raise invalid_parameter(f"Value cannot be used when Exists is false for Attribute: {name}")
+        raise invalid_parameter(errors.msg_value_when_not_exists(name))
     return condition_node(name, "NULL", [])
 
 
@@ -166,7 +165,7 @@ def checked_conditions(conditions: dict[str, Any], *, key: bool = False) -> list
         op = cond.get("ComparisonOperator")
         values = _values(cond.get("AttributeValueList") or [])
         if not _count_ok(op, len(values)):
-            raise invalid_parameter(f"Invalid number of argument(s) for the {op} ComparisonOperator")
+            raise invalid_parameter(errors.msg_argument_count(op))
         _same_type(values)
         _value_types(op, values, KEY_VALUE_TYPES if key else VALUE_TYPES)
         _between_order(op, values)
@@ -187,7 +186,7 @@ MAX_KEY_CONDITIONS = 8
 def key_conditions(conditions: dict[str, Any]) -> KeyCondition:
     checked = checked_conditions(conditions, key=True)
     if not 1 <= len(checked) <= MAX_KEY_CONDITIONS:
-        raise validation("Conditions can be of length 1 or 2 only")
+        raise validation(errors.MSG_CONDITIONS_LENGTH)
     return KeyCondition({name: (op, tuple(values)) for name, op, values in checked})
 
 
@@ -196,7 +195,7 @@ def check_key_condition_values(key: KeyCondition) -> None:
     checked_conditions({name: {"ComparisonOperator": op, "AttributeValueList": list(values)}
                         for name, (op, values) in key.conditions.items()}, key=True)
     if not 1 <= len(key.conditions) <= MAX_KEY_CONDITIONS:
-        raise validation("Conditions can be of length 1 or 2 only")
+        raise validation(errors.MSG_CONDITIONS_LENGTH)
 
 
 # --- AttributesToGet --------------------------------------------------------------------------
@@ -206,7 +205,7 @@ def attributes_to_get(names: list[str]) -> Projection:
     seen: set[str] = set()
     for name in names:
         if name in seen:
-            raise invalid_parameter(f"Duplicate value in attribute name: {name}")
+            raise invalid_parameter(errors.msg_duplicate_attribute_name(name))
         seen.add(name)
     return Projection(tuple((name,) for name in names))
 
@@ -242,7 +241,7 @@ class LegacyUpdate:
 def _apply_legacy(new: Item, name: str, action: str, value: Value, current: Value | None) -> None:
     (t, x), = value.items()
     if current is not None and t not in current:
-        raise validation("Type mismatch for attribute to update")
+        raise validation(errors.MSG_UPDATE_TYPE_MISMATCH)
     if action == "ADD":
         if current is None:
             new[name] = value
@@ -269,13 +268,13 @@ def attribute_updates(updates: dict[str, Any]) -> LegacyUpdate:
         action = update.get("Action") or "PUT"
         value = V.validate_value(update["Value"]) if update.get("Value") is not None else None
         if value is None and action != "DELETE":
-            raise invalid_parameter("Only DELETE action is allowed when no attribute value is specified")
+            raise invalid_parameter(errors.MSG_ONLY_DELETE_WITHOUT_VALUE)
         if value is not None:
             t = V.value_type(value)
             if action == "DELETE" and t not in ("SS", "NS", "BS"):
-                raise invalid_parameter(f"DELETE action with value is not supported for the type {t}")
+                raise invalid_parameter(errors.msg_delete_value_type(t))
             if action == "ADD" and t not in ("L", "SS", "NS", "BS", "N"):
-                raise invalid_parameter(f"ADD action is not supported for the type {t}")
+                raise invalid_parameter(errors.msg_add_type(t))
         checked.append((name, action, value))
     return LegacyUpdate(checked)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ... import errors
+
 NAME = "NAME"  # identifier: attribute name, keyword or function name
 ATTR_NAME = "ATTR_NAME"  # #placeholder (ExpressionAttributeNames)
 ATTR_VALUE = "ATTR_VALUE"  # :placeholder (ExpressionAttributeValues)
@@ -75,4 +77,4 @@ def syntax_error_detail(text: str, tokens: list[Token], index: int) -> str:
         end = tokens[index + 1].end
     else:
         end = tok.end
-    return f'Syntax error; token: "{tok.text}", near: "{text[start:end]}"'
+    return errors.msg_syntax_error(tok.text, text[start:end])

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import errors
 from ...errors import DynamoError, validation
 from .. import values as V
 from . import ast
@@ -25,9 +26,6 @@ from .project import Projection
 Item = dict[str, Any]
 Value = dict[str, Any]
 
-INVALID_PATH = "The document path provided in the update expression is invalid for update"
-MISSING_ATTRIBUTE = "The provided expression refers to an attribute that does not exist in the item"
-WRONG_TYPE = "An operand in the update expression has an incorrect data type"
 SET_TYPES = ("SS", "NS", "BS")
 
 
@@ -89,10 +87,10 @@ class Writer:
         for element in elements[1:]:
             value = holder.get(key) if isinstance(holder, dict) else (holder[key] if key < len(holder) else None)  # type: ignore[operator]
             if value is None or value is REMOVED:
-                raise _error(INVALID_PATH)
+                raise _error(errors.MSG_UPDATE_INVALID_PATH)
             wanted = "L" if type(element) is int else "M"
             if wanted not in value:
-                raise _error(INVALID_PATH)
+                raise _error(errors.MSG_UPDATE_INVALID_PATH)
             holder = self._own(holder, key, value)[wanted]
             key = element
         return holder, key
@@ -253,7 +251,7 @@ def _add_or_delete(writer: Writer, holder: Any, key: ast.PathElement, action: as
             writer.put(holder, key, operand)
         return
     if op_type not in current:
-        raise _error(WRONG_TYPE)
+        raise _error(errors.MSG_UPDATE_WRONG_TYPE)
     if op_type == "N":
         writer.put(holder, key, {"N": V.add_numbers(current["N"], op_value)})
     elif action.kind == "ADD":
@@ -277,7 +275,7 @@ def _add_or_delete_top(new: Item, name: str, action: ast.Action, env: dict[str, 
             new[name] = operand
         return
     if op_type not in current:
-        raise _error(WRONG_TYPE)
+        raise _error(errors.MSG_UPDATE_WRONG_TYPE)
     if op_type == "N":
         new[name] = {"N": V.add_numbers(current["N"], op_value)}
     elif action.kind == "ADD":
@@ -300,15 +298,15 @@ def evaluate_value(node: ast.Node, item: Item, env: dict[str, Value] | None = No
     if isinstance(node, ast.Path):
         value = lookup(item, node.elements)
         if value is None:
-            raise _error(MISSING_ATTRIBUTE)
+            raise _error(errors.MSG_UPDATE_MISSING_ATTRIBUTE)
         return value
     if isinstance(node, ast.Arith):
         left = evaluate_value(node.left, item, env)
         if "N" not in left:
-            raise _error(WRONG_TYPE)
+            raise _error(errors.MSG_UPDATE_WRONG_TYPE)
         right = evaluate_value(node.right, item, env)
         if "N" not in right:
-            raise _error(WRONG_TYPE)
+            raise _error(errors.MSG_UPDATE_WRONG_TYPE)
         combine = V.add_numbers if node.op == "+" else V.subtract_numbers
         return {"N": combine(left["N"], right["N"])}
     if isinstance(node, ast.Func) and node.name == "if_not_exists":
@@ -317,10 +315,10 @@ def evaluate_value(node: ast.Node, item: Item, env: dict[str, Value] | None = No
     if isinstance(node, ast.Func) and node.name == "list_append":
         left = evaluate_value(node.args[0], item, env)
         if "L" not in left:
-            raise _error(WRONG_TYPE)
+            raise _error(errors.MSG_UPDATE_WRONG_TYPE)
         right = evaluate_value(node.args[1], item, env)
         if "L" not in right:
-            raise _error(WRONG_TYPE)
+            raise _error(errors.MSG_UPDATE_WRONG_TYPE)
         return {"L": left["L"] + right["L"]}
     raise TypeError(f"not an update operand: {node!r}")
 

@@ -24,7 +24,6 @@ from dynemu.engine.expressions import ast as ex
 from dynemu.engine.partiql import ast
 from dynemu.engine.partiql.tokenizer import BAD, EOF, IDENT, NUMBER, PUNCT, QIDENT, STRING, Token, tokenize
 
-MALFORMED = "Statement wasn't well formed, can't be processed: "
 RESERVED = frozenset(
     "SELECT FROM WHERE AND OR NOT IN BETWEEN IS MISSING NULL TRUE FALSE ORDER BY INSERT INTO VALUE "
     "UPDATE SET REMOVE DELETE RETURNING EXISTS".split()
@@ -49,7 +48,7 @@ class Parsed:
 
 
 def malformed(detail: str) -> errors.DynamoError:
-    return errors.validation(MALFORMED + detail)
+    return errors.validation(errors.MSG_MALFORMED + detail)
 
 
 @lru_cache(maxsize=2048)
@@ -63,8 +62,7 @@ def make_set(elements: list[dict]) -> dict:
     """A set literal ``<< ... >>``: all strings, all numbers or all binaries, not empty."""
     kinds = {next(iter(e)) for e in elements}
     if len(kinds) != 1 or not kinds <= {"S", "N", "B"}:
-        raise errors.validation("Unsupported set: a set must hold only strings, only numbers or only binaries, "
-                                "and at least one element")
+        raise errors.validation(errors.MSG_MIXED_SET)
     kind = kinds.pop()
     return V.validate_value({kind + "S": [e[kind] for e in elements]})
 
@@ -80,7 +78,7 @@ class _Parser:
         self.depth += 1
         if self.depth > MAX_DEPTH:
             t = self.peek()
-            raise malformed(f"Expression nested too deeply at line {t.line}, column {t.column}")
+            raise malformed(errors.msg_nested_too_deeply(t.line, t.column))
 
     # --- tokens ------------------------------------------------------------------------------
 
@@ -90,10 +88,10 @@ class _Parser:
     def error(self, token: Token | None = None) -> errors.DynamoError:
         t = token or self.peek()
         if t.kind == EOF:
-            return malformed("Unexpected end of statement")
+            return malformed(errors.MSG_STATEMENT_END)
         shown = {QIDENT: f'"{t.text}"', STRING: f"'{t.text}'"}.get(t.kind, t.text)
         what = "character" if t.kind == BAD else "keyword" if t.kind == IDENT and t.text.upper() in RESERVED else "token"
-        return malformed(f"Unexpected {what} {shown} at line {t.line}, column {t.column}")
+        return malformed(errors.msg_unexpected(what, shown, t.line, t.column))
 
     def kw(self, word: str) -> bool:
         t = self.peek()
@@ -125,7 +123,7 @@ class _Parser:
         parsers = {"SELECT": self.select, "INSERT": self.insert, "UPDATE": self.update,
                    "DELETE": self.delete, "EXISTS": self.exists}
         if word not in parsers:
-            raise malformed("Expected data manipulation") if first.kind != EOF else self.error()
+            raise malformed(errors.MSG_EXPECTED_DML) if first.kind != EOF else self.error()
         self.i += 1
         statement = parsers[word]()
         self.punct(";")
@@ -342,7 +340,7 @@ class _Parser:
         t = self.peek()
         name = t.text.lower()
         if name not in _FUNCTIONS:
-            raise malformed(f"Unsupported function {t.text} at line {t.line}, column {t.column}")
+            raise malformed(errors.msg_unsupported_function(t.text, t.line, t.column))
         self.i += 2
         self.enter()
         args = [self.operand()]
@@ -351,8 +349,7 @@ class _Parser:
         self.expect(")")
         self.depth -= 1
         if len(args) != _FUNCTIONS[name]:
-            raise malformed(f"Incorrect number of arguments for function {t.text} at line {t.line}, "
-                            f"column {t.column}")
+            raise malformed(errors.msg_function_arguments(t.text, t.line, t.column))
         return ex.Func(name, tuple(args))
 
     def value(self) -> ex.Node:

@@ -30,16 +30,6 @@ Item = dict[str, Any]
 Value = dict[str, Any]
 KeySchema = Sequence[tuple[str, ...]]  # (name, HASH|RANGE, type), as TableSpec.key_schema
 
-# Messages as the service is reported to answer them: the parameter count and the incomplete
-# key are quoted by users of the real service (e.g. infinstor's UPDATE notes) and by SDK test
-# suites; the two ORDER BY messages are those other DynamoDB implementations report. The
-# ORDER BY-on-a-non-key message and the "Unsupported operation" ones are dynemu's own.
-MALFORMED_INSERT = "Statement wasn't well formed, can't be processed: VALUE must be a map of attribute names to values"
-MSG_PARAMETERS = "Number of parameters in request and statement don't match."
-MSG_INCOMPLETE_KEY = "Where clause does not contain a mandatory equality on all key attributes"
-MSG_ORDER_BY_WHERE = "Must have WHERE clause in the statement when using ORDER BY clause."
-MSG_ORDER_BY_HASH = ("Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY "
-                     "clause.")
 # "IN ... at max 50 hash attribute values or at max 100 non-key attribute values"
 # ("PartiQL arithmetic, comparison, and logical operators for DynamoDB"); the messages are dynemu's.
 MAX_IN_KEYS = 50
@@ -90,7 +80,7 @@ def bind(parsed: Parsed, parameters: list[Any] | None) -> ast.Statement:
     """The statement with every ``?`` replaced by its parameter, in order."""
     given = parameters or []
     if len(given) != parsed.parameters:
-        raise errors.validation(MSG_PARAMETERS)
+        raise errors.validation(errors.MSG_PARAMETERS)
     if not given:
         return parsed.statement
     checked = [V.validate_value(p) for p in given]
@@ -154,7 +144,7 @@ _SET_TYPES = ("SS", "NS", "BS")
 
 
 def unsupported(what: str) -> errors.DynamoError:
-    return errors.validation(f"Unsupported operation: {what}")
+    return errors.validation(errors.msg_partiql_unsupported(what))
 
 
 def check_condition(node: ex.Node) -> None:
@@ -172,27 +162,26 @@ def check_condition(node: ex.Node) -> None:
             _check_operand(operand)
     elif isinstance(node, ex.In):
         if len(node.options) > MAX_IN_VALUES:
-            raise errors.validation(f"The IN operator takes at most {MAX_IN_VALUES} values; it was given "
-                                    f"{len(node.options)}")
+            raise errors.validation(errors.msg_in_values(MAX_IN_VALUES, len(node.options)))
         for operand in (node.operand, *node.options):
             _check_operand(operand)
     elif isinstance(node, ex.Func) and node.name in _CONDITION_FUNCTIONS:
         for operand in node.args:
             _check_operand(operand)
     elif isinstance(node, ex.Func):
-        raise unsupported(f"function {node.name} in a WHERE clause")
+        raise unsupported(errors.unsupported_where_function(node.name))
     else:
-        raise unsupported("a WHERE clause must be a condition")
+        raise unsupported(errors.UNSUPPORTED_NOT_CONDITION)
 
 
 def _check_operand(node: ex.Node) -> None:
     if isinstance(node, ex.Func) and node.name == "size":
         if not isinstance(node.args[0], ex.Path):
-            raise unsupported("size takes a document path")
+            raise unsupported(errors.UNSUPPORTED_SIZE_OPERAND)
     elif isinstance(node, ex.Arith):
-        raise unsupported("arithmetic in a WHERE clause")
+        raise unsupported(errors.UNSUPPORTED_WHERE_ARITHMETIC)
     elif isinstance(node, ex.Func):
-        raise unsupported(f"function {node.name} as an operand")
+        raise unsupported(errors.unsupported_operand_function(node.name))
 
 
 def check_actions(actions: tuple[ex.Action, ...]) -> None:
@@ -209,7 +198,7 @@ def check_actions(actions: tuple[ex.Action, ...]) -> None:
             value = a.value
             if not (isinstance(value, ex.Literal) and next(iter(value.value)) in _SET_TYPES):
                 name = "set_add" if a.kind == "ADD" else "set_delete"
-                raise unsupported(f"{name} takes a document path and a set")
+                raise unsupported(errors.unsupported_set_function(name))
         elif a.kind == "SET":
             _check_set_value(a.value)  # type: ignore[arg-type]
 
@@ -224,9 +213,9 @@ def _check_set_value(node: ex.Node) -> None:
         for arg in node.args:
             _check_set_value(arg)
     elif isinstance(node, ex.Func):
-        raise unsupported(f"function {node.name} in a SET clause")
+        raise unsupported(errors.unsupported_set_clause_function(node.name))
     else:
-        raise unsupported("SET takes a value, a document path, arithmetic or list_append")
+        raise unsupported(errors.UNSUPPORTED_SET_VALUE)
 
 
 # --- WHERE clauses --------------------------------------------------------------------------------
@@ -262,7 +251,7 @@ def split_key(where: ex.Node | None, key_names: Sequence[str]) -> tuple[Item, ex
         else:
             rest.append(c)
     if set(key) != set(key_names):
-        raise errors.validation(MSG_INCOMPLETE_KEY)
+        raise errors.validation(errors.MSG_INCOMPLETE_KEY)
     if not rest:
         return key, None
     return key, rest[0] if len(rest) == 1 else ex.And(tuple(rest))
@@ -273,8 +262,7 @@ def _partition_values(where: ex.Node | None, pk: str, pk_type: str) -> list[Valu
         options = _equalities(c, pk)
         if options is not None:
             if len(options) > MAX_IN_KEYS:
-                raise errors.validation(f"The IN operator takes at most {MAX_IN_KEYS} values of the partition key; "
-                                        f"it was given {len(options)}")
+                raise errors.validation(errors.msg_in_keys(MAX_IN_KEYS, len(options)))
             unique: dict[bytes, Value] = {}
             for v in options:
                 if pk_type in v:  # a value of another type matches no item
@@ -354,14 +342,14 @@ def _order(s: ast.Select, key_schema: KeySchema, keyed: bool) -> bool:
     if not s.order_by:
         return True
     if s.where is None:
-        raise errors.validation(MSG_ORDER_BY_WHERE)
+        raise errors.validation(errors.MSG_ORDER_BY_WHERE)
     names = {e[0]: e[1] for e in key_schema}
     forward = True
     for o in s.order_by:
         if o.name not in names:
-            raise errors.validation(f"ORDER BY is supported only on key attributes; {o.name} is not a key attribute")
+            raise errors.validation(errors.msg_order_by_non_key(o.name))
         if not keyed:
-            raise errors.validation(MSG_ORDER_BY_HASH)
+            raise errors.validation(errors.MSG_ORDER_BY_HASH)
         if names[o.name] == "RANGE":
             forward = not o.descending
     return forward
@@ -381,7 +369,7 @@ def plan_write(s: ast.Statement, key_schema: KeySchema) -> KeyedPlan:
         check_actions(s.actions)
     if isinstance(s, ast.Insert):
         if not isinstance(s.value, ex.Literal) or "M" not in s.value.value:
-            raise errors.validation(MALFORMED_INSERT)
+            raise errors.validation(errors.MSG_MALFORMED_INSERT)
         item, size = V.validate_item_sized(s.value.value["M"])
         if size > MAX_ITEM_BYTES:  # PutItem's limit and message
             raise errors.validation("Item size has exceeded the maximum allowed size")
@@ -397,7 +385,7 @@ def plan_write(s: ast.Statement, key_schema: KeySchema) -> KeyedPlan:
         update = Update(s.actions)
         for name in names:
             if name in update.top_names:
-                raise errors.invalid_parameter(f"Cannot update attribute {name}. This attribute is part of the key")
+                raise errors.invalid_parameter(errors.msg_key_update(name))
         return KeyedPlan("update", s.table, key, Condition(tree), update, returning=s.returning)
     assert isinstance(s, ast.Delete)
     key, rest = split_key(s.where, names)

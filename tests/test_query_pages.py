@@ -1,6 +1,6 @@
-"""Query and Scan pages written out from the stored items (no projection, no filter) answer
-exactly what a decoded page answers: the items as GetItem returns them, the same
-LastEvaluatedKey, the same counts; and the compile cache keeps per-request errors."""
+"""Query and Scan pages, with or without a projection or filter, answer the items as GetItem
+returns them, with LastEvaluatedKey and counts as the service gives them; and the compile
+cache keeps per-request errors."""
 
 from __future__ import annotations
 
