@@ -1,18 +1,19 @@
-"""The fast path of ``compile_request``: what a request's expressions compile to, cached by
-everything that is not a value.
+"""What a request's expressions compile to, cached by everything that is not a value's
+content: the one cache of compiled expressions (``compile_request`` consults it).
 
 A ``Template`` is built from a request that compiled without error, and kept in a
 ``BoundedCache`` under its operation, its expression texts, its ExpressionAttributeNames
-and the keys of its ExpressionAttributeValues. Every check that depends only on those
-(syntax, reserved words, functions, undefined or unused placeholders, overlapping paths,
-the structure of a key condition) therefore passed once and would pass again. A later
-request with the same key reruns only what depends on the values: their validation, each
-expression's plan check (operand types, BETWEEN bounds, ...), the key condition's value
-rules, and the substitution of the values.
+and the keys and types of its ExpressionAttributeValues. Every check that depends only on
+those (syntax, reserved words, functions, undefined or unused placeholders, overlapping
+paths, operand types, the structure of a key condition) therefore passed once and would
+pass again. A later request with the same key reruns only what depends on the values'
+contents: their validation, a condition's plan check (BETWEEN bounds, ...), the key
+condition's value rules, and the substitution of the values. An UpdateExpression's checks
+depend on nothing else, so its template only binds the request's values.
 
-Any failure on the fast path returns None and the caller runs the full pipeline, which
-raises the error the service would, with the same precedence: the fast path never raises
-a validation error itself.
+Any failure on this path returns None and the caller runs the full pipeline, which
+raises the error the service would, with the same precedence: a template never raises a
+validation error itself.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from .keycondition import KeyCondition, from_expression
 from .legacy import KEY_VALUE_TYPES
 from .project import Projection
 from .resolve import Resolver
-from .update import Update
+from .update import UpdateTemplate
 
 # Distinct request shapes kept; an application has a few dozen, a fuzzer many more.
 MAX_TEMPLATES = 2048
@@ -55,9 +56,9 @@ def request_key(operation: str, request: dict[str, Any], params: tuple[str, ...]
     values = request.get("ExpressionAttributeValues")
     if (names is not None and not isinstance(names, dict)) or (values is not None and not isinstance(values, dict)):
         return None
-    key = (operation, texts, tuple(names.items()) if names is not None else None,
-           tuple(values) if values is not None else None)
-    try:
+    try:  # each value by its key and its members' names (its type, when it is valid)
+        shapes = tuple([(k, tuple(v)) for k, v in values.items()]) if values is not None else None
+        key = (operation, texts, tuple(names.items()) if names is not None else None, shapes)
         hash(key)
     except TypeError:
         return None
@@ -101,19 +102,8 @@ class Template:
     def instantiate(self, names: dict[str, str], values_raw: Values | None) -> dict[str, Any] | None:
         """The ``Compiled`` fields of one request with these values; None when any
         value-dependent check fails (the caller then raises through the full pipeline)."""
-        values: Values
         try:
-            if type(values_raw) is V.CheckedItem:  # api.validation applied the rules it could
-                values = values_raw
-                if values_raw.pending:
-                    values = dict(values_raw)
-                    for key in values_raw.pending:
-                        values[key] = V.validate_value(values_raw[key])
-            else:
-                values = {}
-                if values_raw is not None:
-                    for key, value in values_raw.items():
-                        values[key] = V.validate_value(value)
+            values = V.validate_values(values_raw) if values_raw is not None else {}
             return self._instantiate(names, values)
         except DynamoError:
             return None
@@ -133,16 +123,16 @@ class Template:
                     return None
                 changes["key_condition"] = key_condition
                 continue
+            if parameter == "UpdateExpression":  # its checks read only the values' types
+                changes["update"] = shape.bind(values)
+                continue
             plan.check(ExprContext(parameter, names, values))
-            if parameter == "UpdateExpression":
-                changes["update"] = Update(Resolver(names, values).update(shape))
+            condition = Condition(_substitute(shape[0], values), shape[1])
+            if parameter == "FilterExpression":
+                changes["filter"] = condition
+                changes["filter_parameter"] = "FilterExpression"
             else:
-                condition = Condition(_substitute(shape[0], values), shape[1])
-                if parameter == "FilterExpression":
-                    changes["filter"] = condition
-                    changes["filter_parameter"] = "FilterExpression"
-                else:
-                    changes["condition"] = condition
+                changes["condition"] = condition
         return changes
 
 
@@ -159,7 +149,7 @@ def build(parts: list[tuple[str, Any, Any]], names: dict[str, str]) -> Template:
             out.append((parameter, plan, _key_shape(parsed, names)))
         elif parameter == "UpdateExpression":
             assert isinstance(plan, UpdatePlan)
-            out.append((parameter, plan, parsed))
+            out.append((parameter, plan, UpdateTemplate(parsed, names)))
         else:  # a condition: bound to the names now, with a _Ref literal where each value goes
             assert isinstance(plan, ConditionPlan)
             refs = {ref: _Ref(ref) for ref in _value_refs(parsed)}
