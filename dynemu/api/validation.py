@@ -52,10 +52,6 @@ from dynemu.api.validation_overrides import (
 )
 from dynemu.api.validation_scalars import (
     JAVA_SCALAR,
-    MSG_FIELD_TYPE,
-    MSG_PARAMETERIZED,
-    MSG_STRUCT_START,
-    MSG_VALUE_TYPE,
     NUMBER_TARGETS,
     check_blob,
     check_boolean,
@@ -64,7 +60,28 @@ from dynemu.api.validation_scalars import (
     number_checker,
 )
 from dynemu.engine.values import MeasuredMap, measure_map
-from dynemu.errors import serialization, unknown_operation, validation
+from dynemu.errors import (
+    MSG_BYTE_BUFFER,
+    MSG_CONSTRAINT,
+    MSG_ENUM,
+    MSG_MAP_KEYS,
+    MSG_MAP_VALUE,
+    MSG_MAX_LENGTH,
+    MSG_MAX_VALUE,
+    MSG_MIN_LENGTH,
+    MSG_MIN_VALUE,
+    MSG_NOT_NULL,
+    MSG_PARAMETERIZED_CAST,
+    MSG_PATTERN,
+    MSG_START_OF_STRUCTURE,
+    MSG_UNEXPECTED_FIELD_TYPE,
+    MSG_UNEXPECTED_VALUE_TYPE,
+    MSG_UNRECOGNIZED_COLLECTION,
+    MSG_VALIDATION_ERRORS,
+    serialization,
+    unknown_operation,
+    validation,
+)
 
 if TYPE_CHECKING:  # the model comes from api/model_cache.py: botocore is not imported at start-up
     import botocore.model
@@ -96,26 +113,22 @@ def _utf16_len(s: str) -> int:
 def _add(errs: list[str], shown: str | None, path: str, message: str) -> None:
     if len(errs) < MAX_ERRORS:
         value = "null" if shown is None else f"'{shown}'"
-        errs.append(f"Value {value} at '{path}' failed to satisfy constraint: {message}")
+        errs.append(MSG_CONSTRAINT.format(value, path, message))
 
 
 def _lower_first(name: str) -> str:
     return name[:1].lower() + name[1:]
 
 
-MIN_LEN = "Member must have length greater than or equal to {}"
-MAX_LEN = "Member must have length less than or equal to {}"
-PATTERN = "Member must satisfy regular expression pattern: {}"
-NOT_NULL = "Member must not be null"
 
 
 _TABLE_RX = re.compile(TABLE_PATTERN)
 _TABLE_TESTS: dict[str, tuple[Callable[[str], bool], str]] = {
-    "min1": (lambda s: len(s) >= 1, MIN_LEN.format(1)),
-    "min3": (lambda s: len(s) >= 3, MIN_LEN.format(3)),
-    "max255": (lambda s: _utf16_len(s) <= 255, MAX_LEN.format(255)),
-    "pattern": (lambda s: _TABLE_RX.fullmatch(s) is not None, PATTERN.format(TABLE_PATTERN)),
-    "pattern+": (lambda s: not s or _TABLE_RX.fullmatch(s) is not None, PATTERN.format(TABLE_PATTERN)),
+    "min1": (lambda s: len(s) >= 1, MSG_MIN_LENGTH.format(1)),
+    "min3": (lambda s: len(s) >= 3, MSG_MIN_LENGTH.format(3)),
+    "max255": (lambda s: _utf16_len(s) <= 255, MSG_MAX_LENGTH.format(255)),
+    "pattern": (lambda s: _TABLE_RX.fullmatch(s) is not None, MSG_PATTERN.format(TABLE_PATTERN)),
+    "pattern+": (lambda s: not s or _TABLE_RX.fullmatch(s) is not None, MSG_PATTERN.format(TABLE_PATTERN)),
 }
 # A name every table-name rule accepts (most requests stop here; a match object is true).
 _plain_table_name = re.compile(r"[a-zA-Z0-9_.-]{3,255}").fullmatch
@@ -205,7 +218,7 @@ def _show_bool(v: Any) -> str:
 
 def _show_blob(v: Any) -> str:
     n = len(v) * 3 // 4 - v[-2:].count("=") if v else 0
-    return f"java.nio.HeapByteBuffer[pos=0 lim={n} cap={n}]"
+    return MSG_BYTE_BUFFER.format(n, n)
 
 
 class _Compiler:
@@ -277,11 +290,11 @@ class _Compiler:
             lo, hi = meta.get("min"), meta.get("max")
             if lo is not None:
                 node.own.append(
-                    (lambda v, lo=lo: v >= lo, f"Member must have value greater than or equal to {lo}")
+                    (lambda v, lo=lo: v >= lo, MSG_MIN_VALUE.format(lo))
                 )
             if hi is not None:
                 node.own.append(
-                    (lambda v, hi=hi: v <= hi, f"Member must have value less than or equal to {hi}")
+                    (lambda v, hi=hi: v <= hi, MSG_MAX_VALUE.format(hi))
                 )
             node.bracket = [m for _, m in reversed(node.own)]
             if node.own:
@@ -295,14 +308,14 @@ class _Compiler:
         if rx is not None:
             checks["pattern"] = (
                 lambda v, rx=rx: rx.fullmatch(v) is not None,
-                PATTERN.format(meta["pattern"]),
+                MSG_PATTERN.format(meta["pattern"]),
             )
         if meta.get("min"):
             lo = meta["min"]
-            checks["min"] = (lambda v, lo=lo: _utf16_len(v) >= lo, MIN_LEN.format(lo))
+            checks["min"] = (lambda v, lo=lo: _utf16_len(v) >= lo, MSG_MIN_LENGTH.format(lo))
         if "max" in meta:
             hi = meta["max"]
-            checks["max"] = (lambda v, hi=hi: len(v) <= hi // 2 or _utf16_len(v) <= hi, MAX_LEN.format(hi))
+            checks["max"] = (lambda v, hi=hi: len(v) <= hi // 2 or _utf16_len(v) <= hi, MSG_MAX_LENGTH.format(hi))
         order = STRING_CHECK_ORDER.get(shape.name, DEFAULT_STRING_CHECK_ORDER)
         node.own = [checks[c] for c in order if c in checks]
         node.bracket = [checks[c][1] for c in ("max", "min", "pattern") if c in checks]
@@ -312,7 +325,7 @@ class _Compiler:
             if set(shown) != set(values):
                 shown = values
             allowed = frozenset(values)
-            message = f"Member must satisfy enum value set: [{', '.join(shown)}]"
+            message = MSG_ENUM.format(", ".join(shown))
             node.own.append((lambda v, allowed=allowed: v in allowed, message))
             node.bracket.append(message)
             if len(node.own) == 1:
@@ -385,20 +398,20 @@ class _Compiler:
             if scratch is not None and not scratch:
                 for name in required_names:
                     if v.get(name) is None:
-                        scratch.append(NOT_NULL)
+                        scratch.append(MSG_NOT_NULL)
                         return
 
         def field(v: Any) -> Any:
             if type(v) is not dict:
                 if type(v) is list:
-                    raise serialization(f"Unrecognized collection type class {java}")
-                raise serialization(MSG_FIELD_TYPE)
+                    raise serialization(MSG_UNRECOGNIZED_COLLECTION.format(f"class {java}"))
+                raise serialization(MSG_UNEXPECTED_FIELD_TYPE)
             walk(v, None)
             return v
 
         def value(v: Any) -> Any:
             if type(v) is not dict and type(v) is not list:
-                raise serialization(MSG_VALUE_TYPE)
+                raise serialization(MSG_UNEXPECTED_VALUE_TYPE)
             return field(v)
 
         def nested(v: Any, path: str, errs: list[str]) -> None:
@@ -407,7 +420,7 @@ class _Compiler:
                 x = v.get(name)
                 if x is None:
                     if required:
-                        _add(errs, None, prefix + label, NOT_NULL)
+                        _add(errs, None, prefix + label, MSG_NOT_NULL)
                 elif check is not None:
                     check(x, prefix + label, errs)
 
@@ -454,9 +467,9 @@ class _Compiler:
         override = getattr(self, "_length_override", None)
         meta.update(override if override is not None else EXTRA_CONSTRAINTS.get(shape.name, {}))
         if meta.get("min"):
-            node.own.append((lambda v, lo=meta["min"]: len(v) >= lo, MIN_LEN.format(meta["min"])))
+            node.own.append((lambda v, lo=meta["min"]: len(v) >= lo, MSG_MIN_LENGTH.format(meta["min"])))
         if "max" in meta:
-            node.own.append((lambda v, hi=meta["max"]: len(v) <= hi, MAX_LEN.format(meta["max"])))
+            node.own.append((lambda v, hi=meta["max"]: len(v) <= hi, MSG_MAX_LENGTH.format(meta["max"])))
         node.bracket = [m for _, m in reversed(node.own)]
 
     def _list(self, shape: botocore.model.ListShape) -> _Node:
@@ -466,7 +479,7 @@ class _Compiler:
 
         def field(v: Any) -> Any:
             if type(v) is not list:
-                raise serialization(MSG_STRUCT_START if type(v) is dict else MSG_FIELD_TYPE)
+                raise serialization(MSG_START_OF_STRUCTURE if type(v) is dict else MSG_UNEXPECTED_FIELD_TYPE)
             for i, x in enumerate(v):
                 if x is not None:
                     nx = elem_check(x)
@@ -476,13 +489,13 @@ class _Compiler:
 
         def value(v: Any) -> Any:
             if type(v) is not list and type(v) is not dict:
-                raise serialization(MSG_PARAMETERIZED)
+                raise serialization(MSG_PARAMETERIZED_CAST)
             return field(v)
 
         def nested(v: Any, path: str, errs: list[str]) -> None:
             for i, x in enumerate(v, 1):
                 if x is None:  # a null element: Coral's not-null rule, element by element
-                    _add(errs, None, f"{path}.{i}.member", NOT_NULL)
+                    _add(errs, None, f"{path}.{i}.member", MSG_NOT_NULL)
                 elif elem_constraint is not None:
                     elem_constraint(x, f"{path}.{i}.member", errs)
 
@@ -504,16 +517,16 @@ class _Compiler:
         else:
             self._string_constraints(shape.key, key_node)
         key_own, val_own = key_node.own, val.own
-        keys_msg = f"Map keys must satisfy constraint: [{', '.join(key_node.bracket)}]"
-        value_msg = f"Map value must satisfy constraint: [{', '.join(val.bracket)}]"
+        keys_msg = MSG_MAP_KEYS.format(", ".join(key_node.bracket))
+        value_msg = MSG_MAP_VALUE.format(", ".join(val.bracket))
         val_nested = val.nested
-        collection_msg = f"Unrecognized collection type {self.java_type(shape)}"
+        collection_msg = MSG_UNRECOGNIZED_COLLECTION.format(self.java_type(shape))
 
         def field(v: Any) -> Any:
             if type(v) is not dict:
                 if type(v) is MeasuredMap:  # one object twice in a body built in-process
                     return v
-                raise serialization(collection_msg if type(v) is list else MSG_FIELD_TYPE)
+                raise serialization(collection_msg if type(v) is list else MSG_UNEXPECTED_FIELD_TYPE)
             for k, x in v.items():
                 if x is not None:
                     nx = val_check(x)
@@ -523,7 +536,7 @@ class _Compiler:
 
         def value(v: Any) -> Any:
             if type(v) is not dict and type(v) is not list and type(v) is not MeasuredMap:
-                raise serialization(MSG_PARAMETERIZED)
+                raise serialization(MSG_PARAMETERIZED_CAST)
             return field(v)
 
         if val_check is av_value:  # Key, Item, ExpressionAttributeValues: the hot path
@@ -533,7 +546,7 @@ class _Compiler:
                     return measure_map(v, av_value)
                 if type(v) is MeasuredMap:  # one object twice in a body built in-process
                     return v
-                raise serialization(collection_msg if type(v) is list else MSG_FIELD_TYPE)
+                raise serialization(collection_msg if type(v) is list else MSG_UNEXPECTED_FIELD_TYPE)
 
         key_ok = key_node.accepts() if key_own else None
         val_ok = val.accepts() if val_own else None
@@ -554,11 +567,11 @@ class _Compiler:
                 if None in v.values():
                     for k, x in v.items():
                         if x is None:
-                            _add(errs, None, f"{path}.{k}.member", NOT_NULL)
+                            _add(errs, None, f"{path}.{k}.member", MSG_NOT_NULL)
                 return
             for k, x in v.items():
                 if x is None:  # a null value: Coral's not-null rule, value by value
-                    _add(errs, None, f"{path}.{k}.member", NOT_NULL)
+                    _add(errs, None, f"{path}.{k}.member", MSG_NOT_NULL)
                     continue
                 if val_ok is not None and not val_ok(x):
                     _add(errs, node.show(v), path, value_msg)
@@ -583,7 +596,7 @@ class _Compiler:
 
 def _errors_message(errs: list[str]) -> str:
     n = len(errs)
-    return f"{n} validation error{'s' if n > 1 else ''} detected: {'; '.join(errs)}"
+    return MSG_VALIDATION_ERRORS.format(n, "s" if n > 1 else "", "; ".join(errs))
 
 
 def _compile_operation(service: str, op: botocore.model.OperationModel) -> Callable[[object], None]:
@@ -595,7 +608,7 @@ def _compile_operation(service: str, op: botocore.model.OperationModel) -> Calla
     node = compiler.node(shape)
     walk, constraints = node.walk, node.nested
     assert walk is not None
-    top_list_msg = f"Unrecognized collection type class {compiler.package}.{shape.name}"
+    top_list_msg = MSG_UNRECOGNIZED_COLLECTION.format(f"class {compiler.package}.{shape.name}")
     bare = [(member, msg) for (o, member), msg in BARE_LENGTH_MESSAGES.items() if o == op.name]
     early = [(member, when, msg) for (o, member), (when, msg) in EARLY_MESSAGES.items() if o == op.name]
     first = [(member, when, msg) for member, when, msg in early if when != "below1"]
@@ -604,7 +617,7 @@ def _compile_operation(service: str, op: botocore.model.OperationModel) -> Calla
 
     def validate(body: object) -> None:
         if type(body) is not dict:
-            raise serialization(top_list_msg if type(body) is list else MSG_FIELD_TYPE)
+            raise serialization(top_list_msg if type(body) is list else MSG_UNEXPECTED_FIELD_TYPE)
         scratch: list[str] = []
         walk(body, scratch)  # raises the first SerializationException, in the body's order
         for member, when, message in first:
@@ -640,7 +653,7 @@ def _early(v: Any, when: str) -> bool:
 
 def _check_table_name(name: Any, checks: list[tuple[Callable[[Any], bool], str]], errs: list[str]) -> None:
     if name is None:
-        _add(errs, None, "tableName", NOT_NULL)
+        _add(errs, None, "tableName", MSG_NOT_NULL)
     elif not _table_name_ok(name):
         for passes, message in checks:
             if not passes(name):

@@ -16,17 +16,16 @@ from typing import Any
 import orjson
 
 from dynemu.api.validation_overrides import JAVA_PACKAGE
-from dynemu.api.validation_scalars import (
-    MSG_FIELD_TYPE,
-    MSG_STRUCT_START,
-    MSG_VALUE_TYPE,
-    check_blob,
-    check_boolean,
-    check_string,
-    mismatch,
+from dynemu.api.validation_scalars import check_blob, check_boolean, check_string, mismatch
+from dynemu.engine.values import MSG_NESTING  # the items section's message (values' nesting rule)
+from dynemu.errors import (
+    MSG_START_OF_STRUCTURE,
+    MSG_UNEXPECTED_FIELD_TYPE,
+    MSG_UNEXPECTED_VALUE_TYPE,
+    MSG_UNRECOGNIZED_COLLECTION,
+    serialization,
+    validation,
 )
-from dynemu.engine.values import MSG_NESTING
-from dynemu.errors import serialization, validation
 
 # The type pass recurses once per AttributeValue level; DynamoDB's own limit is 32 levels
 # (checked with its message in engine/values.py), this only bounds recursion well above it.
@@ -34,15 +33,14 @@ MAX_AV_DEPTH = 100
 
 _AV_MEMBERS = frozenset(("S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL"))
 _AV_CLASS = f"{JAVA_PACKAGE['dynamodb']}.AttributeValue"
-_AV_LIST_MSG = f"Unrecognized collection type class {_AV_CLASS}"
-_AV_MAP_MSG = f"Unrecognized collection type java.util.Map<java.lang.String, {_AV_CLASS}>"
-
+_AV_LIST_MSG = MSG_UNRECOGNIZED_COLLECTION.format(f"class {_AV_CLASS}")
+_AV_MAP_MSG = MSG_UNRECOGNIZED_COLLECTION.format(f"java.util.Map<java.lang.String, {_AV_CLASS}>")
 
 
 def av(v: Any, depth: int, field: bool) -> Any:
     """Type-check one AttributeValue (not its semantics: engine/values.py owns those)."""
     if type(v) is not dict:
-        raise serialization(_AV_LIST_MSG if type(v) is list else MSG_FIELD_TYPE if field else MSG_VALUE_TYPE)
+        raise serialization(_AV_LIST_MSG if type(v) is list else MSG_UNEXPECTED_FIELD_TYPE if field else MSG_UNEXPECTED_VALUE_TYPE)
     clean = True
     for k, x in v.items():
         if x is None:
@@ -52,7 +50,7 @@ def av(v: Any, depth: int, field: bool) -> Any:
                 raise mismatch(x, "String")
         elif k == "M":
             if type(x) is not dict:
-                raise serialization(_AV_MAP_MSG if type(x) is list else MSG_FIELD_TYPE)
+                raise serialization(_AV_MAP_MSG if type(x) is list else MSG_UNEXPECTED_FIELD_TYPE)
             if depth >= MAX_AV_DEPTH:
                 raise validation(MSG_NESTING)
             for mk, mv in x.items():
@@ -62,7 +60,7 @@ def av(v: Any, depth: int, field: bool) -> Any:
                         x[mk] = nv
         elif k == "L":
             if type(x) is not list:
-                raise serialization(MSG_STRUCT_START if type(x) is dict else MSG_FIELD_TYPE)
+                raise serialization(MSG_START_OF_STRUCTURE if type(x) is dict else MSG_UNEXPECTED_FIELD_TYPE)
             if depth >= MAX_AV_DEPTH:
                 raise validation(MSG_NESTING)
             for i, e in enumerate(x):
@@ -77,7 +75,7 @@ def av(v: Any, depth: int, field: bool) -> Any:
                 v[k] = check_boolean(x)
         elif k == "SS" or k == "NS" or k == "BS":
             if type(x) is not list:
-                raise serialization(MSG_STRUCT_START if type(x) is dict else MSG_FIELD_TYPE)
+                raise serialization(MSG_START_OF_STRUCTURE if type(x) is dict else MSG_UNEXPECTED_FIELD_TYPE)
             elem = check_blob if k == "BS" else check_string
             for e in x:
                 if e is not None:
