@@ -39,17 +39,17 @@ MAX_TEMPLATES = 2048
 _TEMPLATES: BoundedCache[Template] = BoundedCache(MAX_TEMPLATES)
 
 Values = dict[str, dict[str, Any]]
-_LEGACY = ("Expected", "AttributeUpdates", "AttributesToGet", "QueryFilter", "ScanFilter", "KeyConditions",
-           "ConditionalOperator")
+# every legacy parameter the full pipeline reads, whatever the operation
+_LEGACY = frozenset(("Expected", "AttributeUpdates", "AttributesToGet", "QueryFilter", "ScanFilter", "KeyConditions",
+                     "ConditionalOperator"))
 
 
 def request_key(operation: str, request: dict[str, Any], params: tuple[str, ...]) -> Hashable | None:
     """The cache key of a request's expressions, or None when it may not use the cache
     (legacy parameters, no expression, placeholders that are not maps)."""
-    for p in _LEGACY:  # every legacy parameter the full pipeline reads, whatever the operation
-        if request.get(p) is not None:
-            return None
-    texts = tuple([request.get(p) for p in params])
+    if not _LEGACY.isdisjoint(request) and any(request.get(p) is not None for p in _LEGACY):
+        return None
+    texts = tuple(map(request.get, params))
     if texts.count(None) == len(texts):
         return None
     names = request.get("ExpressionAttributeNames")
@@ -57,16 +57,15 @@ def request_key(operation: str, request: dict[str, Any], params: tuple[str, ...]
     if (names is not None and not isinstance(names, dict)) or (values is not None and not isinstance(values, dict)):
         return None
     try:  # each value by its key and its members' names (its type, when it is valid)
-        shapes = tuple([(k, tuple(v)) for k, v in values.items()]) if values is not None else None
-        key = (operation, texts, tuple(names.items()) if names is not None else None, shapes)
+        key = (operation, texts, tuple(names.items()) if names is not None else None,
+               (tuple(values), tuple(map(tuple, values.values()))) if values is not None else None)
         hash(key)
     except TypeError:
         return None
     return key
 
 
-def lookup(key: Hashable) -> Template | None:
-    return _TEMPLATES.get(key)
+lookup = _TEMPLATES.get  # key -> its Template, or None
 
 
 def remember(key: Hashable, template: Template | None) -> None:
@@ -104,36 +103,31 @@ class Template:
         value-dependent check fails (the caller then raises through the full pipeline)."""
         try:
             values = V.validate_values(values_raw) if values_raw is not None else {}
-            return self._instantiate(names, values)
+            changes: dict[str, Any] = {}
+            for parameter, plan, shape in self.parts:
+                if parameter == "UpdateExpression":  # its checks read only the values' types
+                    changes["update"] = shape.bind(values)
+                elif parameter == "ProjectionExpression":
+                    changes["projection"] = shape
+                elif parameter == "KeyConditionExpression":
+                    # The value rules of a key condition's plan (ordering and begins_with
+                    # operand types, BETWEEN's bounds) are implied by the key value rules
+                    # _key_condition applies, so the plan's check is not rerun here.
+                    key_condition = _key_condition(shape, values)
+                    if key_condition is None:
+                        return None
+                    changes["key_condition"] = key_condition
+                else:
+                    plan.check(ExprContext(parameter, names, values))
+                    condition = Condition(_substitute(shape[0], values), shape[1])
+                    if parameter == "FilterExpression":
+                        changes["filter"] = condition
+                        changes["filter_parameter"] = "FilterExpression"
+                    else:
+                        changes["condition"] = condition
+            return changes
         except DynamoError:
             return None
-
-    def _instantiate(self, names: dict[str, str], values: Values) -> dict[str, Any] | None:
-        changes: dict[str, Any] = {}
-        for parameter, plan, shape in self.parts:
-            if parameter == "ProjectionExpression":
-                changes["projection"] = shape
-                continue
-            if parameter == "KeyConditionExpression":
-                # The value rules of a key condition's plan (ordering and begins_with operand
-                # types, BETWEEN's bounds) are implied by the key value rules _key_condition
-                # applies, so the plan's check is not rerun here.
-                key_condition = _key_condition(shape, values)
-                if key_condition is None:
-                    return None
-                changes["key_condition"] = key_condition
-                continue
-            if parameter == "UpdateExpression":  # its checks read only the values' types
-                changes["update"] = shape.bind(values)
-                continue
-            plan.check(ExprContext(parameter, names, values))
-            condition = Condition(_substitute(shape[0], values), shape[1])
-            if parameter == "FilterExpression":
-                changes["filter"] = condition
-                changes["filter_parameter"] = "FilterExpression"
-            else:
-                changes["condition"] = condition
-        return changes
 
 
 def build(parts: list[tuple[str, Any, Any]], names: dict[str, str]) -> Template:
