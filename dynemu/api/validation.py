@@ -352,16 +352,15 @@ class _Compiler:
         checks: list[tuple[str, str, bool, Constraint | None]] = []
         shows: list[tuple[str, str, Callable[[Any], str]]] = []
         # name -> (type checker, label, constraint check, a cheaper test it would pass,
-        # Node.measured)
-        members: dict[str, tuple[Checker, str, Constraint | None, Callable[[Any], Any] | None,
-                                 tuple[bool, int | None]]] = {}
+        # *Node.measured)
+        members: dict[str, tuple[Checker, str, Constraint | None, Callable[[Any], Any] | None, bool, int | None]] = {}
         for name in names:
             member = shape.members[name]
             override = MEMBER_CONSTRAINTS.get((shape.name, name))
             child = self.node(member) if override is None else self._variant(member, override)
             label = _lower_first(name)
             check, whole = self._member_constraint(name, member, child)
-            members[name] = (child.field, label, check, whole, child.measured)
+            members[name] = (child.field, label, check, whole, *child.measured)
             if name in required or check is not None:
                 checks.append((name, label, name in required, check))
             shows.append((name, label, child.show))
@@ -377,7 +376,7 @@ class _Compiler:
                 entry = members.get(k)
                 if entry is None or x is None:
                     continue
-                check, label, constraint, whole, (measured, names_max) = entry
+                check, label, constraint, whole, measured, names_max = entry
                 if check is check_string:  # the commonest cases inlined: a string,
                     if type(x) is not str:
                         raise mismatch(x, "String")
