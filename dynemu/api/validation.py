@@ -7,17 +7,24 @@ constraints and reports up to ten failures at once::
     2 validation errors detected: Value null at 'tableName' failed to satisfy constraint:
     Member must not be null; Value '0' at 'limit' failed to satisfy constraint: ...
 
-``RequestValidator`` turns every operation's input shape into one checker at start-up, so
-a request only runs closures: no model walking. Two passes, as Coral does them:
+``RequestValidator`` compiles each operation's input shape into one checker on first use,
+so a request only runs closures: no model walking. One path, Coral's two passes:
 
 1. types, in document order (Coral parses the stream; the first mismatch wins). Unknown
    members are ignored; ``null`` members count as absent. Values Coral coerces are written
    back canonically (``"true"`` -> ``True`` for booleans, ``2.7`` -> ``2`` for integers,
    unknown/null members dropped inside AttributeValues), so operations see what DynamoDB
-   sees. AttributeValue gets a hand-written checker (the hot path: Key, Item, ...).
+   sees. AttributeValue gets a hand-written checker (the hot path: Key, Item, ...), and a
+   map of them is handed on as a ``values.MeasuredMap`` (``values.measure_map``).
 2. constraints, in DynamoDB's member order, only through subtrees that have any; a null
    list element or map value (outside AttributeValues) is ``Member must not be null`` at
    its ``.N.member`` / ``.key.member`` path. A body that is not a JSON object is refused.
+
+Both run in one walk of the body: each top-level member's constraints are tested as soon as
+its type passed (a cheap test where there is one: an enum's set, a compiled pattern, a
+MeasuredMap's size), and only a request that fails one has its messages collected, in
+DynamoDB's order, after the whole body passed the type pass. Messages: the request
+validation section of the catalogue in ``dynemu/errors.py``.
 
 What the service does differently from the model lives in the override tables below.
 Scalar deserialisation (SerializationException) is in ``validation_scalars.py``.
