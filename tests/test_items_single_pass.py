@@ -1,5 +1,5 @@
 """PutItem's item is walked once: the request validator's type pass also applies DynamoDB's
-value rules and measures the size where they cannot fail (``values.CheckedItem``), and the
+value rules and measures the size where they cannot fail (``values.MeasuredMap``), and the
 engine checks only the rest. Nothing a client sees may change: the same error for every bad
 item, in the same order (type errors before value rules, the first bad attribute first), and
 the same size at the 400 KB limit."""
@@ -36,7 +36,7 @@ def _both_paths(item: dict[str, Any]) -> tuple[Any, Any]:
     except DynamoError as e:
         return (e.type_name, e.message), (e.type_name, e.message)
     checked = body["Item"]
-    assert type(checked) is values.CheckedItem
+    assert type(checked) is values.MeasuredMap
     plain = dict(checked)
     return _outcome(values.validate_item_sized, checked), _outcome(values.validate_item_sized, plain)
 

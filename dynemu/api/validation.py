@@ -7,17 +7,24 @@ constraints and reports up to ten failures at once::
     2 validation errors detected: Value null at 'tableName' failed to satisfy constraint:
     Member must not be null; Value '0' at 'limit' failed to satisfy constraint: ...
 
-``RequestValidator`` turns every operation's input shape into one checker at start-up, so
-a request only runs closures: no model walking. Two passes, as Coral does them:
+``RequestValidator`` compiles each operation's input shape into one checker on first use,
+so a request only runs closures: no model walking. One path, Coral's two passes:
 
 1. types, in document order (Coral parses the stream; the first mismatch wins). Unknown
    members are ignored; ``null`` members count as absent. Values Coral coerces are written
    back canonically (``"true"`` -> ``True`` for booleans, ``2.7`` -> ``2`` for integers,
    unknown/null members dropped inside AttributeValues), so operations see what DynamoDB
-   sees. AttributeValue gets a hand-written checker (the hot path: Key, Item, ...).
+   sees. AttributeValue gets a hand-written checker (the hot path: Key, Item, ...), and a
+   map of them is handed on as a ``values.MeasuredMap`` (``values.measure_map``).
 2. constraints, in DynamoDB's member order, only through subtrees that have any; a null
    list element or map value (outside AttributeValues) is ``Member must not be null`` at
    its ``.N.member`` / ``.key.member`` path. A body that is not a JSON object is refused.
+
+Both run in one walk of the body: each top-level member's constraints are tested as soon as
+its type passed (a cheap test where there is one: an enum's set, a compiled pattern, a
+MeasuredMap's size), and only a request that fails one has its messages collected, in
+DynamoDB's order, after the whole body passed the type pass. Messages: the request
+validation section of the catalogue in ``dynemu/errors.py``.
 
 What the service does differently from the model lives in the override tables below.
 Scalar deserialisation (SerializationException) is in ``validation_scalars.py``.
@@ -31,17 +38,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from dynemu.api import model_cache
-from dynemu.api.validation_av import (
-    Failed,
-    Quick,
-    av_field,
-    av_hash,
-    av_map,
-    av_value,
-    quick_av_map,
-    quick_scalar,
-    quick_string_map,
-)
+from dynemu.api.validation_av import av_field, av_hash, av_value
 from dynemu.api.validation_overrides import (
     BARE_LENGTH_MESSAGES,
     DATA_PLANE,
@@ -62,10 +59,6 @@ from dynemu.api.validation_overrides import (
 )
 from dynemu.api.validation_scalars import (
     JAVA_SCALAR,
-    MSG_FIELD_TYPE,
-    MSG_PARAMETERIZED,
-    MSG_STRUCT_START,
-    MSG_VALUE_TYPE,
     NUMBER_TARGETS,
     check_blob,
     check_boolean,
@@ -73,8 +66,29 @@ from dynemu.api.validation_scalars import (
     mismatch,
     number_checker,
 )
-from dynemu.engine.values import CheckedItem
-from dynemu.errors import serialization, unknown_operation, validation
+from dynemu.engine.values import MeasuredMap, measure_map
+from dynemu.errors import (
+    MSG_BYTE_BUFFER,
+    MSG_CONSTRAINT,
+    MSG_ENUM,
+    MSG_MAP_KEYS,
+    MSG_MAP_VALUE,
+    MSG_MAX_LENGTH,
+    MSG_MAX_VALUE,
+    MSG_MIN_LENGTH,
+    MSG_MIN_VALUE,
+    MSG_NOT_NULL,
+    MSG_PARAMETERIZED_CAST,
+    MSG_PATTERN,
+    MSG_START_OF_STRUCTURE,
+    MSG_UNEXPECTED_FIELD_TYPE,
+    MSG_UNEXPECTED_VALUE_TYPE,
+    MSG_UNRECOGNIZED_COLLECTION,
+    MSG_VALIDATION_ERRORS,
+    serialization,
+    unknown_operation,
+    validation,
+)
 
 if TYPE_CHECKING:  # the model comes from api/model_cache.py: botocore is not imported at start-up
     import botocore.model
@@ -83,11 +97,6 @@ Checker = Callable[[Any], Any]  # type pass: returns the (possibly coerced) valu
 Constraint = Callable[[Any, str, list[str]], None]  # constraint pass: (value, path, errors)
 
 MAX_ERRORS = 10  # Coral lists at most ten failures
-# A quick check of a string member: (the values known to pass: an enum's, or those that
-# passed ``passes`` before, at most MAX_KNOWN; ``passes``), or (None, None) for any string;
-# of another member: (None, None, its validation_av check).
-QuickMember = tuple[Any, Callable[[Any], bool] | None, Quick | None]
-MAX_KNOWN = 256  # table names, index names: an application uses a few
 
 
 # --- constraint messages --------------------------------------------------------------------
@@ -111,33 +120,30 @@ def _utf16_len(s: str) -> int:
 def _add(errs: list[str], shown: str | None, path: str, message: str) -> None:
     if len(errs) < MAX_ERRORS:
         value = "null" if shown is None else f"'{shown}'"
-        errs.append(f"Value {value} at '{path}' failed to satisfy constraint: {message}")
+        errs.append(MSG_CONSTRAINT.format(value, path, message))
 
 
 def _lower_first(name: str) -> str:
     return name[:1].lower() + name[1:]
 
 
-MIN_LEN = "Member must have length greater than or equal to {}"
-MAX_LEN = "Member must have length less than or equal to {}"
-PATTERN = "Member must satisfy regular expression pattern: {}"
-NOT_NULL = "Member must not be null"
 
 
 _TABLE_RX = re.compile(TABLE_PATTERN)
 _TABLE_TESTS: dict[str, tuple[Callable[[str], bool], str]] = {
-    "min1": (lambda s: len(s) >= 1, MIN_LEN.format(1)),
-    "min3": (lambda s: len(s) >= 3, MIN_LEN.format(3)),
-    "max255": (lambda s: _utf16_len(s) <= 255, MAX_LEN.format(255)),
-    "pattern": (lambda s: _TABLE_RX.fullmatch(s) is not None, PATTERN.format(TABLE_PATTERN)),
-    "pattern+": (lambda s: not s or _TABLE_RX.fullmatch(s) is not None, PATTERN.format(TABLE_PATTERN)),
+    "min1": (lambda s: len(s) >= 1, MSG_MIN_LENGTH.format(1)),
+    "min3": (lambda s: len(s) >= 3, MSG_MIN_LENGTH.format(3)),
+    "max255": (lambda s: _utf16_len(s) <= 255, MSG_MAX_LENGTH.format(255)),
+    "pattern": (lambda s: _TABLE_RX.fullmatch(s) is not None, MSG_PATTERN.format(TABLE_PATTERN)),
+    "pattern+": (lambda s: not s or _TABLE_RX.fullmatch(s) is not None, MSG_PATTERN.format(TABLE_PATTERN)),
 }
-_TABLE_NAME_FAST = re.compile(r"[a-zA-Z0-9_.-]{3,255}")
+# A name every table-name rule accepts (most requests stop here; a match object is true).
+_plain_table_name = re.compile(r"[a-zA-Z0-9_.-]{3,255}").fullmatch
 
 
-def _table_name_fast(s: str) -> bool:
-    """True for the names every table-name rule accepts (most requests stop here)."""
-    return _TABLE_NAME_FAST.fullmatch(s) is not None or (s.startswith("arn:") and len(s) <= 512)
+def _table_name_ok(s: str) -> bool:
+    """True only for names every table-name rule accepts (the others go through them all)."""
+    return _plain_table_name(s) is not None or (s.startswith("arn:") and len(s) <= 512)
 
 
 def _table_name_checks(order: tuple[str, ...]) -> list[tuple[Callable[[Any], bool], str]]:
@@ -160,7 +166,7 @@ def _table_name_checks(order: tuple[str, ...]) -> list[tuple[Callable[[Any], boo
 class _Node:
     """One compiled shape: type checkers for both contexts, own constraints, nested ones."""
 
-    __slots__ = ("field", "value", "own", "bracket", "nested", "show", "fast", "quick", "enum", "quick_members")
+    __slots__ = ("field", "value", "own", "bracket", "nested", "show", "precheck", "whole", "measured", "enum", "walk")
 
     def __init__(self) -> None:
         self.field: Checker = check_string  # as a structure member
@@ -169,16 +175,21 @@ class _Node:
         self.bracket: list[str] = []  # own messages as listed in "Map keys/value must satisfy constraint"
         self.nested: Constraint | None = None  # checks inside a structure / list / map
         self.show: Callable[[Any], str] = str  # Java toString of a value
-        self.fast: Callable[[Any], bool] | None = None  # a quicker equivalent of all(own)
-        self.quick: Quick | None = None  # the type pass and every check at once (validation_av)
+        # true only for values every own check accepts, and cheaper than running them
+        self.precheck: Callable[[Any], Any] | None = None
+        # true only for values that pass every check, own and nested (None: no such test)
+        self.whole: Callable[[Any], Any] | None = None
+        # a map of AttributeValues whose checks its MeasuredMap settles: (True, the longest
+        # name allowed in UTF-16 units or None); else (False, None)
+        self.measured: tuple[bool, int | None] = (False, None)
         self.enum: frozenset[str] | None = None  # a string whose one own check is this enum
-        # a structure's members with a quick check: name -> QuickMember
-        self.quick_members: dict[str, QuickMember] = {}
+        # a structure's type pass, also finding whether every constraint holds (a request)
+        self.walk: Callable[[dict[str, Any], list[str] | None], None] | None = None
 
     def accepts(self) -> Callable[[Any], bool]:
-        """One predicate for "passes every own check" (the fast path; messages come later)."""
-        if self.fast is not None:
-            return self.fast
+        """One predicate for "passes every own check" (messages come later, on failure)."""
+        if self.precheck is not None:
+            return self.precheck
         preds = [passes for passes, _ in self.own]
         if len(preds) == 1:
             return preds[0]
@@ -214,7 +225,7 @@ def _show_bool(v: Any) -> str:
 
 def _show_blob(v: Any) -> str:
     n = len(v) * 3 // 4 - v[-2:].count("=") if v else 0
-    return f"java.nio.HeapByteBuffer[pos=0 lim={n} cap={n}]"
+    return MSG_BYTE_BUFFER.format(n, n)
 
 
 class _Compiler:
@@ -250,7 +261,7 @@ class _Compiler:
                 node = self._scalar(shape)
             self.active.discard(name)
             if name in UNCHECKED_SHAPES:
-                node.own, node.bracket, node.nested, node.enum = [], [], None, None
+                node.own, node.bracket, node.nested, node.enum, node.whole = [], [], None, None, None
         self.cache[name] = node
         return node
 
@@ -275,7 +286,6 @@ class _Compiler:
         if kind == "boolean":
             node.field = node.value = check_boolean
             node.show = _show_bool
-            node.quick = quick_scalar(bool, None)
         elif kind in NUMBER_TARGETS:
             node.field = node.value = number_checker(NUMBER_TARGETS[kind])
         elif kind == "blob":
@@ -287,15 +297,15 @@ class _Compiler:
             lo, hi = meta.get("min"), meta.get("max")
             if lo is not None:
                 node.own.append(
-                    (lambda v, lo=lo: v >= lo, f"Member must have value greater than or equal to {lo}")
+                    (lambda v, lo=lo: v >= lo, MSG_MIN_VALUE.format(lo))
                 )
             if hi is not None:
                 node.own.append(
-                    (lambda v, hi=hi: v <= hi, f"Member must have value less than or equal to {hi}")
+                    (lambda v, hi=hi: v <= hi, MSG_MAX_VALUE.format(hi))
                 )
             node.bracket = [m for _, m in reversed(node.own)]
-        if kind in ("integer", "long"):
-            node.quick = quick_scalar(int, node.accepts() if node.own else None)
+            if node.own:
+                node.whole = node.accepts()
         return node
 
     def _string_constraints(self, shape: botocore.model.Shape, node: _Node) -> None:
@@ -305,14 +315,14 @@ class _Compiler:
         if rx is not None:
             checks["pattern"] = (
                 lambda v, rx=rx: rx.fullmatch(v) is not None,
-                PATTERN.format(meta["pattern"]),
+                MSG_PATTERN.format(meta["pattern"]),
             )
         if meta.get("min"):
             lo = meta["min"]
-            checks["min"] = (lambda v, lo=lo: _utf16_len(v) >= lo, MIN_LEN.format(lo))
+            checks["min"] = (lambda v, lo=lo: _utf16_len(v) >= lo, MSG_MIN_LENGTH.format(lo))
         if "max" in meta:
             hi = meta["max"]
-            checks["max"] = (lambda v, hi=hi: len(v) <= hi // 2 or _utf16_len(v) <= hi, MAX_LEN.format(hi))
+            checks["max"] = (lambda v, hi=hi: len(v) <= hi // 2 or _utf16_len(v) <= hi, MSG_MAX_LENGTH.format(hi))
         order = STRING_CHECK_ORDER.get(shape.name, DEFAULT_STRING_CHECK_ORDER)
         node.own = [checks[c] for c in order if c in checks]
         node.bracket = [checks[c][1] for c in ("max", "min", "pattern") if c in checks]
@@ -322,11 +332,13 @@ class _Compiler:
             if set(shown) != set(values):
                 shown = values
             allowed = frozenset(values)
-            message = f"Member must satisfy enum value set: [{', '.join(shown)}]"
+            message = MSG_ENUM.format(", ".join(shown))
             node.own.append((lambda v, allowed=allowed: v in allowed, message))
             node.bracket.append(message)
             if len(node.own) == 1:
                 node.enum = allowed
+        if node.own:
+            node.whole = node.enum.__contains__ if node.enum is not None else node.accepts()
 
     # -- AttributeValue
 
@@ -344,73 +356,77 @@ class _Compiler:
         first = MEMBER_ORDER.get(shape.name, ())
         names = [n for n in first if n in shape.members] + [n for n in shape.members if n not in first]
         required = set(shape.required_members)
-        types: dict[str, Checker] = {}
         checks: list[tuple[str, str, bool, Constraint | None]] = []
         shows: list[tuple[str, str, Callable[[Any], str]]] = []
+        # name -> (type checker, label, constraint check, a cheaper test it would pass,
+        # *Node.measured)
+        members: dict[str, tuple[Checker, str, Constraint | None, Callable[[Any], Any] | None, bool, int | None]] = {}
         for name in names:
             member = shape.members[name]
             override = MEMBER_CONSTRAINTS.get((shape.name, name))
             child = self.node(member) if override is None else self._variant(member, override)
-            types[name] = child.field
             label = _lower_first(name)
-            check = self._member_constraint(name, member, child)
-            quick = self._member_quick(name, member, child)
-            if quick is not None:
-                node.quick_members[name] = quick
+            check, whole = self._member_constraint(name, member, child)
+            members[name] = (child.field, label, check, whole, *child.measured)
             if name in required or check is not None:
                 checks.append((name, label, name in required, check))
             shows.append((name, label, child.show))
+        required_names = tuple(name for name, _, is_required, _ in checks if is_required)
+
+        def walk(v: dict[str, Any], scratch: list[str] | None) -> None:
+            """The type pass, in the body's order (unknown members are ignored, null ones
+            are absent). With ``scratch`` (a request), whether every constraint holds too:
+            each member's check runs as soon as its type passed, and the first failure (or
+            a missing required member) leaves a message in ``scratch``; ``nested`` reports
+            them all, in DynamoDB's order, once the whole body passed the type pass."""
+            for k, x in v.items():
+                entry = members.get(k)
+                if entry is None or x is None:
+                    continue
+                check, label, constraint, whole, measured, names_max = entry
+                if check is check_string:  # the commonest cases inlined: a string,
+                    if type(x) is not str:
+                        raise mismatch(x, "String")
+                elif measured and type(x) is dict:  # a map of AttributeValues
+                    v[k] = x = measure_map(x, av_value)
+                    if scratch is not None and not scratch and (
+                        (names_max is not None and x.size > names_max) or (x.unchecked and None in x.values())
+                    ):  # its size counts each name's UTF-8 bytes, never fewer than its UTF-16 units
+                        constraint(x, label, scratch)  # type: ignore[misc]
+                    continue
+                else:
+                    nx = check(x)
+                    if nx is not x:
+                        v[k] = x = nx
+                if scratch is not None and constraint is not None and not scratch:
+                    if whole is None or not whole(x):
+                        constraint(x, label, scratch)
+            if scratch is not None and not scratch:
+                for name in required_names:
+                    if v.get(name) is None:
+                        scratch.append(MSG_NOT_NULL)
+                        return
 
         def field(v: Any) -> Any:
             if type(v) is not dict:
                 if type(v) is list:
-                    raise serialization(f"Unrecognized collection type class {java}")
-                raise serialization(MSG_FIELD_TYPE)
-            for k, x in v.items():
-                check = types.get(k)
-                if check is None or x is None:
-                    continue  # unknown members are ignored, null ones are absent
-                if check is check_string:  # the common case, inlined
-                    if type(x) is not str:
-                        raise mismatch(x, "String")
-                    continue
-                nx = check(x)
-                if nx is not x:
-                    v[k] = nx
+                    raise serialization(MSG_UNRECOGNIZED_COLLECTION.format(f"class {java}"))
+                raise serialization(MSG_UNEXPECTED_FIELD_TYPE)
+            walk(v, None)
             return v
 
         def value(v: Any) -> Any:
             if type(v) is not dict and type(v) is not list:
-                raise serialization(MSG_VALUE_TYPE)
+                raise serialization(MSG_UNEXPECTED_VALUE_TYPE)
             return field(v)
 
-        required_names = tuple(name for name, _, required, _ in checks if required)
-        member_checks = {name: (label, check) for name, label, _, check in checks if check is not None}
-
-        def passes(v: Any) -> bool:
-            """Whether ``nested`` reports nothing, found in the body's order: only the members
-            present are looked at (most requests; the others are reported in order below)."""
-            for name in required_names:
-                if v.get(name) is None:
-                    return False
-            scratch: list[str] = []
-            for k, x in v.items():
-                entry = member_checks.get(k)
-                if entry is not None and x is not None:
-                    entry[1](x, entry[0], scratch)  # type: ignore[misc]
-                    if scratch:
-                        return False
-            return True
-
         def nested(v: Any, path: str, errs: list[str]) -> None:
-            if passes(v):
-                return
             prefix = f"{path}." if path else ""
             for name, label, required, check in checks:
                 x = v.get(name)
                 if x is None:
                     if required:
-                        _add(errs, None, prefix + label, NOT_NULL)
+                        _add(errs, None, prefix + label, MSG_NOT_NULL)
                 elif check is not None:
                     check(x, prefix + label, errs)
 
@@ -418,36 +434,25 @@ class _Compiler:
             parts = (f"{label}={'null' if v.get(n) is None else s(v[n])}" for n, label, s in shows)
             return f"{shape.name}({', '.join(parts)})"
 
-        node.field, node.value, node.show = field, value, show
+        node.field, node.value, node.show, node.walk = field, value, show, walk
         node.nested = nested if checks else None
         return node
 
-    def _member_constraint(self, name: str, member: botocore.model.Shape, child: _Node) -> Constraint | None:
-        """The member's constraint check, with the operation-specific overrides applied."""
+    def _member_constraint(
+        self, name: str, member: botocore.model.Shape, child: _Node
+    ) -> tuple[Constraint | None, Callable[[Any], Any] | None]:
+        """The member's constraint check, with the operation-specific overrides applied, and
+        a cheaper test true only for values it accepts (None: run the check)."""
         if name == "TableName" and member.name == "TableArn":
             table = _Node()
-            table.own, table.show, table.fast = self.table_checks, child.show, _table_name_fast
-            return table.constraint()
+            table.own, table.show, table.precheck = self.table_checks, child.show, _table_name_ok
+            return table.constraint(), _plain_table_name
         if (self.operation, name) in BARE_LENGTH_MESSAGES:
             # the length rule is reported by RequestValidator before the aggregated checks
             trimmed = _Node()
             trimmed.own = [c for c in child.own if "length" not in c[1]]
-            return trimmed.constraint()
-        return child.constraint()
-
-    def _member_quick(self, name: str, member: botocore.model.Shape, child: _Node) -> QuickMember | None:
-        """The member's quick check (validation_av), matching ``_member_constraint``."""
-        if name == "TableName" and member.name == "TableArn":
-            return set(), _table_name_fast, None
-        if (self.operation, name) in BARE_LENGTH_MESSAGES:
-            return None
-        if child.field is check_string:
-            if child.enum is not None:
-                return child.enum, None, None
-            return (set(), child.accepts(), None) if child.own else (None, None, None)
-        if child.quick is not None:
-            return None, None, child.quick
-        return None
+            return trimmed.constraint(), None
+        return child.constraint(), child.whole
 
     # -- collections
 
@@ -468,9 +473,9 @@ class _Compiler:
         override = getattr(self, "_length_override", None)
         meta.update(override if override is not None else EXTRA_CONSTRAINTS.get(shape.name, {}))
         if meta.get("min"):
-            node.own.append((lambda v, lo=meta["min"]: len(v) >= lo, MIN_LEN.format(meta["min"])))
+            node.own.append((lambda v, lo=meta["min"]: len(v) >= lo, MSG_MIN_LENGTH.format(meta["min"])))
         if "max" in meta:
-            node.own.append((lambda v, hi=meta["max"]: len(v) <= hi, MAX_LEN.format(meta["max"])))
+            node.own.append((lambda v, hi=meta["max"]: len(v) <= hi, MSG_MAX_LENGTH.format(meta["max"])))
         node.bracket = [m for _, m in reversed(node.own)]
 
     def _list(self, shape: botocore.model.ListShape) -> _Node:
@@ -480,7 +485,7 @@ class _Compiler:
 
         def field(v: Any) -> Any:
             if type(v) is not list:
-                raise serialization(MSG_STRUCT_START if type(v) is dict else MSG_FIELD_TYPE)
+                raise serialization(MSG_START_OF_STRUCTURE if type(v) is dict else MSG_UNEXPECTED_FIELD_TYPE)
             for i, x in enumerate(v):
                 if x is not None:
                     nx = elem_check(x)
@@ -490,13 +495,13 @@ class _Compiler:
 
         def value(v: Any) -> Any:
             if type(v) is not list and type(v) is not dict:
-                raise serialization(MSG_PARAMETERIZED)
+                raise serialization(MSG_PARAMETERIZED_CAST)
             return field(v)
 
         def nested(v: Any, path: str, errs: list[str]) -> None:
             for i, x in enumerate(v, 1):
                 if x is None:  # a null element: Coral's not-null rule, element by element
-                    _add(errs, None, f"{path}.{i}.member", NOT_NULL)
+                    _add(errs, None, f"{path}.{i}.member", MSG_NOT_NULL)
                 elif elem_constraint is not None:
                     elem_constraint(x, f"{path}.{i}.member", errs)
 
@@ -518,18 +523,16 @@ class _Compiler:
         else:
             self._string_constraints(shape.key, key_node)
         key_own, val_own = key_node.own, val.own
-        keys_msg = f"Map keys must satisfy constraint: [{', '.join(key_node.bracket)}]"
-        value_msg = f"Map value must satisfy constraint: [{', '.join(val.bracket)}]"
+        keys_msg = MSG_MAP_KEYS.format(", ".join(key_node.bracket))
+        value_msg = MSG_MAP_VALUE.format(", ".join(val.bracket))
         val_nested = val.nested
-        collection_msg = f"Unrecognized collection type {self.java_type(shape)}"
+        collection_msg = MSG_UNRECOGNIZED_COLLECTION.format(self.java_type(shape))
 
         def field(v: Any) -> Any:
             if type(v) is not dict:
-                if type(v) is CheckedItem:  # one object twice in a body built in-process
+                if type(v) is MeasuredMap:  # one object twice in a body built in-process
                     return v
-                raise serialization(collection_msg if type(v) is list else MSG_FIELD_TYPE)
-            if val_check is av_value:  # Key, Item, ExpressionAttributeValues
-                return av_map(v)
+                raise serialization(collection_msg if type(v) is list else MSG_UNEXPECTED_FIELD_TYPE)
             for k, x in v.items():
                 if x is not None:
                     nx = val_check(x)
@@ -538,9 +541,18 @@ class _Compiler:
             return v
 
         def value(v: Any) -> Any:
-            if type(v) is not dict and type(v) is not list and type(v) is not CheckedItem:
-                raise serialization(MSG_PARAMETERIZED)
+            if type(v) is not dict and type(v) is not list and type(v) is not MeasuredMap:
+                raise serialization(MSG_PARAMETERIZED_CAST)
             return field(v)
+
+        if val_check is av_value:  # Key, Item, ExpressionAttributeValues: the hot path
+
+            def field(v: Any) -> Any:
+                if type(v) is dict:
+                    return measure_map(v, av_value)
+                if type(v) is MeasuredMap:  # one object twice in a body built in-process
+                    return v
+                raise serialization(collection_msg if type(v) is list else MSG_UNEXPECTED_FIELD_TYPE)
 
         key_ok = key_node.accepts() if key_own else None
         val_ok = val.accepts() if val_own else None
@@ -561,11 +573,11 @@ class _Compiler:
                 if None in v.values():
                     for k, x in v.items():
                         if x is None:
-                            _add(errs, None, f"{path}.{k}.member", NOT_NULL)
+                            _add(errs, None, f"{path}.{k}.member", MSG_NOT_NULL)
                 return
             for k, x in v.items():
                 if x is None:  # a null value: Coral's not-null rule, value by value
-                    _add(errs, None, f"{path}.{k}.member", NOT_NULL)
+                    _add(errs, None, f"{path}.{k}.member", MSG_NOT_NULL)
                     continue
                 if val_ok is not None and not val_ok(x):
                     _add(errs, node.show(v), path, value_msg)
@@ -579,11 +591,9 @@ class _Compiler:
         )
         node.nested = nested
         self._length_checks(shape, node)
-        if not node.own and val_nested is None:
-            if val_check is av_value and val_ok is None and (key_ok is None or key_max is not None):
-                node.quick = quick_av_map(key_max)
-            elif val.field is check_string:
-                node.quick = quick_string_map(key_ok, val_ok)
+        if not node.own and val_check is av_value and val_ok is None and val_nested is None:
+            if key_ok is None or key_max is not None:
+                node.measured = (True, key_max)
         return node
 
 
@@ -592,97 +602,50 @@ class _Compiler:
 
 def _errors_message(errs: list[str]) -> str:
     n = len(errs)
-    return f"{n} validation error{'s' if n > 1 else ''} detected: {'; '.join(errs)}"
+    return MSG_VALIDATION_ERRORS.format(n, "s" if n > 1 else "", "; ".join(errs))
 
 
-def _compile_operation(service: str, op: botocore.model.OperationModel, quick: bool = True) -> Callable[[object], None]:
-    """The one validator function of an operation, built from the compiled input shape
-    (``quick=False``: without the quick path, for tests comparing the two)."""
+def _compile_operation(service: str, op: botocore.model.OperationModel) -> Callable[[object], None]:
+    """The one validator function of an operation, built from its compiled input shape."""
     shape = op.input_shape
     if shape is None:  # no input shape: nothing to check
         return lambda body: None
     compiler = _Compiler(service, op.name)
     node = compiler.node(shape)
-    field, constraints = node.field, node.nested
-    top_list_msg = f"Unrecognized collection type class {compiler.package}.{shape.name}"
+    walk, constraints = node.walk, node.nested
+    assert walk is not None
+    top_list_msg = MSG_UNRECOGNIZED_COLLECTION.format(f"class {compiler.package}.{shape.name}")
     bare = [(member, msg) for (o, member), msg in BARE_LENGTH_MESSAGES.items() if o == op.name]
     early = [(member, when, msg) for (o, member), (when, msg) in EARLY_MESSAGES.items() if o == op.name]
+    first = [(member, when, msg) for member, when, msg in early if when != "below1"]
+    below1 = [(member, when, msg) for member, when, msg in early if when == "below1"]
     table_alone = compiler.table_checks if op.name in TABLE_NAME_ALONE else None
 
     def validate(body: object) -> None:
-        if type(body) is dict and quick_ok(body):
-            return
-        if type(body) is list:
-            raise serialization(top_list_msg)
-        field(body)  # raises unless body is a dict
-        assert isinstance(body, dict)
-        for member, when, message in early:
-            if when != "below1" and _early(body.get(member), when):
+        if type(body) is not dict:
+            raise serialization(top_list_msg if type(body) is list else MSG_UNEXPECTED_FIELD_TYPE)
+        scratch: list[str] = []
+        walk(body, scratch)  # raises the first SerializationException, in the body's order
+        for member, when, message in first:
+            if _early(body.get(member), when):
                 raise validation(message)
         for member, message in bare:
             v = body.get(member)
             if v is not None and not 3 <= _utf16_len(v) <= 255:
                 raise validation(message)
         errs: list[str] = []
-        if table_alone is not None:
+        if table_alone is not None and scratch:  # no constraint failed: nor did the table name's
             _check_table_name(body.get("TableName"), table_alone, errs)
             if errs:
                 raise validation(_errors_message(errs))
-        if constraints is not None:
+        if scratch and constraints is not None:  # a constraint failed: report them all, in order
             constraints(body, "", errs)
-            if errs:
-                for member, when, message in early:
-                    if when == "below1" and len(errs) == 1 and _early(body.get(member), when):
-                        raise validation(message)
-                raise validation(_errors_message(errs))
+            for member, when, message in below1:
+                if len(errs) == 1 and _early(body.get(member), when):
+                    raise validation(message)
+            raise validation(_errors_message(errs))
 
-    quick_ok = _quick_request(node, tuple(shape.required_members))
-    if not quick or bare or any(when != "below1" for _, when, _ in early):
-        quick_ok = _never
     return validate
-
-
-def _never(body: dict[str, Any]) -> bool:
-    return False
-
-
-def _quick_request(node: _Node, required: tuple[str, ...]) -> Callable[[dict[str, Any]], bool]:
-    """Whether a request passes every check, decided by its members' quick checks alone
-    (validation_av): True only if each member has one and passes it, and no required member
-    is missing. Members are visited in the body's order, as the type pass visits them; a
-    CheckedItem a quick check makes replaces its map, as the type pass would. False sends
-    the request to the general path (the ``below1`` early messages need errors, so they
-    never apply here)."""
-    members = node.quick_members
-
-    def quick_ok(body: dict[str, Any]) -> bool:
-        for k, x in body.items():
-            entry = members.get(k)
-            if entry is None:
-                return False
-            known, passes, check = entry
-            if check is None:  # a string
-                if type(x) is not str:
-                    return False
-                if known is not None and x not in known:
-                    if passes is None or not passes(x):
-                        return False
-                    if len(known) < MAX_KNOWN:  # type: ignore[arg-type]
-                        known.add(x)  # type: ignore[union-attr]
-            else:
-                nx = check(x)
-                if nx is not x:
-                    if type(nx) is Failed:
-                        if nx.value is not None:
-                            body[k] = nx.value  # the type pass's CheckedItem
-                        return False
-                    body[k] = nx
-        for name in required:
-            if name not in body:
-                return False
-        return True
-
-    return quick_ok
 
 
 def _early(v: Any, when: str) -> bool:
@@ -696,8 +659,8 @@ def _early(v: Any, when: str) -> bool:
 
 def _check_table_name(name: Any, checks: list[tuple[Callable[[Any], bool], str]], errs: list[str]) -> None:
     if name is None:
-        _add(errs, None, "tableName", NOT_NULL)
-    elif not _table_name_fast(name):
+        _add(errs, None, "tableName", MSG_NOT_NULL)
+    elif not _table_name_ok(name):
         for passes, message in checks:
             if not passes(name):
                 _add(errs, name, "tableName", message)
@@ -731,11 +694,6 @@ class RequestValidator:
             check = _compile_operation(self.service, self._model.operation_model(operation))
             self._validators[operation] = check
         return check
-
-    def general_validator(self, operation: str) -> Callable[[object], None]:
-        """The operation's checker without its quick path (a new one on every call): the
-        general path alone, for tests comparing the two."""
-        return _compile_operation(self.service, self._model.operation_model(operation), quick=False)
 
     def validate(self, operation: str, body: object) -> None:
         """Raise DynamoDB's SerializationException or ValidationException for a bad shape."""

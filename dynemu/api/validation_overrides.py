@@ -7,6 +7,14 @@ lacks or states differently, table-name rules, bare length messages, Java class 
 
 from __future__ import annotations
 
+from dynemu.errors import (
+    MSG_BATCH_GET_ITEMS_EMPTY,
+    MSG_BATCH_WRITE_ITEMS_REQUIRED,
+    MSG_NAME_LENGTH,
+    MSG_PARAMETER_REQUIRED,
+    MSG_QUERY_LIMIT_BELOW_1,
+)
+
 # Enum values in the order DynamoDB prints them (its own order, not the model's); keyed by
 # shape name; ignored if the model's value set changes. dynalite validations/*.js, moto,
 # and a 2026 capture of the live service (see the research note).
@@ -91,13 +99,12 @@ UNCHECKED_SHAPES = frozenset({"Tag", "TagKeyString", "TagValueString"})
 
 # Hand-written messages some operations return instead of Coral's (2026 capture): checked
 # before everything else; the member's own length checks are then skipped.
-NAME_LENGTH_MSG = "{} must be at least 3 characters long and at most 255 characters long"
 BARE_LENGTH_MESSAGES: dict[tuple[str, str], str] = {
-    ("DescribeGlobalTable", "GlobalTableName"): NAME_LENGTH_MSG.format("TableName"),
-    ("DescribeGlobalTableSettings", "GlobalTableName"): NAME_LENGTH_MSG.format("TableName"),
-    ("RestoreTableFromBackup", "TargetTableName"): NAME_LENGTH_MSG.format("TableName"),
-    ("DescribeContributorInsights", "IndexName"): NAME_LENGTH_MSG.format("IndexName"),
-    ("UpdateContributorInsights", "IndexName"): NAME_LENGTH_MSG.format("IndexName"),
+    ("DescribeGlobalTable", "GlobalTableName"): MSG_NAME_LENGTH.format("TableName"),
+    ("DescribeGlobalTableSettings", "GlobalTableName"): MSG_NAME_LENGTH.format("TableName"),
+    ("RestoreTableFromBackup", "TargetTableName"): MSG_NAME_LENGTH.format("TableName"),
+    ("DescribeContributorInsights", "IndexName"): MSG_NAME_LENGTH.format("IndexName"),
+    ("UpdateContributorInsights", "IndexName"): MSG_NAME_LENGTH.format("IndexName"),
 }
 
 # Messages the current service gives instead of Coral's for one member of one operation,
@@ -107,15 +114,12 @@ BARE_LENGTH_MESSAGES: dict[tuple[str, str], str] = {
 # CreateTable: issue 12; DescribeTable: aws/aws-sdk-java#977; the batch and Query ones:
 # nubo-db/dynoxide#17, #198 and #15 (captures of the service in 2026, BatchGetItem having
 # moved to the newer envelope that names the member without its value).
-REQUIRED_MSG = "The parameter '{}' is required but was not present in the request"
 EARLY_MESSAGES: dict[tuple[str, str], tuple[str, str]] = {
-    ("CreateTable", "TableName"): ("missing", REQUIRED_MSG.format("TableName")),
-    ("DescribeTable", "TableName"): ("missing", REQUIRED_MSG.format("TableName")),
-    ("BatchWriteItem", "RequestItems"): ("empty", "The requestItems parameter is required for BatchWriteItem"),
-    ("BatchGetItem", "RequestItems"): ("empty", "1 validation error detected: Value at 'RequestItems' failed to "
-                                                "satisfy constraint: Member must have length greater than or equal to 1"),
-    ("Query", "Limit"): ("below1", "1 validation error detected: Value at 'Limit' failed to satisfy constraint: "
-                                   "Member must have value greater than or equal to 1"),
+    ("CreateTable", "TableName"): ("missing", MSG_PARAMETER_REQUIRED.format("TableName")),
+    ("DescribeTable", "TableName"): ("missing", MSG_PARAMETER_REQUIRED.format("TableName")),
+    ("BatchWriteItem", "RequestItems"): ("empty", MSG_BATCH_WRITE_ITEMS_REQUIRED),
+    ("BatchGetItem", "RequestItems"): ("empty", MSG_BATCH_GET_ITEMS_EMPTY),
+    ("Query", "Limit"): ("below1", MSG_QUERY_LIMIT_BELOW_1),
 }
 
 # Java regex syntax Python's `re` lacks, as it appears in the model's patterns.

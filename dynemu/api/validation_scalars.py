@@ -9,22 +9,22 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from dynemu.errors import DynamoError, serialization
+from dynemu.errors import (
+    MSG_BASE64_CHARACTER,
+    MSG_BASE64_LAST,
+    MSG_BASE64_LENGTH,
+    MSG_NOT_BASE64,
+    MSG_NOT_CONVERTIBLE,
+    MSG_START_OF_STRUCTURE,
+    MSG_UNEXPECTED_FIELD_TYPE,
+    MSG_UNEXPECTED_TOKEN,
+    MSG_UNRECOGNIZED_COLLECTION,
+    DynamoError,
+    serialization,
+)
 
 Checker = Callable[[Any], Any]  # type pass: returns the (possibly coerced) value
 
-MSG_STRUCT_START = "Start of structure or map found where not expected"
-MSG_FIELD_TYPE = "Unexpected field type"
-MSG_VALUE_TYPE = "Unexpected value type in payload"
-MSG_BOOL_TOKEN = "Unexpected token received from parser"
-MSG_NOT_BASE64 = "only base-64-encoded strings are convertible to bytes"
-MSG_BASE64_LAST = "Invalid last non-pad Base64 character dectected"  # sic
-# A scalar where a list or map nested in a collection is expected (Java generics leak).
-MSG_PARAMETERIZED = (
-    "class sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl cannot be cast to class java.lang.Class "
-    "(sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl and java.lang.Class are in module java.base "
-    "of loader 'bootstrap')"
-)
 NUMBER_TARGETS = {
     "integer": "Integer",
     "long": "Long",
@@ -45,21 +45,21 @@ def mismatch(v: Any, target: str) -> DynamoError:
     """A JSON value of the wrong kind where a scalar (String, Boolean, Integer, ...) belongs."""
     t = type(v)
     if t is bool:
-        return serialization(f"{'TRUE_VALUE' if v else 'FALSE_VALUE'} cannot be converted to {target}")
+        return serialization(MSG_NOT_CONVERTIBLE.format("TRUE_VALUE" if v else "FALSE_VALUE", target))
     if t is int:
-        return serialization(f"NUMBER_VALUE cannot be converted to {target}")
+        return serialization(MSG_NOT_CONVERTIBLE.format("NUMBER_VALUE", target))
     if t is float:
-        return serialization(f"DECIMAL_VALUE cannot be converted to {target}")
+        return serialization(MSG_NOT_CONVERTIBLE.format("DECIMAL_VALUE", target))
     if t is str:
         return serialization(
-            MSG_BOOL_TOKEN if target == "Boolean" else f"STRING_VALUE cannot be converted to {target}"
+            MSG_UNEXPECTED_TOKEN if target == "Boolean" else MSG_NOT_CONVERTIBLE.format("STRING_VALUE", target)
         )
     if t is list:
         java = "java.util.Date" if target == "Date" else f"java.lang.{target}"
-        return serialization(f"Unrecognized collection type class {java}")
+        return serialization(MSG_UNRECOGNIZED_COLLECTION.format(f"class {java}"))
     if t is dict:
-        return serialization(MSG_STRUCT_START)
-    return serialization(MSG_FIELD_TYPE)
+        return serialization(MSG_START_OF_STRUCTURE)
+    return serialization(MSG_UNEXPECTED_FIELD_TYPE)
 
 
 def check_string(v: Any) -> Any:
@@ -98,23 +98,23 @@ def check_blob(v: Any) -> Any:
     if type(v) is bool or type(v) is int or type(v) is float:
         raise serialization(MSG_NOT_BASE64)
     if type(v) is list:
-        raise serialization("Unrecognized collection type class java.nio.ByteBuffer")
+        raise serialization(MSG_UNRECOGNIZED_COLLECTION.format("class java.nio.ByteBuffer"))
     if type(v) is dict:
-        raise serialization(MSG_STRUCT_START)
-    raise serialization(MSG_FIELD_TYPE)
+        raise serialization(MSG_START_OF_STRUCTURE)
+    raise serialization(MSG_UNEXPECTED_FIELD_TYPE)
 
 
 def _check_base64(s: str) -> None:
     """Coral's strict base64: length a multiple of 4, alphabet, canonical last character."""
     if len(s) % 4:
-        raise serialization(f"Base64 encoded length is expected a multiple of 4 bytes but found: {len(s)}")
+        raise serialization(MSG_BASE64_LENGTH.format(len(s)))
     try:
         raw = binascii.a2b_base64(s, strict_mode=True)
     except (binascii.Error, ValueError):
         body = s.rstrip("=")
         for c in body:
             if c not in _B64_CHARS:
-                raise serialization(f"Invalid Base64 character: '{c}'") from None
+                raise serialization(MSG_BASE64_CHARACTER.format(c)) from None
         raise serialization(MSG_BASE64_LAST) from None
     if binascii.b2a_base64(raw, newline=False).decode("ascii") != s:
         raise serialization(MSG_BASE64_LAST)

@@ -39,11 +39,13 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 from decimal import Context, Decimal
 from functools import lru_cache
 from typing import Any
 
 from dynemu import errors
+from dynemu.cache import BoundedCache
 from dynemu.errors import DynamoError
 
 Value = dict[str, Any]
@@ -375,36 +377,101 @@ def validate_value(v: Any, *, path: str = "") -> Value:
     return _validate(v, 1)
 
 
-class CheckedItem(dict):  # type: ignore[type-arg]
-    """An item, key or ExpressionAttributeValues map as the request validator leaves it
-    (``api.validation``): its type pass also applied DynamoDB's value rules, and measured the
-    size, of every attribute where they cannot fail (an ``S``, a canonical ``N``, a ``BOOL``),
-    so ``validate_item`` / ``validate_item_sized`` only visit the ``pending`` names. ``size``:
-    bytes of every name and of the values not pending. Never stored: those two return a
-    plain dict."""
+class MeasuredMap(dict):  # type: ignore[type-arg]
+    """A map of attribute values (an item, a key, ExpressionAttributeValues) as the request
+    validator hands it on (``measure_map``): ``size`` is the DynamoDB size of every name and
+    of every value that already passed the value rules as it is; ``unchecked`` names the
+    values those rules have yet to see. ``validate_item``, ``validate_item_sized`` and
+    ``validate_values`` check only those, so an item is walked once per request. Never
+    stored: those functions return a plain dict."""
 
-    __slots__ = ("size", "pending")
+    __slots__ = ("size", "unchecked")
 
     size: int
-    pending: list[str]
+    unchecked: list[str]
 
 
-@lru_cache(maxsize=8192)  # counters, flags and prices repeat
-def presized(s: str) -> int:
-    """Size of ``{"N": s}`` when ``s`` is a canonical number (valid as it is), else -1. Only
-    for strings of at most MAX_DIGITS characters (longer ones are never canonical here, and
-    would make the cache hold large strings)."""
-    if _CANONICAL_RE.fullmatch(s) is not None:
-        return _number_size(s)
-    return -1
+# number string -> its size if canonical, else -1: counters, flags and prices repeat (only
+# strings of at most MAX_DIGITS characters: longer ones are never canonical here)
+_CANONICAL_SIZES: BoundedCache[int] = BoundedCache(8192)
 
 
-def _finish_checked(item: CheckedItem) -> tuple[Item, int]:
-    """``validate_item_sized`` of a CheckedItem: the value rules of the pending attributes
-    only (the others cannot fail, so the first error is the same)."""
+def measure_map(v: dict[str, Any], type_check: Callable[[Any], Any] | None = None) -> MeasuredMap:
+    """``v`` as a MeasuredMap: a value that passes the value rules exactly as it is (an
+    ``S``, a canonical ``N``, a ``BOOL``, a ``NULL`` true, a string set of distinct strings)
+    is measured and done; each other one (and every value of an empty name, refused later)
+    is left unchecked, after ``type_check`` (the request validator's JSON type pass, which
+    returns the value to keep). The one walk of a request's item: keep it inline."""
+    out = MeasuredMap(v)
+    if len(v) == 1:  # a key, a value: joining one name costs more than taking it
+        (names,) = v
+    else:
+        names = "".join(v)  # every name counts, checked or not
+    size = len(names) if names.isascii() else _utf8_len(names)
+    unchecked: list[str] = []
+    for k, x in v.items():
+        # x.get first: cheaper than unpacking x.items() for the commonest members, S and N
+        if type(x) is dict and k:
+            y = x.get("S")
+            if y is not None:
+                if type(y) is str and len(x) == 1:
+                    size += len(y) if y.isascii() else _utf8_len(y)
+                    continue
+            else:
+                y = x.get("N")
+                if y is not None:
+                    if type(y) is str and len(x) == 1 and len(y) <= MAX_DIGITS:
+                        n = _CANONICAL_SIZES.get(y)
+                        if n is None:
+                            n = _number_size(y) if _CANONICAL_RE.fullmatch(y) is not None else -1
+                            _CANONICAL_SIZES.put(y, n)
+                        if n >= 0:
+                            size += n
+                            continue
+                elif len(x) == 1:
+                    ((t, y),) = x.items()
+                    if t == "BOOL":
+                        if type(y) is bool:
+                            size += 1
+                            continue
+                    elif t == "SS":
+                        n = _string_set_size(y)
+                        if n >= 0:
+                            size += n
+                            continue
+                    elif t == "NULL" and y is True:
+                        size += 1
+                        continue
+        unchecked.append(k)
+        if type_check is not None and x is not None:
+            nx = type_check(x)
+            if nx is not x:
+                out[k] = nx
+    out.size = size
+    out.unchecked = unchecked
+    return out
+
+
+def _string_set_size(y: Any) -> int:
+    """Size of ``{"SS": y}`` when it breaks no rule (a non-empty list of distinct strings:
+    ``_check_set``), else -1."""
+    if type(y) is not list or not y:
+        return -1
+    try:
+        joined = "".join(y)  # only strings join
+    except TypeError:
+        return -1
+    if len(set(y)) != len(y):
+        return -1
+    return len(joined) if joined.isascii() else _utf8_len(joined)
+
+
+def _finish_measured(item: MeasuredMap) -> tuple[Item, int]:
+    """``validate_item_sized`` of a MeasuredMap: the value rules of the unchecked attributes
+    only (the others passed them, so the first error is the same)."""
     size = item.size
     out = dict(item)
-    for name in item.pending:
+    for name in item.unchecked:
         if not name:
             raise errors.invalid_parameter(MSG_EMPTY_NAME)
         v = item[name]
@@ -415,10 +482,23 @@ def _finish_checked(item: CheckedItem) -> tuple[Item, int]:
     return out, size
 
 
+def validate_values(values: Any) -> Item:
+    """ExpressionAttributeValues: every value checked and normalised (``validate_value``),
+    a MeasuredMap's unchecked ones only; a new dict when any changed."""
+    if type(values) is MeasuredMap:
+        if not values.unchecked:
+            return values
+        out = dict(values)
+        for key in values.unchecked:
+            out[key] = _validate(values[key], 1)
+        return out
+    return {key: _validate(value, 1) for key, value in values.items()}
+
+
 def validate_item(item: Any) -> Item:
     """Check every attribute of an item (or key); return it normalised, the same dict if unchanged."""
-    if type(item) is CheckedItem:
-        return _finish_checked(item)[0]
+    if type(item) is MeasuredMap:
+        return _finish_measured(item)[0]
     if not isinstance(item, dict):
         raise _shape_error(item, "Map")
     out: Item | None = None
@@ -434,39 +514,13 @@ def validate_item(item: Any) -> Item:
 
 
 def validate_item_sized(item: Any) -> tuple[Item, int]:
-    """``validate_item`` and ``item_size`` in one pass over the attributes (PutItem's hot
-    path); string attributes, the commonest, are checked and sized inline."""
-    if type(item) is CheckedItem:
-        return _finish_checked(item)
-    if not isinstance(item, dict):
-        raise _shape_error(item, "Map")
-    out: Item | None = None
-    size = 0
-    for name, v in item.items():
-        if not name:
-            raise errors.invalid_parameter(MSG_EMPTY_NAME)
-        size += len(name) if name.isascii() else _utf8_len(name)
-        if type(v) is dict and len(v) == 1:
-            # The commonest members inline, with exactly _validate's and value_size's outcome:
-            # S; N already canonical (normalize_number returns it as it is); BOOL.
-            ((t, x),) = v.items()
-            if type(x) is str:
-                if t == "S":
-                    size += len(x) if x.isascii() else len(x.encode("utf-8", "surrogatepass"))
-                    continue
-                if t == "N" and len(x) <= MAX_DIGITS and _CANONICAL_RE.fullmatch(x) is not None:
-                    size += _number_size(x)
-                    continue
-            elif t == "BOOL" and type(x) is bool:
-                size += 1
-                continue
-        nv = _validate(v, 1)
-        size += value_size(nv)
-        if nv is not v:
-            if out is None:
-                out = dict(item)
-            out[name] = nv
-    return (item if out is None else out), size
+    """``validate_item`` and ``item_size`` in one pass over the attributes (PutItem's):
+    ``measure_map`` sizes what needs no other check, the value rules see the rest."""
+    if type(item) is not MeasuredMap:
+        if not isinstance(item, dict):
+            raise _shape_error(item, "Map")
+        item = measure_map(item)
+    return _finish_measured(item)
 
 
 # --- types, sizes ----------------------------------------------------------------------------

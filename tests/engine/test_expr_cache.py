@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from dynemu import cache
-from dynemu.engine.expressions import Compiled, compile_request, template
-from dynemu.engine.values import CheckedItem
+from dynemu.engine.expressions import Compiled, ast, compile_request, template
+from dynemu.engine.expressions.resolve import Resolver
+from dynemu.engine.values import MeasuredMap
 from dynemu.errors import DynamoError
 from tests.engine.expr_helpers import N, S
 
@@ -34,9 +35,19 @@ def _shape(c: Compiled) -> dict[str, Any]:
         "filter": repr(c.filter.tree) if c.filter is not None else None,
         "filter_parameter": c.filter_parameter,
         "projection": c.projection.paths if c.projection is not None else None,
-        "update": repr(c.update.actions) if c.update is not None else None,  # type: ignore[union-attr]
+        "update": _update_actions(c.update) if c.update is not None else None,
         "key": (kc.conditions, kc.partition_value, kc.sort) if kc is not None else None,
     }
+
+
+def _update_actions(update: Any) -> str:
+    """An update's actions with its values in place: a template's Update reads them from
+    ``values`` when applied, the full pipeline's has them bound (the same update)."""
+    if getattr(update, "values", None) is None:
+        return repr(update.actions)
+    r = Resolver({}, update.values)
+    return repr(tuple(ast.Action(a.kind, a.path, r.bind(a.value) if a.value is not None else None)
+                      for a in update.actions))
 
 
 def cold(operation: str, req: dict[str, Any], schema: Any = SCHEMA) -> tuple[str, Any]:
@@ -171,10 +182,10 @@ def test_bounded_cache_drops_the_least_recently_used() -> None:
 
 
 def test_values_left_checked_by_the_request_validator_use_the_cache() -> None:
-    """api.validation hands ExpressionAttributeValues over as a CheckedItem."""
-    def checked(values: dict[str, Any], pending: list[str]) -> CheckedItem:
-        out = CheckedItem(values)
-        out.pending = pending
+    """api.validation hands ExpressionAttributeValues over as a MeasuredMap."""
+    def checked(values: dict[str, Any], unchecked: list[str]) -> MeasuredMap:
+        out = MeasuredMap(values)
+        out.unchecked = unchecked
         out.size = 0
         return out
 
@@ -185,7 +196,7 @@ def test_values_left_checked_by_the_request_validator_use_the_cache() -> None:
     assert _outcome("Query", req) == cold("Query", query(S("y"), N(2), N(3)))
     compile_request("Query", query(S("x"), N(1), N(5)), key_schema=SCHEMA)
     assert _outcome("Query", req)[0] == "ok" and template._TEMPLATES.hits > hits
-    bad = {":p": S("y"), ":a": N("01"), ":b": {"SS": []}}  # pending values: their rules run in the engine
+    bad = {":p": S("y"), ":a": N("01"), ":b": {"SS": []}}  # unchecked values: their rules run in the engine
     template.clear()
     compile_request("Query", query(S("x"), N(1), N(5)), key_schema=SCHEMA)
     outcome = _outcome("Query", {"KeyConditionExpression": KCE, "ExpressionAttributeValues": checked(bad, [":a", ":b"])})

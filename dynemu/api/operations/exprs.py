@@ -42,6 +42,8 @@ def compile_expressions(operation: str, body: dict[str, Any]) -> Compiled:
 def bind_to(compiled: Compiled, table: Table) -> Compiled:
     """Apply the rules that need the table's key schema (updating a key attribute, Query key
     conditions and filters on key attributes)."""
-    if compiled is EMPTY or (compiled.update is None and compiled.key_condition is None):
+    if compiled is EMPTY or compiled.key_condition is None and (
+        compiled.update is None or compiled.update.top_names.isdisjoint(table.spec.key_names)
+    ):  # an update of no key attribute, and no key condition: nothing to apply
         return compiled
     return compiled.bind(table.spec.key_schema)

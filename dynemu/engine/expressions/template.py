@@ -1,18 +1,19 @@
-"""The fast path of ``compile_request``: what a request's expressions compile to, cached by
-everything that is not a value.
+"""What a request's expressions compile to, cached by everything that is not a value's
+content: the one cache of compiled expressions (``compile_request`` consults it).
 
 A ``Template`` is built from a request that compiled without error, and kept in a
 ``BoundedCache`` under its operation, its expression texts, its ExpressionAttributeNames
-and the keys of its ExpressionAttributeValues. Every check that depends only on those
-(syntax, reserved words, functions, undefined or unused placeholders, overlapping paths,
-the structure of a key condition) therefore passed once and would pass again. A later
-request with the same key reruns only what depends on the values: their validation, each
-expression's plan check (operand types, BETWEEN bounds, ...), the key condition's value
-rules, and the substitution of the values.
+and the keys and types of its ExpressionAttributeValues. Every check that depends only on
+those (syntax, reserved words, functions, undefined or unused placeholders, overlapping
+paths, operand types, the structure of a key condition) therefore passed once and would
+pass again. A later request with the same key reruns only what depends on the values'
+contents: their validation, a condition's plan check (BETWEEN bounds, ...), the key
+condition's value rules, and the substitution of the values. An UpdateExpression's checks
+depend on nothing else, so its template only binds the request's values.
 
-Any failure on the fast path returns None and the caller runs the full pipeline, which
-raises the error the service would, with the same precedence: the fast path never raises
-a validation error itself.
+Any failure on this path returns None and the caller runs the full pipeline, which
+raises the error the service would, with the same precedence: a template never raises a
+validation error itself.
 """
 
 from __future__ import annotations
@@ -31,41 +32,40 @@ from .keycondition import KeyCondition, from_expression
 from .legacy import KEY_VALUE_TYPES
 from .project import Projection
 from .resolve import Resolver
-from .update import Update
+from .update import UpdateTemplate
 
 # Distinct request shapes kept; an application has a few dozen, a fuzzer many more.
 MAX_TEMPLATES = 2048
 _TEMPLATES: BoundedCache[Template] = BoundedCache(MAX_TEMPLATES)
 
 Values = dict[str, dict[str, Any]]
-_LEGACY = ("Expected", "AttributeUpdates", "AttributesToGet", "QueryFilter", "ScanFilter", "KeyConditions",
-           "ConditionalOperator")
+# every legacy parameter the full pipeline reads, whatever the operation
+_LEGACY = frozenset(("Expected", "AttributeUpdates", "AttributesToGet", "QueryFilter", "ScanFilter", "KeyConditions",
+                     "ConditionalOperator"))
 
 
 def request_key(operation: str, request: dict[str, Any], params: tuple[str, ...]) -> Hashable | None:
     """The cache key of a request's expressions, or None when it may not use the cache
     (legacy parameters, no expression, placeholders that are not maps)."""
-    for p in _LEGACY:  # every legacy parameter the full pipeline reads, whatever the operation
-        if request.get(p) is not None:
-            return None
-    texts = tuple([request.get(p) for p in params])
+    if not _LEGACY.isdisjoint(request) and any(request.get(p) is not None for p in _LEGACY):
+        return None
+    texts = tuple(map(request.get, params))
     if texts.count(None) == len(texts):
         return None
     names = request.get("ExpressionAttributeNames")
     values = request.get("ExpressionAttributeValues")
     if (names is not None and not isinstance(names, dict)) or (values is not None and not isinstance(values, dict)):
         return None
-    key = (operation, texts, tuple(names.items()) if names is not None else None,
-           tuple(values) if values is not None else None)
-    try:
+    try:  # each value by its key and its members' names (its type, when it is valid)
+        key = (operation, texts, tuple(names.items()) if names is not None else None,
+               (tuple(values), tuple(map(tuple, values.values()))) if values is not None else None)
         hash(key)
     except TypeError:
         return None
     return key
 
 
-def lookup(key: Hashable) -> Template | None:
-    return _TEMPLATES.get(key)
+lookup = _TEMPLATES.get  # key -> its Template, or None
 
 
 def remember(key: Hashable, template: Template | None) -> None:
@@ -101,49 +101,33 @@ class Template:
     def instantiate(self, names: dict[str, str], values_raw: Values | None) -> dict[str, Any] | None:
         """The ``Compiled`` fields of one request with these values; None when any
         value-dependent check fails (the caller then raises through the full pipeline)."""
-        values: Values
         try:
-            if type(values_raw) is V.CheckedItem:  # api.validation applied the rules it could
-                values = values_raw
-                if values_raw.pending:
-                    values = dict(values_raw)
-                    for key in values_raw.pending:
-                        values[key] = V.validate_value(values_raw[key])
-            else:
-                values = {}
-                if values_raw is not None:
-                    for key, value in values_raw.items():
-                        values[key] = V.validate_value(value)
-            return self._instantiate(names, values)
+            values = V.validate_values(values_raw) if values_raw is not None else {}
+            changes: dict[str, Any] = {}
+            for parameter, plan, shape in self.parts:
+                if parameter == "UpdateExpression":  # its checks read only the values' types
+                    changes["update"] = shape.bind(values)
+                elif parameter == "ProjectionExpression":
+                    changes["projection"] = shape
+                elif parameter == "KeyConditionExpression":
+                    # The value rules of a key condition's plan (ordering and begins_with
+                    # operand types, BETWEEN's bounds) are implied by the key value rules
+                    # _key_condition applies, so the plan's check is not rerun here.
+                    key_condition = _key_condition(shape, values)
+                    if key_condition is None:
+                        return None
+                    changes["key_condition"] = key_condition
+                else:
+                    plan.check(ExprContext(parameter, names, values))
+                    condition = Condition(_substitute(shape[0], values), shape[1])
+                    if parameter == "FilterExpression":
+                        changes["filter"] = condition
+                        changes["filter_parameter"] = "FilterExpression"
+                    else:
+                        changes["condition"] = condition
+            return changes
         except DynamoError:
             return None
-
-    def _instantiate(self, names: dict[str, str], values: Values) -> dict[str, Any] | None:
-        changes: dict[str, Any] = {}
-        for parameter, plan, shape in self.parts:
-            if parameter == "ProjectionExpression":
-                changes["projection"] = shape
-                continue
-            if parameter == "KeyConditionExpression":
-                # The value rules of a key condition's plan (ordering and begins_with operand
-                # types, BETWEEN's bounds) are implied by the key value rules _key_condition
-                # applies, so the plan's check is not rerun here.
-                key_condition = _key_condition(shape, values)
-                if key_condition is None:
-                    return None
-                changes["key_condition"] = key_condition
-                continue
-            plan.check(ExprContext(parameter, names, values))
-            if parameter == "UpdateExpression":
-                changes["update"] = Update(Resolver(names, values).update(shape))
-            else:
-                condition = Condition(_substitute(shape[0], values), shape[1])
-                if parameter == "FilterExpression":
-                    changes["filter"] = condition
-                    changes["filter_parameter"] = "FilterExpression"
-                else:
-                    changes["condition"] = condition
-        return changes
 
 
 def build(parts: list[tuple[str, Any, Any]], names: dict[str, str]) -> Template:
@@ -159,7 +143,7 @@ def build(parts: list[tuple[str, Any, Any]], names: dict[str, str]) -> Template:
             out.append((parameter, plan, _key_shape(parsed, names)))
         elif parameter == "UpdateExpression":
             assert isinstance(plan, UpdatePlan)
-            out.append((parameter, plan, parsed))
+            out.append((parameter, plan, UpdateTemplate(parsed, names)))
         else:  # a condition: bound to the names now, with a _Ref literal where each value goes
             assert isinstance(plan, ConditionPlan)
             refs = {ref: _Ref(ref) for ref in _value_refs(parsed)}

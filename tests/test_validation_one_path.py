@@ -1,6 +1,7 @@
-"""The request validator's quick path (``api/validation_av.py``: each member checked in one
-step, the general path taken on anything unusual) gives exactly what the general path gives:
-the same error, or the same body with the same CheckedItems (values, size, pending names)."""
+"""The request validator's one path (``api/validation.py``): a body's type pass and its
+constraint checks in one walk, DynamoDB's errors in DynamoDB's order, and the maps of
+AttributeValues it hands on as ``values.MeasuredMap`` (measured where the value rules
+cannot fail, the rest left to the engine)."""
 
 from __future__ import annotations
 
@@ -91,14 +92,11 @@ def _bodies(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     return op, body
 
 
-def _outcome(check: Any, body: Any) -> Any:
+def _outcome(f: Any, *args: Any) -> Any:
     try:
-        check(body)
+        return f(*args)
     except DynamoError as e:
         return e.type_name, e.message
-    if not isinstance(body, dict):
-        return body
-    return {k: (dict(v), v.size, v.pending) if type(v) is values.CheckedItem else v for k, v in body.items()}
 
 
 @pytest.fixture(scope="module")
@@ -106,51 +104,91 @@ def v() -> RequestValidator:
     return RequestValidator.for_service("dynamodb")
 
 
-def _compare(v: RequestValidator, op: str, body: Any) -> Any:
-    quick = _outcome(v.validator(op), copy.deepcopy(body))
-    general = _outcome(v.general_validator(op), copy.deepcopy(body))
-    assert quick == general
-    return quick
-
-
 @settings(max_examples=600, deadline=None)
 @given(case=_bodies())
-def test_the_quick_path_gives_what_the_general_path_gives(v: RequestValidator, case: Any) -> None:
-    _compare(v, *case)
+def test_a_body_passes_or_gets_a_coral_error_and_its_maps_measure_as_the_value_rules_do(
+    v: RequestValidator, case: Any
+) -> None:
+    op, body = case
+    try:
+        v.validate(op, body)
+    except DynamoError as e:
+        assert e.type_name in ("SerializationException", "ValidationException")
+        return
+    for x in body.values():
+        if type(x) is values.MeasuredMap:  # what the engine makes of it, measured or not
+            assert _outcome(values.validate_item_sized, x) == _outcome(values.validate_item_sized, dict(x))
 
 
 GOOD = {"pk": {"S": "a"}, "n": {"N": "1.5"}, "b": {"BOOL": True}, "z": {"NULL": True}, "ss": {"SS": ["x", "é"]}}
+NUMBER_TO_STRING = ("SerializationException", "NUMBER_VALUE cannot be converted to String")
+LONG_NAME_TAIL = ("' at 'key' failed to satisfy constraint: Map keys must satisfy constraint: "
+                  "[Member must have length less than or equal to 65535]")
 
 
 @pytest.mark.parametrize(
-    "op, body",
+    "op, body, expected",
     [
-        ("PutItem", {"TableName": "users", "Item": GOOD}),
-        ("PutItem", {"Item": GOOD, "TableName": "users", "ReturnValues": "ALL_OLD", "ReturnConsumedCapacity": "TOTAL"}),
-        ("PutItem", {"TableName": "users", "Item": {**GOOD, "ss": {"SS": ["x", "x"]}, "m": {"M": {}}}}),
-        ("PutItem", {"TableName": "users", "Item": GOOD, "Bogus": 1}),
-        ("PutItem", {"TableName": "users", "Item": {"pk": None}}),
-        ("PutItem", {"TableName": "no way", "Item": {"pk": {"S": 5}}}),
-        ("PutItem", {"ReturnValues": "BAD", "Item": {"pk": {"S": 5}}, "TableName": "users"}),
-        ("PutItem", {"Item": {"pk": {"S": 5}}, "TableName": 5}),
-        ("PutItem", {"TableName": "users"}),
+        ("PutItem", {"TableName": "users", "Item": GOOD}, None),
+        ("PutItem", {"Item": GOOD, "TableName": "users", "ReturnValues": "ALL_OLD", "ReturnConsumedCapacity": "TOTAL"},
+         None),
+        ("PutItem", {"TableName": "users", "Item": GOOD, "Bogus": 1}, None),
+        ("PutItem", {"TableName": "users", "Item": {"pk": None}},
+         ("ValidationException", "1 validation error detected: Value null at 'item.pk.member' failed to satisfy "
+                                 "constraint: Member must not be null")),
+        # a type error wins over every constraint, wherever it is in the body
+        ("PutItem", {"TableName": "no way", "Item": {"pk": {"S": 5}}}, NUMBER_TO_STRING),
+        ("PutItem", {"ReturnValues": "BAD", "Item": {"pk": {"S": 5}}, "TableName": "users"}, NUMBER_TO_STRING),
+        ("PutItem", {"Item": {"pk": {"S": 5}}, "TableName": 5}, NUMBER_TO_STRING),
+        ("PutItem", {"TableName": "users"},
+         ("ValidationException", "1 validation error detected: Value null at 'item' failed to satisfy constraint: "
+                                 "Member must not be null")),
         ("UpdateItem", {"TableName": "users", "Key": {"pk": {"S": "a"}}, "UpdateExpression": "ADD n :one",
-                        "ExpressionAttributeValues": {":one": {"N": "1"}}, "ExpressionAttributeNames": {"#n": "n"}}),
-        ("UpdateItem", {"TableName": "users", "Key": {"pk": {"S": "a"}}, "ExpressionAttributeNames": {"#n": ""}}),
-        ("GetItem", {"TableName": "users", "Key": {"pk": {"S": "a"}}, "ConsistentRead": "true"}),
-        ("GetItem", {"TableName": "users", "Key": {"x" * 70_000: {"S": "a"}}}),
-        ("Query", {"TableName": "users", "Limit": 0, "KeyConditionExpression": "pk = :p"}),
-        ("Scan", {"TableName": "users", "Limit": 0}),
+                        "ExpressionAttributeValues": {":one": {"N": "1"}}, "ExpressionAttributeNames": {"#n": "n"}},
+         None),
+        ("UpdateItem", {"TableName": "users", "Key": {"pk": {"S": "a"}}, "ExpressionAttributeNames": {"#n": ""}}, None),
+        ("GetItem", {"TableName": "users", "Key": {"pk": {"S": "a"}}, "ConsistentRead": "true"}, None),
+        ("Query", {"TableName": "users", "Limit": 0, "KeyConditionExpression": "pk = :p"},
+         ("ValidationException", "1 validation error detected: Value at 'Limit' failed to satisfy constraint: "
+                                 "Member must have value greater than or equal to 1")),
+        ("Scan", {"TableName": "users", "Limit": 0},
+         ("ValidationException", "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: "
+                                 "Member must have value greater than or equal to 1")),
     ],
 )
-def test_the_quick_path_on_chosen_bodies(v: RequestValidator, op: str, body: dict[str, Any]) -> None:
-    _compare(v, op, body)
+def test_chosen_bodies(v: RequestValidator, op: str, body: dict[str, Any], expected: Any) -> None:
+    assert _outcome(v.validate, op, copy.deepcopy(body)) == expected
 
 
-def test_a_body_the_quick_path_accepts_is_left_as_the_general_path_leaves_it(v: RequestValidator) -> None:
+def test_a_name_past_65535_units_is_refused_with_its_map_shown(v: RequestValidator) -> None:
+    name = "x" * 70_000
+    got = _outcome(v.validate, "GetItem", {"TableName": "users", "Key": {name: {"S": "a"}}})
+    assert got[0] == "ValidationException"
+    assert got[1].startswith(f"1 validation error detected: Value '{{{name}=com.amazonaws.dynamodb.v20120810."
+                             "AttributeValue@")
+    assert got[1].endswith(LONG_NAME_TAIL)
+
+
+def test_coerced_members_are_handed_on_as_dynamodb_reads_them(v: RequestValidator) -> None:
+    body = {"TableName": "users", "Key": {"pk": {"S": "a"}}, "ConsistentRead": "true"}
+    v.validate("GetItem", body)
+    assert body["ConsistentRead"] is True
+
+
+def test_an_accepted_item_is_handed_on_measured(v: RequestValidator) -> None:
     body = {"TableName": "users", "Item": copy.deepcopy(GOOD)}
     v.validate("PutItem", body)
     item = body["Item"]
-    assert type(item) is values.CheckedItem and item.pending == []
+    assert type(item) is values.MeasuredMap and item.unchecked == []
     assert item.size == values.item_size(GOOD)
     assert values.validate_item_sized(item) == (GOOD, values.item_size(GOOD))
+
+
+def test_values_the_rules_may_refuse_are_left_to_the_engine(v: RequestValidator) -> None:
+    body = {"TableName": "users", "Item": {**copy.deepcopy(GOOD), "ss": {"SS": ["x", "x"]}, "m": {"M": {}}}}
+    v.validate("PutItem", body)
+    item = body["Item"]
+    assert type(item) is values.MeasuredMap and item.unchecked == ["ss", "m"]
+    assert item.size == 14  # every name, and the values measured
+    assert _outcome(values.validate_item_sized, item) == (
+        "ValidationException", "One or more parameter values were invalid: Input collection [x, x] contains duplicates.")

@@ -1,10 +1,7 @@
-"""UpdateItem's fast paths change nothing a client sees.
-
-* The checks of an UpdateExpression are cached by its text, its names and its values' types
-  (``api.operations.items._compile_update``): a request that reuses a text with other values
-  must still get every error those values cause, in the service's order.
-* The new image is sized from the old one's size and the attributes the update names
-  (``Update.resize``): TableSizeBytes and the 400 KB limit must come out as a full count."""
+"""UpdateItem with one text and other values each time (the compiled expression is cached by
+its text, names and the keys and types of its values: ``expressions.template``): every error
+those values cause still comes, in the service's order; each request's names and values are
+its own; the table size and the 400 KB limit come out as a full count of the new image."""
 
 from __future__ import annotations
 
@@ -74,7 +71,7 @@ def test_a_cached_text_still_refuses_key_attributes_per_table(make_table: Any, d
                           ExpressionAttributeValues={":v": {"S": "y"}})
 
 
-def test_a_cached_text_with_a_condition_takes_the_general_path(table: str, ddb: Any) -> None:
+def test_a_cached_text_with_a_condition_checks_the_condition(table: str, ddb: Any) -> None:
     key = {"pk": {"S": "cond"}}
     ddb.update_item(TableName=table, Key=key, UpdateExpression=ADD_TEXT, ExpressionAttributeValues={":inc": {"N": "1"}})
     assert_error("ConditionalCheckFailedException", None, ddb.update_item, TableName=table, Key=key,
