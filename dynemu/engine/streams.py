@@ -550,12 +550,6 @@ class StreamCatalog:
                 del self.tables[tid]
 
 
-def catalog(db: Any) -> StreamCatalog:
-    """The stream catalog of a Namespace (``Namespace.streams``, loaded when it opens)."""
-    cat: StreamCatalog = db.streams
-    return cat
-
-
 def bind(cat: StreamCatalog, table: Table) -> None:
     """Give a loaded table that has a live stream its writer (``Namespace._attach``)."""
     ts = cat.tables.get(table.spec.table_id)
@@ -594,10 +588,10 @@ def validate_spec(spec: dict[str, Any], *, creating: bool) -> tuple[bool, str | 
     return enabled, view
 
 
-def attach(db: Any, table: Table, *, throughput: Any = None) -> TableStreams:
-    """Give ``table`` its stream writer (idempotent); ``throughput`` overrides the table's
-    own partition map (tests)."""
-    ts = catalog(db).for_table(table)
+def attach(cat: StreamCatalog, table: Table, *, throughput: Any = None) -> TableStreams:
+    """Give ``table`` its stream writer (idempotent); ``cat`` is its namespace's catalog
+    (``Namespace.streams``); ``throughput`` overrides the table's own partition map (tests)."""
+    ts = cat.for_table(table)
     if throughput is not None:
         ts.throughput = throughput
         ts._pmap, ts._version = None, -1
@@ -606,36 +600,36 @@ def attach(db: Any, table: Table, *, throughput: Any = None) -> TableStreams:
     return ts
 
 
-def enable(db: Any, table: Table, view_type: str, now: float) -> Stream:
+def enable(cat: StreamCatalog, table: Table, view_type: str, now: float) -> Stream:
     """Start a new stream (CreateTable / UpdateTable StreamEnabled=true)."""
     if view_type not in VIEW_TYPES:
         raise ValueError(f"unknown StreamViewType {view_type!r}")
-    ts = attach(db, table)
+    ts = attach(cat, table)
     if ts.active is not None:
         raise errors.validation(f"Table already has an enabled stream: TableName: {table.name}")
     return ts.enable(view_type, now)
 
 
-def disable(db: Any, table: Table, now: float) -> None:
+def disable(cat: StreamCatalog, table: Table, now: float) -> None:
     """Disable the current stream (UpdateTable StreamEnabled=false); it stays readable 24 h."""
-    ts = attach(db, table)
+    ts = attach(cat, table)
     if ts.active is None:
         raise errors.validation(f"Table has no stream to disable: TableName: {table.name}")
     ts.disable(now)
 
 
-def update(db: Any, table: Table, spec: dict[str, Any], now: float) -> None:
+def update(cat: StreamCatalog, table: Table, spec: dict[str, Any], now: float) -> None:
     """UpdateTable's StreamSpecification: validate, then enable or disable."""
     enabled, view = validate_spec(spec, creating=False)
     if enabled:
-        enable(db, table, view, now)  # type: ignore[arg-type]
+        enable(cat, table, view, now)  # type: ignore[arg-type]
     else:
-        disable(db, table, now)
+        disable(cat, table, now)
 
 
-def on_table_deleted(db: Any, table: Table, now: float) -> None:
+def on_table_deleted(cat: StreamCatalog, table: Table, now: float) -> None:
     """DeleteTable: the stream goes DISABLED and is deleted 24 hours later."""
-    ts = catalog(db).tables.get(table.spec.table_id)
+    ts = cat.tables.get(table.spec.table_id)
     if ts is None:
         return
     ts.disable(now)
@@ -649,8 +643,3 @@ def of_table(table: Table) -> TableStreams | None:
     every streamed table); None for a table never streamed."""
     writer: StreamWriter | None = table.stream
     return writer.ts if writer is not None else None
-
-
-def maintain(db: Any, now: float) -> None:
-    """Retention: trim records older than 24 h, forget expired shards and streams."""
-    catalog(db).maintain(now)
