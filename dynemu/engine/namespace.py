@@ -45,8 +45,12 @@ class Namespace:
         *,
         consistency: ConsistencyConfig | None = None,
         item_collection_limit: int = indexes.ITEM_COLLECTION_LIMIT,
+        create_store: Callable[[], Store] | None = None,
     ) -> None:
+        """``create_store``: the namespace has no store yet (``store`` is an empty stand-in
+        that is never written): its first table creates it, so reads leave nothing behind."""
         self.store = store
+        self._create_store = create_store
         self.clock = clock
         self.now = clock.now
         self.capacity_config = capacity or CapacityConfig()
@@ -132,6 +136,10 @@ class Namespace:
     def add_table(self, spec: TableSpec) -> Table:
         if spec.name in self.tables:
             raise errors.resource_in_use(f"Table already exists: {spec.name}")
+        if self._create_store is not None:  # the first write of a namespace creates its store
+            self.store = self._create_store()
+            self._create_store = None
+            self.streams = streams.StreamCatalog(self.store)
         batch = WriteBatch()
         batch.put(keyspace.meta_counter_key(_TABLE_ID_COUNTER), str(spec.table_id).encode())
         batch.put(keyspace.meta_table_key(spec.name), orjson.dumps(spec.to_record()))

@@ -8,11 +8,15 @@ Each namespace is its own LevelDB under the data directory, or a memory store.
 Names come from the client, so they are checked and turned into directory names that can
 never leave the data directory. LevelDB namespaces are opened on first use and at most
 ``max_open`` stay open: the least recently used idle one is closed (its data is on disk and
-it reopens transparently), so made-up regions cannot exhaust file descriptors.
+it reopens transparently), so made-up regions cannot exhaust file descriptors. A namespace
+that has no directory yet is not created by reading it (ListTables, DescribeTable, ...): it
+stays an empty stand-in until its first table is created, so made-up regions leave nothing
+on disk.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -25,6 +29,7 @@ from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.indexes import ITEM_COLLECTION_LIMIT
 from dynemu.engine.namespace import Namespace
 from dynemu.storage.base import Store
+from dynemu.storage.memory import MemoryStore
 from dynemu.storage.select import open_store, resolve
 
 DEFAULT_REGION = "us-east-1"
@@ -151,9 +156,13 @@ class Namespaces:
             while len(self.databases) >= self.max_open:
                 _, idle = self.databases.popitem(last=False)
                 idle.close()
-        # The database attaches what lives beside the items (streams, TTL, the stale-read model).
-        db = Namespace(self._open_store(name), self.clock, self.capacity, consistency=self.consistency,
-                      item_collection_limit=self.item_collection_limit)
+        # The namespace attaches what lives beside the items (streams, TTL, the stale-read model).
+        if self.data_dir is None or os.path.isdir(self._path(name)):
+            store, create = self._open_store(name), None
+        else:  # never written: created by its first table (Namespace.add_table)
+            store, create = MemoryStore(), functools.partial(self._open_store, name)
+        db = Namespace(store, self.clock, self.capacity, consistency=self.consistency,
+                       item_collection_limit=self.item_collection_limit, create_store=create)
         self.databases[name] = db
         return db
 
