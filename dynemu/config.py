@@ -9,13 +9,13 @@ the one description of every setting: its types and choices convert and check al
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, NoReturn
 
 from dynemu import __version__
+from dynemu.cache import memoized
 
 CAPACITY_MODELS = ("uniform", "burst", "adaptive", "gac")
 CLOCK_MODES = ("real", "virtual")
@@ -198,14 +198,14 @@ def flag_actions(parser: argparse.ArgumentParser | None = None) -> dict[str, arg
     }
 
 
-@functools.cache
+@memoized(1)
 def _shared_parser() -> argparse.ArgumentParser:
     """The one parser of a process (parse_args does not change it): building it is most of
     what reading the settings costs at start-up."""
     return _parser()
 
 
-@functools.cache
+@memoized(1)
 def _default_actions() -> dict[str, argparse.Action]:
     return flag_actions(_shared_parser())
 

@@ -23,6 +23,7 @@ import re
 from collections import OrderedDict
 
 from dynemu import errors
+from dynemu.cache import BoundedCache
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
@@ -128,7 +129,7 @@ class Namespaces:
         self.databases: OrderedDict[str, Namespace] = OrderedDict()  # least recently used first
         # (region, access key) -> namespace name, for the pairs seen lately: every request
         # asks, and the name is a pure function of the pair (refused pairs are not kept)
-        self._names: dict[tuple[str, str], str] = {}
+        self._names: BoundedCache[str] = BoundedCache(_NAMES_KEPT)
         if self.data_dir is not None:
             os.makedirs(self.data_dir, exist_ok=True)
             # Reopen (up to the bound) the namespaces on disk so their TTL sweeps run.
@@ -172,9 +173,7 @@ class Namespaces:
             name = namespace_name(
                 region, access_key, shared_db=self.shared_db, isolate_access_keys=self.isolate_access_keys
             )
-            if len(self._names) >= _NAMES_KEPT:
-                self._names.clear()
-            self._names[(region, access_key)] = name
+            self._names.put((region, access_key), name)
         db = self.databases.get(name)
         if db is None:
             return self._open(name)

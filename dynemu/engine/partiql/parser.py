@@ -16,9 +16,9 @@ its line and column. ``parse`` is cached by text; parameters are bound later.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from dynemu import errors
+from dynemu.cache import memoized
 from dynemu.engine import values as V
 from dynemu.engine.expressions import ast as ex
 from dynemu.engine.partiql import ast
@@ -52,7 +52,7 @@ def malformed(detail: str) -> errors.DynamoError:
     return errors.validation(MALFORMED + detail)
 
 
-@lru_cache(maxsize=2048)
+@memoized(2048)
 def parse(text: str) -> Parsed:
     p = _Parser(text)
     statement = p.statement()
