@@ -1,7 +1,7 @@
 """DynamoDB Streams: a change log per table, shards that follow partitions, 24 h retention.
 
 Rules implemented (developer guide "Change data capture for DynamoDB Streams" and the
-DynamoDB Streams API reference; RULES.md 3.16):
+DynamoDB Streams API reference; docs/rules.md, "Streams"):
 
 * A stream is enabled with a view type (KEYS_ONLY, NEW_IMAGE, OLD_IMAGE,
   NEW_AND_OLD_IMAGES) that cannot change; every enable creates a new stream (new ARN and
