@@ -98,8 +98,9 @@ class _Parser(argparse.ArgumentParser):
     building = True  # while the flags are added: see _get_formatter
 
     def error(self, message: str) -> NoReturn:
-        # One line and exit code 2, as every other start-up failure.
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        # A SettingsError, as every other refused setting: the command prints it on one
+        # line and exits with code 2 (library code never exits the process).
+        raise SettingsError(f"{message} (see {self.prog} --help)")
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         # add_argument builds a formatter for every flag only to check its nargs; the default
