@@ -30,6 +30,9 @@ class SettingsError(ValueError):
 
 @dataclass
 class Settings:
+    """Every setting of a server, by the names of its command-line flags (``--data-dir`` is
+    ``data_dir``), with their defaults."""
+
     host: str = "127.0.0.1"
     port: int = 8000
     data_dir: str = "./dynemu-data"

@@ -88,6 +88,8 @@ def same_item(a: Item, b: Item) -> bool:
 
 @dataclass(slots=True)
 class Shard:
+    """One shard of a stream: the key range of the partition it follows and its records' sequence range."""
+
     num: int  # storage id (keyspace.stream_key)
     shard_id: str  # wire id, "shardId-<20 digits>-<8 hex>"
     parent_id: str | None
@@ -116,6 +118,8 @@ class Shard:
 
 @dataclass(slots=True)
 class Stream:
+    """One stream of a table: from its enable to 24 hours after its disable."""
+
     arn: str
     label: str
     view_type: str

@@ -53,6 +53,8 @@ def _meta_key(table_id: int) -> bytes:
 
 @dataclass(slots=True)
 class TTLState:
+    """A table's TTL settings: the attribute, whether TTL is on, and when it last changed."""
+
     attribute: str | None = None
     enabled: bool = False
     changed_at: float | None = None

@@ -44,6 +44,8 @@ _RETURNING = {("ALL", "OLD"): "ALL_OLD", ("MODIFIED", "OLD"): "UPDATED_OLD",
 
 @dataclass(frozen=True, slots=True)
 class Parsed:
+    """A parsed PartiQL statement and the number of ``?`` parameters it takes."""
+
     statement: ast.Statement
     parameters: int  # how many ``?`` the statement has
 
