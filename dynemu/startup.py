@@ -174,7 +174,7 @@ def open_service(settings: Settings) -> Service:
         return Service(settings)
     except (store_select.StoreOpenError, SettingsError) as e:
         raise StartupError(str(e).removeprefix("dynemu: ")) from None
-    except SystemExit as e:  # api/sigv4.py's until it raises SettingsError (issue 30, http)
+    except SystemExit as e:  # api/sigv4.py's until the http branch (SettingsError) is merged: then delete
         if not isinstance(e.code, str):
             raise
         raise StartupError(e.code.removeprefix("dynemu: ")) from None
