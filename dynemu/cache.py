@@ -79,7 +79,8 @@ def memoized(maxsize: int) -> Callable[[Callable[..., R]], Callable[..., R]]:
 
     def decorate(fn: Callable[..., R]) -> Callable[..., R]:
         store: BoundedCache[R] = BoundedCache(maxsize)
-        get, recent, put = store._data.get, store._data.move_to_end, store.put
+        data = store._data
+        get, recent, oldest_out = data.get, data.move_to_end, data.popitem
         code = getattr(fn, "__code__", None)
         one = code is not None and code.co_argcount == 1 and not code.co_flags & _VARARGS
 
@@ -95,7 +96,12 @@ def memoized(maxsize: int) -> Callable[[Callable[..., R]], Callable[..., R]]:
                     return value
                 value = fn(arg)
                 if value is not None:
-                    put(arg, value)
+                    data[arg] = value  # a new key goes last: the most recent
+                    if len(data) > maxsize:
+                        try:
+                            oldest_out(last=False)
+                        except KeyError:  # emptied by another thread meanwhile
+                            pass
                 return value
 
         else:
@@ -110,7 +116,12 @@ def memoized(maxsize: int) -> Callable[[Callable[..., R]], Callable[..., R]]:
                     return value
                 value = fn(*args)
                 if value is not None:
-                    put(args, value)
+                    data[args] = value
+                    if len(data) > maxsize:
+                        try:
+                            oldest_out(last=False)
+                        except KeyError:
+                            pass
                 return value
 
         wrapper = wraps(fn)(wrapper)
