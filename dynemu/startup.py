@@ -10,6 +10,7 @@ answering InternalServerError when it first opens a namespace.
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import gc
 import os
@@ -21,9 +22,7 @@ from typing import TYPE_CHECKING
 from dynemu.config import Settings, SettingsError
 from dynemu.storage import select as store_select
 
-if TYPE_CHECKING:  # imported when serving starts, past the checks (type names only here)
-    import asyncio
-
+if TYPE_CHECKING:  # imported by open_service, past the checks: a refused flag fails fast
     from dynemu.api.service import Service
 
 LOCK_FILE = "dynemu.lock"
@@ -183,8 +182,6 @@ def open_service(settings: Settings) -> Service:
 def serve(settings: Settings, kind: str) -> None:
     """Bind, build the service, print the "listening" line, and serve until SIGINT or SIGTERM
     (the command's server; ``DynemuServer`` runs its own loop in a thread)."""
-    import asyncio
-
     gc.disable()  # until the service is built (the command turns it off before its imports)
     try:
         factory = loop_factory(settings)
@@ -210,8 +207,6 @@ def serve(settings: Settings, kind: str) -> None:
 
 async def _serve(service: Service, sock: socket.socket, line: str) -> None:
     """Serve until SIGINT or SIGTERM, then close the connections and the stores."""
-    import asyncio
-
     from dynemu.api.http1 import HttpServer
 
     server = HttpServer(service)
