@@ -102,7 +102,7 @@ def main() -> None:
     protocol = setup(args.keys, bool({"Query", "QueryFP", "Scan"} & set(args.ops.split(","))), args.query_partitions,
                      args.throttling)
     gc.collect()
-    gc.freeze()  # as the server does after start-up (cli.serve)
+    gc.freeze()  # as the server does after start-up (startup.serve)
     rng = random.Random(2)
     for op in args.ops.split(","):
         raws = [orjson.dumps(body_for(op, DEFAULT_TABLE, rng.randrange(args.keys), rng, args.keys))

@@ -43,9 +43,8 @@ def serve(profile_dir: str, dynemu_argv: list[str]) -> None:
     sys.path.insert(0, str(REPO_DIR))  # the working tree this bench/ belongs to, as `-m dynemu` from it
     from dynemu.api.http import HttpListener
     from dynemu.api.service import Service
-    from dynemu.cli import loop_factory
     from dynemu.config import load_settings
-    from dynemu.startup import bind
+    from dynemu.startup import bind, loop_factory
 
     settings = load_settings(dynemu_argv)
     service = Service(settings)

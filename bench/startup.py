@@ -14,9 +14,9 @@ LevelDB with 1 M items.
 
 The package's bytecode is compiled first (``compileall``), as an installed package's is:
 with ``PYTHONDONTWRITEBYTECODE`` set and no ``__pycache__``, every start would compile
-dynemu's sources again (about 0.15 s more CPU). A start also reads dynemu's caches in
-``$XDG_CACHE_HOME/dynemu`` (the validators' model, the dataclasses' code); the first start
-writes them and is not representative, so one unmeasured start runs first.
+dynemu's sources again (about 0.15 s more CPU). A start also reads dynemu's cache in
+``$XDG_CACHE_HOME/dynemu`` (the validators' model); the first start
+writes it and is not representative, so one unmeasured start runs first.
 
 ``--callgrind`` runs one start per store under ``valgrind --tool=callgrind`` and prints the
 instructions of the whole process (exec, start-up, one ListTables, SIGINT, stop), next to

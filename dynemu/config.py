@@ -9,13 +9,13 @@ the one description of every setting: its types and choices convert and check al
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, NoReturn
 
 from dynemu import __version__
+from dynemu.cache import memoized
 
 CAPACITY_MODELS = ("uniform", "burst", "adaptive", "gac")
 CLOCK_MODES = ("real", "virtual")
@@ -30,6 +30,9 @@ class SettingsError(ValueError):
 
 @dataclass
 class Settings:
+    """Every setting of a server, by the names of its command-line flags (``--data-dir`` is
+    ``data_dir``), with their defaults."""
+
     host: str = "127.0.0.1"
     port: int = 8000
     data_dir: str = "./dynemu-data"
@@ -98,8 +101,9 @@ class _Parser(argparse.ArgumentParser):
     building = True  # while the flags are added: see _get_formatter
 
     def error(self, message: str) -> NoReturn:
-        # One line and exit code 2, as every other start-up failure.
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        # A SettingsError, as every other refused setting: the command prints it on one
+        # line and exits with code 2 (library code never exits the process).
+        raise SettingsError(f"{message} (see {self.prog} --help)")
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         # add_argument builds a formatter for every flag only to check its nargs; the default
@@ -198,14 +202,14 @@ def flag_actions(parser: argparse.ArgumentParser | None = None) -> dict[str, arg
     }
 
 
-@functools.cache
+@memoized(1)
 def _shared_parser() -> argparse.ArgumentParser:
     """The one parser of a process (parse_args does not change it): building it is most of
     what reading the settings costs at start-up."""
     return _parser()
 
 
-@functools.cache
+@memoized(1)
 def _default_actions() -> dict[str, argparse.Action]:
     return flag_actions(_shared_parser())
 

@@ -1,23 +1,32 @@
-"""Start-up checks shared by the ``dynemu`` command and ``DynemuServer``.
+"""Starting and serving a dynemu server, shared by the ``dynemu`` command (``cli.py``),
+``DynemuServer`` (``testing.py``) and ``dynemu replay``.
 
 Each failure is a ``StartupError`` whose message is one line saying what to do; the command
-prints it and exits with code 2. The data directory is locked for the life of the process
-(``dynemu.lock``, an advisory lock the kernel drops when the process dies), so a second
-server on the same directory stops at start instead of answering InternalServerError when
-it first opens a namespace.
+prints it and exits with code 2 (library code never exits the process). The data directory is
+locked for the life of the process (``dynemu.lock``, an advisory lock the kernel drops when
+the process dies), so a second server on the same directory stops at start instead of
+answering InternalServerError when it first opens a namespace.
 """
 
 from __future__ import annotations
 
+import asyncio
 import errno
+import gc
 import os
+import signal
 import socket
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the command imports the settings once its start-up caches are in place
-    from dynemu.config import Settings
+from dynemu.config import Settings, SettingsError
+from dynemu.storage import select as store_select
+
+if TYPE_CHECKING:  # imported by open_service, past the checks: a refused flag fails fast
+    from dynemu.api.service import Service
 
 LOCK_FILE = "dynemu.lock"
+EXIT_DATA_LOST = 1  # the exit code when a store could not be closed: its last writes may be lost
 
 
 class StartupError(Exception):
@@ -136,3 +145,94 @@ def _bind_message(host: str, port: int, e: OSError) -> str:
     if e.errno == errno.EADDRNOTAVAIL:
         return f"{host} is not an address of this machine: use --host 127.0.0.1 or 0.0.0.0 (DYNEMU_HOST)"
     return f"cannot listen on {host}:{port} ({e.strerror or e}): change --host or --port"
+
+
+# --- serving -------------------------------------------------------------------------------------
+
+
+def loop_factory(settings: Settings) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop when installed (--event-loop auto) or asked for, else asyncio's."""
+    if settings.event_loop == "asyncio":
+        return None
+    try:
+        import uvloop
+    except ImportError:
+        if settings.event_loop == "uvloop":
+            raise StartupError("--event-loop uvloop needs uvloop installed: pip install uvloop") from None
+        return None
+    return uvloop.new_event_loop  # type: ignore[no-any-return]
+
+
+def open_service(settings: Settings) -> Service:
+    """The server's state (namespaces, protocol, lifecycle); a store that cannot be opened or
+    a setting refused while it is built (e.g. --verify-signatures without credentials) is a
+    StartupError."""
+    # The botocore model loads only past the checks; aiohttp only when a request needs it.
+    from dynemu.api.service import Service
+
+    try:
+        return Service(settings)
+    except (store_select.StoreOpenError, SettingsError) as e:
+        raise StartupError(str(e).removeprefix("dynemu: ")) from None
+
+
+def serve(settings: Settings, kind: str) -> int:
+    """Bind, build the service, print the "listening" line, and serve until SIGINT or SIGTERM
+    (the command's server; ``DynemuServer`` runs its own loop in a thread). Returns the exit
+    code: 0, or EXIT_DATA_LOST when a store could not be closed (``Namespaces.close``)."""
+    gc.disable()  # until the service is built (the command turns it off before its imports)
+    try:
+        factory = loop_factory(settings)
+        sock = bind(settings.host, settings.port)
+        try:
+            service = open_service(settings)
+        except BaseException:
+            sock.close()
+            raise
+    finally:
+        # Everything built so far (the compiled validators, the expression tables, the
+        # botocore model) lives as long as the process: keep it out of the collector's scans,
+        # which otherwise cost every request a share of walking ~60,000 objects. Collecting
+        # while it was built would have scanned the growing heap some hundred times for the
+        # few hundred cyclic leftovers of imports.
+        gc.freeze()
+        gc.enable()
+    line = startup_line(settings, kind, sock)
+    with asyncio.Runner(loop_factory=factory) as runner:
+        runner.run(_serve(service, sock, line))
+    if any(u.data_lost for u in service.namespaces.unsaved):  # each logged by Namespaces.close
+        print("dynemu stopped; some data may not have been saved (see the log)", flush=True)
+        return EXIT_DATA_LOST
+    print("dynemu stopped" + ("" if settings.in_memory else "; data saved"), flush=True)
+    return 0
+
+
+async def _serve(service: Service, sock: socket.socket, line: str) -> None:
+    """Serve until SIGINT or SIGTERM, then close the connections and the stores."""
+    from dynemu.api.http import HttpListener
+
+    server = HttpListener(service)
+    try:
+        await server.start(sock)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        print(line, flush=True)  # after the handlers: a SIGTERM right after the line stops cleanly
+        await stop.wait()
+    finally:
+        await server.stop()
+
+
+def startup_line(settings: Settings, kind: str, sock: socket.socket) -> str:
+    port = sock.getsockname()[1]  # the bound one, also for --port 0
+    host = settings.host
+    url_host = f"[{host}]" if ":" in host else host
+    if kind == "memory":
+        where = "in memory (nothing is written to disk)"
+    else:
+        where = f"{store_select.describe(kind)} in {os.path.abspath(settings.data_dir)}"
+    return (
+        f"dynemu listening on http://{url_host}:{port} ; store {where} ; "
+        f"namespaces {settings.namespace_mode()}"
+    )

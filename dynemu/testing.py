@@ -14,8 +14,8 @@ import asyncio
 import threading
 from typing import TYPE_CHECKING, Any
 
-from dynemu.config import Settings, SettingsError, make_settings
-from dynemu.startup import DataDirLock, StartupError, bind, lock_data_dir
+from dynemu.config import Settings, make_settings
+from dynemu.startup import DataDirLock, StartupError, bind, lock_data_dir, loop_factory, open_service
 from dynemu.storage import select as store_select
 
 if TYPE_CHECKING:
@@ -42,13 +42,9 @@ class DynemuServer:
         sock = bind(self.settings.host, self.settings.port)
         try:
             from dynemu.api.http import HttpListener
-            from dynemu.api.service import Service
 
             # The service answers app[NAMESPACES] as the aiohttp application did.
-            self.app = Service(self.settings)
-        except SettingsError as e:  # a setting refused while the service is built
-            sock.close()
-            raise StartupError(str(e)) from None
+            self.app = open_service(self.settings)
         except BaseException:
             sock.close()
             raise
@@ -63,8 +59,6 @@ class DynemuServer:
             raise RuntimeError("DynemuServer is already running; stop() it first")
         kind = store_select.resolve(self.settings.store, self.settings.in_memory)
         self._lock = lock_data_dir(self.settings)
-        from dynemu.cli import loop_factory
-
         factory = loop_factory(self.settings)
         self._loop = factory() if factory is not None else asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="dynemu", daemon=True)

@@ -42,7 +42,7 @@ if "crash" not in db.tables:
                      hash_key=KeyAttr("pk", "S"), range_key=None,
                      attribute_definitions=[KeyAttr("pk", "S")], billing_mode="PAY_PER_REQUEST")
     table = db.add_table(spec)
-    streams.enable(db, table, "NEW_AND_OLD_IMAGES", db.now())
+    streams.enable(db.streams, table, "NEW_AND_OLD_IMAGES", db.now())
 print("ready", flush=True)
 web.run_app(app, host="127.0.0.1", port=settings.port, print=None, access_log=None)
 """

@@ -91,3 +91,39 @@ def test_remembered_namespace_names_refuse_bad_regions_every_time() -> None:
         spaces.get("us-east-1", f"AKID{i:06d}")
     assert len(spaces._names) <= ns_module._NAMES_KEPT
     assert spaces.get("us-east-1", "AKIDONE") is first
+
+
+def _namespace_dirs(data_dir: Any) -> list[str]:
+    return sorted(e for e in os.listdir(data_dir) if os.path.isdir(os.path.join(data_dir, e)))
+
+
+def test_reads_create_no_store_and_the_first_write_does(tmp_path: Any) -> None:
+    """ListTables and DescribeTable in a namespace never written leave nothing on disk, for
+    600 made-up regions too; the first CreateTable creates the namespace's store."""
+    import boto3
+    import pytest
+    from botocore.exceptions import ClientError
+
+    from tests.conftest import CONFIG
+
+    with DynemuServer(data_dir=str(tmp_path), store="leveldb") as url:
+        session = boto3.session.Session(aws_access_key_id="AKIDTEST", aws_secret_access_key="secret")
+        for i in range(600):
+            ddb = session.client("dynamodb", endpoint_url=url, region_name=f"made-up-{i}", config=CONFIG)
+            assert ddb.list_tables()["TableNames"] == []
+        ddb = make_client(url, region="read-only-1")
+        with pytest.raises(ClientError) as e:
+            ddb.describe_table(TableName="tab")
+        assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
+        assert ddb.list_tables()["TableNames"] == []
+        assert _namespace_dirs(tmp_path) == []
+
+        writer = make_client(url, region="written-1")
+        assert writer.list_tables()["TableNames"] == []  # read first: the namespace is open, empty
+        _create(writer)
+        writer.put_item(TableName="tab", Item={"pk": {"S": "a"}})
+        assert _namespace_dirs(tmp_path) == ["written-1"]
+    with DynemuServer(data_dir=str(tmp_path), store="leveldb") as url:  # the write is on disk
+        assert make_client(url, region="written-1").list_tables()["TableNames"] == ["tab"]
+        assert make_client(url, region="read-only-1").list_tables()["TableNames"] == []
+    assert _namespace_dirs(tmp_path) == ["written-1"]

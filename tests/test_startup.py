@@ -120,7 +120,10 @@ def test_store_of_the_other_kind(tmp_path: Path) -> None:
     p = Process("--data-dir", data, "--store", "sqlite")
     try:
         assert "store sqlite in " + data in p.first_line
-        make_client(p.url).list_tables()  # opens the us-east-1 namespace
+        make_client(p.url).create_table(  # the first write creates the us-east-1 namespace's store
+            TableName="tab", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST",
+        )
     finally:
         p.stop()
     assert_fails(run("--data-dir", data, "--store", "leveldb", "--port", str(free_port())), "--store sqlite")

@@ -14,6 +14,7 @@ from dynemu.engine.clock import make_clock
 from dynemu.engine.namespaces import Namespaces
 from dynemu.storage import leveldb
 from dynemu.storage.base import WriteBatch
+from tests.test_streams_engine import new_table
 
 
 @pytest.fixture
@@ -45,8 +46,8 @@ def test_the_setting_reaches_every_namespace(tmp_path: Path, opened: list[dict[s
     settings = load_settings(["--data-dir", str(tmp_path), "--leveldb-open-files", "200"], environ={})
     namespaces = Namespaces(data_dir=settings.data_dir, clock=make_clock("real", 1.0),
                             leveldb_open_files=settings.leveldb_open_files)  # fmt: skip
-    namespaces.get("us-east-1", "")
-    namespaces.get("eu-west-1", "")
+    for region in ("us-east-1", "eu-west-1"):  # a namespace's store is made by its first table
+        new_table(namespaces.get(region, ""))
     namespaces.close()
     assert [o["max_open_files"] for o in opened] == [210, 210]
 

@@ -43,7 +43,7 @@ def delete(db: Namespace, table: Table, pk: str) -> None:
 
 
 def records(db: Namespace, table: Table) -> list[streams.Record]:
-    ts = streams.catalog(db).tables[table.spec.table_id]
+    ts = db.streams.tables[table.spec.table_id]
     out: list[streams.Record] = []
     for stream in ts.streams:
         for shard in stream.shards:
@@ -54,7 +54,7 @@ def records(db: Namespace, table: Table) -> list[streams.Record]:
 def test_records_share_the_items_batch() -> None:
     db = new_db()
     table = new_table(db)
-    streams.enable(db, table, "NEW_AND_OLD_IMAGES", db.now())
+    streams.enable(db.streams, table, "NEW_AND_OLD_IMAGES", db.now())
     writes: list[int] = []
     real_write = db.store.write
 
@@ -70,7 +70,7 @@ def test_records_share_the_items_batch() -> None:
 def test_no_record_for_a_write_that_changes_nothing() -> None:
     db = new_db()
     table = new_table(db)
-    streams.enable(db, table, "KEYS_ONLY", db.now())
+    streams.enable(db.streams, table, "KEYS_ONLY", db.now())
     put(db, table, {"pk": {"S": "a"}, "n": {"N": "1.0"}, "s": {"NS": ["1", "2"]}})
     put(db, table, {"pk": {"S": "a"}, "n": {"N": "1"}, "s": {"NS": ["2", "1.00"]}})
     delete(db, table, "missing")
@@ -81,18 +81,18 @@ def test_restart_recovers_sequence_numbers_and_shards() -> None:
     store, clock = MemoryStore(), VirtualClock(T0)
     db = new_db(store, clock)
     table = new_table(db)
-    streams.enable(db, table, "NEW_IMAGE", db.now())
+    streams.enable(db.streams, table, "NEW_IMAGE", db.now())
     for i in range(5):
         put(db, table, {"pk": {"S": f"k{i}"}})
     before = records(db, table)
-    shard_ids = [s.shard_id for s in streams.catalog(db).tables[table.spec.table_id].streams[0].shards]
+    shard_ids = [s.shard_id for s in db.streams.tables[table.spec.table_id].streams[0].shards]
     db2 = new_db(store, clock)  # a restart: only storage survives
     table2 = db2.get("things")
     put(db2, table2, {"pk": {"S": "k9"}})
     after = records(db2, table2)
     assert [r.seq for r in after[:5]] == [r.seq for r in before]
     assert after[5].seq > before[-1].seq
-    assert [s.shard_id for s in streams.catalog(db2).tables[table2.spec.table_id].streams[0].shards] == shard_ids
+    assert [s.shard_id for s in db2.streams.tables[table2.spec.table_id].streams[0].shards] == shard_ids
     assert stream_fields(table2)["StreamSpecification"] == {
         "StreamEnabled": True,
         "StreamViewType": "NEW_IMAGE",
@@ -102,7 +102,7 @@ def test_restart_recovers_sequence_numbers_and_shards() -> None:
 def test_split_closes_the_parent_in_the_same_batch() -> None:
     db = new_db()
     table = new_table(db)
-    ts = streams.enable(db, table, "KEYS_ONLY", db.now()) and streams.catalog(db).tables[table.spec.table_id]
+    ts = streams.enable(db.streams, table, "KEYS_ONLY", db.now()) and db.streams.tables[table.spec.table_id]
     state = table.capacity.state
     n = len(state.pmap)
     put(db, table, {"pk": {"S": "a"}})
@@ -117,21 +117,21 @@ def test_split_closes_the_parent_in_the_same_batch() -> None:
     assert len(kids) == 2 and all(k.first_seq > closed[0].last_seq for k in kids)
     # the metadata written with the records is what a restart sees
     db2 = new_db(db.store, db.clock)  # type: ignore[arg-type]
-    ts2 = streams.catalog(db2).tables[table.spec.table_id]
+    ts2 = db2.streams.tables[table.spec.table_id]
     assert [(s.shard_id, s.last_seq) for s in ts2.streams[0].shards] == [(s.shard_id, s.last_seq) for s in shards]
 
 
 def test_retention_forgets_closed_shards_and_deleted_tables() -> None:
     db = new_db()
     table = new_table(db)
-    streams.enable(db, table, "KEYS_ONLY", db.now())
+    streams.enable(db.streams, table, "KEYS_ONLY", db.now())
     put(db, table, {"pk": {"S": "a"}})
-    streams.on_table_deleted(db, table, db.now())
+    streams.on_table_deleted(db.streams, table, db.now())
     db.drop_table(table)
-    cat = streams.catalog(db)
+    cat = db.streams
     assert cat.streams("things")[0][1].status == "DISABLED"
     db.clock.advance(streams.RETENTION_SECONDS + 1)  # type: ignore[attr-defined]
-    streams.maintain(db, db.now())
+    db.streams.maintain(db.now())
     assert cat.streams("things") == []
     assert db.store.get(streams.meta_key(table.spec.table_id)) is None
     prefix = keyspace.stream_prefix(table.spec.table_id)
@@ -141,9 +141,9 @@ def test_retention_forgets_closed_shards_and_deleted_tables() -> None:
 def test_labels_are_unique_on_a_still_clock() -> None:
     db = new_db()
     table = new_table(db)
-    a = streams.enable(db, table, "KEYS_ONLY", db.now())
-    streams.disable(db, table, db.now())
-    b = streams.enable(db, table, "KEYS_ONLY", db.now())
+    a = streams.enable(db.streams, table, "KEYS_ONLY", db.now())
+    streams.disable(db.streams, table, db.now())
+    b = streams.enable(db.streams, table, "KEYS_ONLY", db.now())
     assert a.arn != b.arn and a.label < b.label
 
 
@@ -165,12 +165,12 @@ def test_describe_fields() -> None:
     db = new_db()
     table = new_table(db)
     assert stream_fields(table) == {}
-    stream = streams.enable(db, table, "OLD_IMAGE", db.now())
+    stream = streams.enable(db.streams, table, "OLD_IMAGE", db.now())
     assert stream_fields(table) == {
         "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "OLD_IMAGE"},
         "LatestStreamArn": stream.arn,
         "LatestStreamLabel": stream.label,
     }
     assert stream.arn == f"{table.spec.arn}/stream/{stream.label}"
-    streams.disable(db, table, db.now())
+    streams.disable(db.streams, table, db.now())
     assert stream_fields(table) == {"LatestStreamArn": stream.arn, "LatestStreamLabel": stream.label}

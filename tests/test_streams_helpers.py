@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from dynemu.api.admin_app import NAMESPACES
-from dynemu.engine import streams, ttl
+from dynemu.engine import lifecycle, streams
 from dynemu.testing import DynemuServer
 from tests.conftest import make_client
 
@@ -61,14 +61,14 @@ class Harness:
     def enable(self, name: str, view: str = "NEW_AND_OLD_IMAGES") -> str:
         def run() -> str:
             db = self.db()
-            return streams.enable(db, db.get(name), view, db.now()).arn
+            return streams.enable(db.streams, db.get(name), view, db.now()).arn
 
         return self.call(run)
 
     def disable(self, name: str) -> None:
         def run() -> None:
             db = self.db()
-            streams.disable(db, db.get(name), db.now())
+            streams.disable(db.streams, db.get(name), db.now())
 
         self.call(run)
 
@@ -135,7 +135,7 @@ def serve() -> Iterator[Harness]:
     server = DynemuServer(clock="virtual", throttling=False)
     server.start()
     h = Harness(server)
-    h.call(ttl.Maintenance(h.ns, 60.0).install)
+    h.call(lifecycle.Lifecycle(h.ns, 60.0).start)
     try:
         yield h
     finally:

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Any
 
-from dynemu.api.operations import ttl as ttl_ops
-from dynemu.engine import streams, ttl
+from dynemu.engine import lifecycle, streams, ttl
 from dynemu.engine.clock import RealClock, VirtualClock
 from dynemu.engine.namespaces import Namespaces
 from dynemu.storage import keyspace
@@ -23,7 +21,7 @@ def _entries(db: Any, table: Any) -> list[bytes]:
 def test_index_follows_every_write() -> None:
     db = new_db()
     table = new_table(db)
-    ttl.update(db, table, "exp", True, db.now())
+    ttl.update(table, "exp", True, db.now())
     put(db, table, {"pk": {"S": "a"}, "exp": {"N": "100"}})
     assert len(_entries(db, table)) == 1
     put(db, table, {"pk": {"S": "a"}, "exp": {"N": "200"}})  # moved: old entry gone
@@ -38,7 +36,7 @@ def test_index_follows_every_write() -> None:
 def test_sweep_cost_follows_the_expired_items() -> None:
     db = new_db()
     table = new_table(db)
-    ttl.update(db, table, "exp", True, db.now())
+    ttl.update(table, "exp", True, db.now())
     for i in range(2000):
         put(db, table, {"pk": {"S": f"live{i}"}, "exp": {"N": str(int(T0) + 10_000)}})
     for i in range(3):
@@ -57,7 +55,7 @@ def test_sweep_cost_follows_the_expired_items() -> None:
             yield k, v
 
     store.get, store.iterate = get, iterate  # type: ignore[method-assign]
-    assert ttl.sweep(db, db.now()) == 3
+    assert lifecycle.sweep(db, db.now()) == 3
     assert len([k for k in touched if k.startswith(keyspace.ITEMS)]) <= 6
     assert len(touched) < 30
     assert table.item_count == 2000
@@ -67,25 +65,25 @@ def test_settings_survive_a_restart() -> None:
     store = MemoryStore()
     db = new_db(store)
     table = new_table(db)
-    ttl.update(db, table, "exp", True, db.now())
+    ttl.update(table, "exp", True, db.now())
     db2 = new_db(store, db.clock)  # type: ignore[arg-type]
     t2 = db2.get("things")
-    state = ttl.describe(db2, t2, db2.now())
+    state = ttl.describe(t2)
     assert (state.attribute, state.enabled, state.status(db2.now())) == ("exp", True, "ENABLED")
     put(db2, t2, {"pk": {"S": "x"}, "exp": {"N": str(int(T0) - 1)}})
-    assert ttl.sweep(db2, db2.now()) == 1
+    assert lifecycle.sweep(db2, db2.now()) == 1
 
 
 def test_sweeper_marks_stream_records_as_the_service() -> None:
     db = new_db()
     table = new_table(db)
-    streams.enable(db, table, "KEYS_ONLY", db.now())
-    ttl.update(db, table, "exp", True, db.now())
+    streams.enable(db.streams, table, "KEYS_ONLY", db.now())
+    ttl.update(table, "exp", True, db.now())
     put(db, table, {"pk": {"S": "x"}, "exp": {"N": str(int(T0) - 1)}})
     db.commit([table.plan(table.key_for_item({"pk": {"S": "y"}}), lambda old: {"pk": {"S": "y"}})])
     db.commit([table.plan(table.key_for_request({"pk": {"S": "y"}}), lambda old: None)])
-    ttl.sweep(db, db.now())
-    ts = streams.catalog(db).tables[table.spec.table_id]
+    lifecycle.sweep(db, db.now())
+    ts = db.streams.tables[table.spec.table_id]
     recs = sorted((r for s in ts.streams[0].shards for r in ts.read(s, 1, 100, db.now())[0]), key=lambda r: r.seq)
     assert [(r.event, r.keys["pk"]["S"], r.service) for r in recs] == [
         ("INSERT", "x", False), ("INSERT", "y", False), ("REMOVE", "y", False), ("REMOVE", "x", True),
@@ -95,9 +93,9 @@ def test_sweeper_marks_stream_records_as_the_service() -> None:
 def test_table_deletion_drops_the_index() -> None:
     db = new_db()
     table = new_table(db)
-    ttl.update(db, table, "exp", True, db.now())
+    ttl.update(table, "exp", True, db.now())
     put(db, table, {"pk": {"S": "x"}, "exp": {"N": "5"}})
-    ttl.on_table_deleted(db, table)
+    ttl.on_table_deleted(table)
     assert _entries(db, table) == []
 
 
@@ -105,18 +103,17 @@ def test_background_task_sweeps_on_a_real_clock() -> None:
     ns = Namespaces(data_dir=None, clock=RealClock())
     db = ns.get("us-east-1", "k")
     table = new_table(db)
-    ttl.update(db, table, "exp", True, db.now())
+    ttl.update(table, "exp", True, db.now())
     put(db, table, {"pk": {"S": "x"}, "exp": {"N": str(int(db.now()) - 1)}})
 
     async def main() -> None:
-        lifecycle = ttl_ops.background(ns, 0.05)(None)
-        await lifecycle.__anext__()  # started
+        passes = lifecycle.Lifecycle(ns, 0.05)
+        passes.start(asyncio.get_running_loop())
         for _ in range(100):
             await asyncio.sleep(0.02)
             if table.item_count == 0:
                 break
-        with contextlib.suppress(StopAsyncIteration):
-            await lifecycle.__anext__()  # stopped
+        passes.stop()
 
     asyncio.run(main())
     assert table.item_count == 0
@@ -127,9 +124,11 @@ def test_virtual_clock_runs_maintenance_on_advance() -> None:
     ns = Namespaces(data_dir=None, clock=VirtualClock(T0))
     db = ns.get("us-east-1", "k")
     table = new_table(db)
-    ttl.update(db, table, "exp", True, db.now())
+    ttl.update(table, "exp", True, db.now())
     put(db, table, {"pk": {"S": "x"}, "exp": {"N": str(int(T0) + 10)}})
-    assert ttl.Maintenance(ns, 60).install()
+    passes = lifecycle.Lifecycle(ns, 60)
+    passes.start()
+    assert passes.follows_advances
     ns.clock.advance(5)
     assert table.item_count == 1
     ns.clock.advance(6)

@@ -170,10 +170,18 @@ def test_access_keys_no_account_could_have_are_unrecognized(server_url: str, key
     })
 
 
+# A namespace's directory is made by its first write (reads make none).
+_CREATE = json.dumps({
+    "TableName": "tab", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+    "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}], "BillingMode": "PAY_PER_REQUEST",
+})
+_CREATE_TARGET = "DynamoDB_20120810.CreateTable"
+
+
 def test_odd_access_keys_get_digests_under_isolate_access_keys(tmp_path: Any) -> None:
     with DynemuServer(data_dir=str(tmp_path), isolate_access_keys=True) as url:
         for key in ("..", "AKID", ".", "A.B"):
-            assert raw(url, "{}", auth=_auth("local", key))[0] == 200
+            assert raw(url, _CREATE, target=_CREATE_TARGET, auth=_auth("local", key))[0] == 200
     names = sorted(p.name for p in tmp_path.iterdir() if p.is_dir())
     assert "AKID_local" in names and len(names) == 4
     assert all(n == "AKID_local" or (n.startswith("x") and n.endswith("_local")) for n in names)
@@ -186,7 +194,7 @@ def test_a_region_can_never_leave_the_data_directory(tmp_path: Any) -> None:
             status, _, _ = raw(url, "{}", target="DynamoDB_20120810.CreateTable", auth=_auth(region))
             assert status == 400
         for region in ("US-EAST-1", "local", "Local"):
-            status, _, data = raw(url, "{}", auth=_auth(region))
+            status, _, data = raw(url, _CREATE, target=_CREATE_TARGET, auth=_auth(region))
             assert status == 200, data
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
     names = sorted(p.name for p in data_dir.iterdir() if p.is_dir())  # namespaces (not the lock file)

@@ -9,14 +9,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import httptools
 
-if TYPE_CHECKING:
-    from dynemu.api.http import Connection
-
 log = logging.getLogger("dynemu")
+
+
+class Connection(Protocol):
+    """What the link needs of the client's connection (``dynemu.api.http.Connection``)."""
+
+    def write(self, data: bytes) -> None: ...
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any: ...
+
+    def relayed(self, close: bool) -> None: ...
 
 
 class AdminLink(asyncio.Transport):

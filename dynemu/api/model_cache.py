@@ -28,8 +28,6 @@ from typing import Any
 
 import orjson
 
-from dynemu.codecache import cache_dir
-
 FORMAT = 1  # bump when what is cached changes
 # botocore.model.Shape.METADATA_ATTRS: what ``metadata`` holds.
 METADATA_ATTRS = (
@@ -39,6 +37,12 @@ METADATA_ATTRS = (
 )  # fmt: skip
 _JSON_SUFFIXES = (".json", ".json.gz")  # botocore.loaders' order
 _VERSION = re.compile(rb"""^__version__\s*=\s*['"]([^'"]+)['"]""", re.MULTILINE)
+
+
+def cache_dir() -> str:
+    """Where the stripped model is kept: ``$XDG_CACHE_HOME/dynemu``, else ``~/.cache/dynemu``."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "dynemu")
 
 
 # --- the model ------------------------------------------------------------------------------------

@@ -5,9 +5,8 @@ plot ``rate(dynemu_consumed_capacity_units_total[1m])`` against capacity.
 
 from __future__ import annotations
 
-from typing import Any
-
 from dynemu.engine.capacity.history import allocated
+from dynemu.engine.namespaces import Namespaces
 
 GAUGES = (
     ("dynemu_allocated_capacity_units", "Capacity units per second a table or GSI may consume."),
@@ -25,7 +24,7 @@ GAUGES = (
 )
 
 
-def partition_gauges(namespaces: Any) -> list[str]:
+def partition_gauges(namespaces: Namespaces) -> list[str]:
     """The gauges' lines for every table and GSI of every namespace."""
     values: dict[str, list[str]] = {name: [] for name, _ in GAUGES}
     for ns_name, db in sorted(namespaces.databases.items()):

@@ -8,18 +8,18 @@ same object when a request needs it (admin API, dashboard).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
 from typing import Any
 
 from dynemu.api import sigv4
 from dynemu.api.metrics import RequestMetrics
 from dynemu.api.operations import registry
-from dynemu.api.operations import ttl as ttl_operations
 from dynemu.api.protocol import ApiDispatcher
 from dynemu.config import Settings
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import make_clock
 from dynemu.engine.consistency import ConsistencyConfig
+from dynemu.engine.lifecycle import Lifecycle
 from dynemu.engine.namespaces import Namespaces
 
 
@@ -52,24 +52,18 @@ class Service:
         self.metrics = RequestMetrics()
         credentials = sigv4.credentials_for(settings.credentials_file) if settings.verify_signatures else None
         self.dispatcher = ApiDispatcher(settings, self.namespaces, registry.handlers(), self.metrics, credentials)
-        # TTL sweeps and stream retention: on every advance of a virtual clock, else every
-        # --ttl-interval seconds of clock time.
-        self._lifecycle = ttl_operations.background(self.namespaces, settings.ttl_interval)
-        self._running: AsyncIterator[None] | None = None
+        # TTL sweeps and stream retention (engine/lifecycle.py): on every advance of a
+        # virtual clock, else every --ttl-interval seconds of clock time.
+        self.lifecycle = Lifecycle(self.namespaces, settings.ttl_interval)
 
     async def start(self) -> None:
-        if self._running is None:
-            self._running = self._lifecycle(None)
-            await anext(self._running)
+        self.lifecycle.start(asyncio.get_running_loop())
 
     async def close(self) -> None:
-        running, self._running = self._running, None
-        if running is not None:
-            try:
-                await anext(running)
-            except StopAsyncIteration:
-                pass
-        self.namespaces.close()
+        try:
+            self.lifecycle.stop()
+        finally:  # the stores are closed whatever stopping the sweeps did
+            self.namespaces.close()
 
     def __getitem__(self, key: Any) -> Any:
         """``server.app[NAMESPACES]`` / ``[DISPATCHER]``, as on the aiohttp application (the

@@ -3,7 +3,7 @@
 DynamoDB answers an eventually consistent read from any replica, which "might not reflect
 the results of a recently completed write" (developer guide, "Read consistency"); replicas
 converge "usually within one second"; global secondary indexes are updated asynchronously
-(RULES.md 3.18). With ``--eventual-lag-ms N`` an eventually consistent read (GetItem,
+(docs/rules.md, "Consistency"). With ``--eventual-lag-ms N`` an eventually consistent read (GetItem,
 Query, Scan, BatchGetItem) of an item written within the last N ms of clock time returns,
 with probability ``--stale-read-probability`` (0.5 by default), the item as it was before
 that write (absent if the write created it). Strongly consistent reads never see stale

@@ -276,7 +276,7 @@ def update_table(db: Namespace, table: Table, u: TableUpdate, region: str) -> tu
     if u.stream is not None:
         # Enabling or disabling the stream is the last check that can refuse the request
         # ("Table already has an enabled stream", "Table has no stream to disable").
-        streams.update(db, table, u.stream, now)
+        streams.update(db.streams, table, u.stream, now)
         changed = True
     if not changed and u.billing_mode is not None and u.billing_mode == spec.billing_mode:
         return None, False  # the billing mode the table already has: a no-op (issue 12)

@@ -2,7 +2,7 @@
 the single write path.
 
 An index entry is the projection of an item, stored under
-``i/<tid><iid><h(ipk)><ipk><isk><enc pk><enc sk>`` (DESIGN.md, "Storage layout") with the
+``i/<tid><iid><h(ipk)><ipk><isk><enc pk><enc sk>`` (docs/rules.md, "Storage layout") with the
 same value format as a table item (``table.encode_stored``), so a Query on an index is one
 range scan. A multi-attribute key (GSIs, up to 4 HASH + 4 RANGE attributes since November
 2025) is the concatenation of its components' self-delimiting encodings.
@@ -12,7 +12,7 @@ Rules (developer guide LSI.md / GSI.md and "Service, account, and table quotas")
 * an item lacking any index key attribute is not in the index (sparse indexes); one whose
   index key attribute has another type is refused with a ValidationException;
 * projections: KEYS_ONLY (table and index keys), INCLUDE (+ NonKeyAttributes), ALL;
-* index writes (RULES.md 3.6, ``capacity.index_write_units_h``): a new entry costs a put, a
+* index writes (docs/rules.md, "Secondary index writes"; ``capacity.index_write_units_h``): a new entry costs a put, a
   removed one a delete, a moved key both, a change of projected attributes a put, anything
   else nothing; GSIs consume their own write units, LSIs the table's;
 * tables with an LSI limit each item collection (the items of one partition key value plus

@@ -73,7 +73,7 @@ class Namespace:
         table._attached()  # the capacity observes every commit (partition sizes and splits)
         indexes.attach(table, self.save_spec, self.item_collection_limit)
         streams.bind(self.streams, table)
-        ttl.load(self, table)
+        ttl.load(table)
         consistency.attach(table, self.consistency)
         return table
 

@@ -8,11 +8,15 @@ Each namespace is its own LevelDB under the data directory, or a memory store.
 Names come from the client, so they are checked and turned into directory names that can
 never leave the data directory. LevelDB namespaces are opened on first use and at most
 ``max_open`` stay open: the least recently used idle one is closed (its data is on disk and
-it reopens transparently), so made-up regions cannot exhaust file descriptors.
+it reopens transparently), so made-up regions cannot exhaust file descriptors. A namespace
+that has no directory yet is not created by reading it (ListTables, DescribeTable, ...): it
+stays an empty stand-in until its first table is created, so made-up regions leave nothing
+on disk.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -21,12 +25,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from dynemu import errors
+from dynemu.cache import BoundedCache
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.indexes import ITEM_COLLECTION_LIMIT
 from dynemu.engine.namespace import Namespace
 from dynemu.storage.base import Store
+from dynemu.storage.lazy import LazyStore
 from dynemu.storage.select import open_store, resolve
 
 log = logging.getLogger("dynemu.engine.namespaces")
@@ -148,7 +154,7 @@ class Namespaces:
         self.databases: OrderedDict[str, Namespace] = OrderedDict()  # least recently used first
         # (region, access key) -> namespace name, for the pairs seen lately: every request
         # asks, and the name is a pure function of the pair (refused pairs are not kept)
-        self._names: dict[tuple[str, str], str] = {}
+        self._names: BoundedCache[str] = BoundedCache(_NAMES_KEPT)
         self.unsaved: list[Unsaved] = []  # what closing namespaces could not save (``close``)
         if self.data_dir is not None:
             os.makedirs(self.data_dir, exist_ok=True)
@@ -177,9 +183,13 @@ class Namespaces:
             while len(self.databases) >= self.max_open:
                 idle_name, idle = self.databases.popitem(last=False)
                 self.unsaved += close_namespace(idle_name, idle)
-        # The database attaches what lives beside the items (streams, TTL, the stale-read model).
-        db = Namespace(self._open_store(name), self.clock, self.capacity, consistency=self.consistency,
-                      item_collection_limit=self.item_collection_limit)
+        # The namespace attaches what lives beside the items (streams, TTL, the stale-read model).
+        if self.data_dir is None or os.path.isdir(self._path(name)):
+            store: Store = self._open_store(name)
+        else:  # never written: its first write creates the store (read-only calls leave no trace)
+            store = LazyStore(functools.partial(self._open_store, name))
+        db = Namespace(store, self.clock, self.capacity, consistency=self.consistency,
+                       item_collection_limit=self.item_collection_limit)
         self.databases[name] = db
         return db
 
@@ -189,9 +199,7 @@ class Namespaces:
             name = namespace_name(
                 region, access_key, shared_db=self.shared_db, isolate_access_keys=self.isolate_access_keys
             )
-            if len(self._names) >= _NAMES_KEPT:
-                self._names.clear()
-            self._names[(region, access_key)] = name
+            self._names.put((region, access_key), name)
         db = self.databases.get(name)
         if db is None:
             return self._open(name)

@@ -25,12 +25,16 @@ TYPE_NAMES = {"S": "string", "N": "number", "B": "binary"}
 
 @dataclass(frozen=True, slots=True)
 class KeyAttr:
+    """A key attribute and its scalar type."""
+
     name: str
     type: str  # "S" | "N" | "B"
 
 
 @dataclass
 class Throughput:
+    """Provisioned read and write units, with what the decrease quota needs."""
+
     read: int = 0
     write: int = 0
     last_increase: float | None = None

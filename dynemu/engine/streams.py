@@ -1,7 +1,7 @@
 """DynamoDB Streams: a change log per table, shards that follow partitions, 24 h retention.
 
 Rules implemented (developer guide "Change data capture for DynamoDB Streams" and the
-DynamoDB Streams API reference; RULES.md 3.16):
+DynamoDB Streams API reference; docs/rules.md, "Streams"):
 
 * A stream is enabled with a view type (KEYS_ONLY, NEW_IMAGE, OLD_IMAGE,
   NEW_AND_OLD_IMAGES) that cannot change; every enable creates a new stream (new ARN and
@@ -83,6 +83,8 @@ def same_item(a: Item, b: Item) -> bool:
 
 @dataclass(slots=True)
 class Shard:
+    """One shard of a stream: the key range of the partition it follows and its records' sequence range."""
+
     num: int  # storage id (keyspace.stream_key)
     shard_id: str  # wire id, "shardId-<20 digits>-<8 hex>"
     parent_id: str | None
@@ -111,6 +113,8 @@ class Shard:
 
 @dataclass(slots=True)
 class Stream:
+    """One stream of a table: from its enable to 24 hours after its disable."""
+
     arn: str
     label: str
     view_type: str
@@ -545,12 +549,6 @@ class StreamCatalog:
                 del self.tables[tid]
 
 
-def catalog(db: Any) -> StreamCatalog:
-    """The stream catalog of a Namespace (``Namespace.streams``, loaded when it opens)."""
-    cat: StreamCatalog = db.streams
-    return cat
-
-
 def bind(cat: StreamCatalog, table: Table) -> None:
     """Give a loaded table that has a live stream its writer (``Namespace._attach``)."""
     ts = cat.tables.get(table.spec.table_id)
@@ -575,10 +573,10 @@ def validate_spec(spec: dict[str, Any], *, creating: bool) -> tuple[bool, str | 
     return enabled, view
 
 
-def attach(db: Any, table: Table, *, throughput: Any = None) -> TableStreams:
-    """Give ``table`` its stream writer (idempotent); ``throughput`` overrides the table's
-    own partition map (tests)."""
-    ts = catalog(db).for_table(table)
+def attach(cat: StreamCatalog, table: Table, *, throughput: Any = None) -> TableStreams:
+    """Give ``table`` its stream writer (idempotent); ``cat`` is its namespace's catalog
+    (``Namespace.streams``); ``throughput`` overrides the table's own partition map (tests)."""
+    ts = cat.for_table(table)
     if throughput is not None:
         ts.throughput = throughput
         ts._pmap, ts._version = None, -1
@@ -587,36 +585,36 @@ def attach(db: Any, table: Table, *, throughput: Any = None) -> TableStreams:
     return ts
 
 
-def enable(db: Any, table: Table, view_type: str, now: float) -> Stream:
+def enable(cat: StreamCatalog, table: Table, view_type: str, now: float) -> Stream:
     """Start a new stream (CreateTable / UpdateTable StreamEnabled=true)."""
     if view_type not in VIEW_TYPES:
         raise ValueError(f"unknown StreamViewType {view_type!r}")
-    ts = attach(db, table)
+    ts = attach(cat, table)
     if ts.active is not None:
         raise errors.validation(errors.msg_stream_already_enabled(table.name))
     return ts.enable(view_type, now)
 
 
-def disable(db: Any, table: Table, now: float) -> None:
+def disable(cat: StreamCatalog, table: Table, now: float) -> None:
     """Disable the current stream (UpdateTable StreamEnabled=false); it stays readable 24 h."""
-    ts = attach(db, table)
+    ts = attach(cat, table)
     if ts.active is None:
         raise errors.validation(errors.msg_no_stream_to_disable(table.name))
     ts.disable(now)
 
 
-def update(db: Any, table: Table, spec: dict[str, Any], now: float) -> None:
+def update(cat: StreamCatalog, table: Table, spec: dict[str, Any], now: float) -> None:
     """UpdateTable's StreamSpecification: validate, then enable or disable."""
     enabled, view = validate_spec(spec, creating=False)
     if enabled:
-        enable(db, table, view, now)  # type: ignore[arg-type]
+        enable(cat, table, view, now)  # type: ignore[arg-type]
     else:
-        disable(db, table, now)
+        disable(cat, table, now)
 
 
-def on_table_deleted(db: Any, table: Table, now: float) -> None:
+def on_table_deleted(cat: StreamCatalog, table: Table, now: float) -> None:
     """DeleteTable: the stream goes DISABLED and is deleted 24 hours later."""
-    ts = catalog(db).tables.get(table.spec.table_id)
+    ts = cat.tables.get(table.spec.table_id)
     if ts is None:
         return
     ts.disable(now)
@@ -630,8 +628,3 @@ def of_table(table: Table) -> TableStreams | None:
     every streamed table); None for a table never streamed."""
     writer: StreamWriter | None = table.stream
     return writer.ts if writer is not None else None
-
-
-def maintain(db: Any, now: float) -> None:
-    """Retention: trim records older than 24 h, forget expired shards and streams."""
-    catalog(db).maintain(now)

@@ -1,7 +1,8 @@
-"""Time to Live: per-table settings, an expiry-ordered index, and the sweeper.
+"""Time to Live: a table's settings and its expiry-ordered index (a write observer).
 
-Rules implemented (developer guide "Time to Live (TTL)", API_UpdateTimeToLive; RULES.md
-3.17; live behaviour recorded by ack-api-quirks DDB-TABLE-143..146):
+Deleting what expired is ``engine/lifecycle.py``'s. Rules implemented (developer guide "Time
+to Live (TTL)", API_UpdateTimeToLive; docs/rules.md, "Time to Live"; live behaviour recorded
+by ack-api-quirks DDB-TABLE-143..146):
 
 * UpdateTimeToLive enables TTL on one attribute or disables it. Re-enabling is refused
   ("TimeToLive is already enabled"), as is disabling a disabled table; another attribute
@@ -13,9 +14,9 @@ Rules implemented (developer guide "Time to Live (TTL)", API_UpdateTimeToLive; R
 * An item is eligible when the attribute is a top-level Number of epoch seconds in the
   past, and not more than five years in the past; anything else is ignored. Expired items
   stay readable until the sweeper deletes them.
-* The sweeper deletes through the write executor (``Namespace.execute``, ``service=True``),
-  so indexes, streams and counters follow; it consumes no capacity, and the stream record
-  is marked as the service's (userIdentity Service / dynamodb.amazonaws.com).
+* The sweeper (``engine/lifecycle.py``) deletes through the write executor, so indexes,
+  streams and counters follow; it consumes no capacity, and the stream record is marked as
+  the service's (userIdentity Service / dynamodb.amazonaws.com).
 * The index (``keyspace.ttl_key``: table id, expiry, key) is kept by a write observer in
   the item's batch, so a sweep costs what has expired, not the table size.
 """
@@ -24,23 +25,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import orjson
 
 from dynemu import errors
-from dynemu.engine import streams
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Mutation, Table, decode_stored
-from dynemu.engine.writes import Write
 from dynemu.storage import keyspace
 from dynemu.storage.base import WriteBatch
 
 COOLDOWN_SECONDS = 3600.0  # "Any additional UpdateTimeToLive calls ... during this one hour"
 TRANSITION_SECONDS = 0.0  # ENABLING/DISABLING; the live service shows the settled state at once
 MAX_AGE_SECONDS = 5 * 365 * 86400  # expiry more than five years in the past: never deleted
-SWEEP_LIMIT = 10_000  # items deleted per table per sweep
-_COMMIT_EVERY = 100  # mutations per commit
 _CHUNK = 10_000  # index entries per storage batch when building or dropping the index
 
 TTL_DELETE = "ttl"  # ``Mutation.derived`` key of a sweeper delete (never charged capacity)
@@ -51,13 +47,14 @@ MSG_OTHER_ATTRIBUTE = "TimeToLive is active on a different AttributeName: curren
 MSG_COOLDOWN = "Time to live has been modified multiple times within a fixed interval"
 
 
-
 def _meta_key(table_id: int) -> bytes:
     return keyspace.ttl_meta_key(table_id)
 
 
 @dataclass(slots=True)
 class TTLState:
+    """A table's TTL settings: the attribute, whether TTL is on, and when it last changed."""
+
     attribute: str | None = None
     enabled: bool = False
     changed_at: float | None = None
@@ -95,6 +92,11 @@ def is_expired(item: Item | None, attribute: str, now: float) -> bool:
         return False
     f = float(n)
     return now - MAX_AGE_SECONDS <= f <= now
+
+
+def entry_expiry(key: bytes) -> int:
+    """The expiry an index entry's key records."""
+    return keyspace.decode_ttl_expiry(key)
 
 
 def is_ttl_delete(m: Mutation) -> bool:
@@ -172,26 +174,27 @@ class TTLIndex:
             store.write(batch)
 
 
-def _index_of(table: Table) -> TTLIndex | None:
+def index_of(table: Table) -> TTLIndex | None:
+    """The table's TTL index, once its settings were loaded or first changed."""
     idx: TTLIndex | None = table.ttl
     return idx
 
 
-def attach(db: Any, table: Table) -> TTLIndex:
+def attach(table: Table) -> TTLIndex:
     """Give ``table`` its TTL settings and index observer (idempotent; loads the settings)."""
-    idx = _index_of(table)
+    idx = index_of(table)
     if idx is None:
-        raw = db.store.get(_meta_key(table.spec.table_id))
+        raw = table.store.get(_meta_key(table.spec.table_id))
         state = TTLState(**orjson.loads(raw)) if raw is not None else TTLState()
         idx = table.ttl = TTLIndex(table, state)
     return idx
 
 
-def load(db: Any, table: Table) -> None:
+def load(table: Table) -> None:
     """Attach a loaded table that has TTL settings (``Namespace._attach``); other tables are
     attached by their first UpdateTimeToLive."""
-    if db.store.get(_meta_key(table.spec.table_id)) is not None:
-        attach(db, table)
+    if table.store.get(_meta_key(table.spec.table_id)) is not None:
+        attach(table)
 
 
 def _state_record(state: TTLState) -> bytes:
@@ -201,9 +204,9 @@ def _state_record(state: TTLState) -> bytes:
 # --- UpdateTimeToLive / DescribeTimeToLive ------------------------------------------------------------
 
 
-def update(db: Any, table: Table, attribute: str, enabled: bool, now: float) -> None:
+def update(table: Table, attribute: str, enabled: bool, now: float) -> None:
     """Apply an UpdateTimeToLive, with the service's checks in its order."""
-    idx = attach(db, table)
+    idx = attach(table)
     state = idx.state
     if state.enabled and state.attribute != attribute:
         raise errors.validation(MSG_OTHER_ATTRIBUTE.format(state.attribute))
@@ -219,7 +222,7 @@ def update(db: Any, table: Table, attribute: str, enabled: bool, now: float) -> 
         idx.state = TTLState(attribute, True, now)
         batch = idx.build(WriteBatch())
         batch.put(key, _state_record(new))  # settings last: a crash leaves TTL disabled
-        db.store.write(batch)
+        table.store.write(batch)
     else:
         batch = WriteBatch()
         batch.put(key, _state_record(new))
@@ -227,107 +230,15 @@ def update(db: Any, table: Table, attribute: str, enabled: bool, now: float) -> 
         idx.drop(batch)
 
 
-def describe(db: Any, table: Table, now: float) -> TTLState:
-    return attach(db, table).state
+def describe(table: Table) -> TTLState:
+    return attach(table).state
 
 
-def on_table_deleted(db: Any, table: Table) -> None:
+def on_table_deleted(table: Table) -> None:
     """DeleteTable: forget the settings and the index entries."""
-    idx = _index_of(table)
+    idx = index_of(table)
     batch = WriteBatch()
     batch.delete(_meta_key(table.spec.table_id))
     if idx is None:
         idx = TTLIndex(table, TTLState())
     idx.drop(batch)
-
-
-# --- the sweeper -------------------------------------------------------------------------------------
-
-
-def _entry_expiry(key: bytes) -> int:
-    return keyspace.decode_ttl_expiry(key)
-
-
-def sweep(db: Any, now: float, limit: int = SWEEP_LIMIT) -> int:
-    """Delete the expired items of every TTL-enabled table of ``db``; returns how many."""
-    deleted = 0
-    for table in list(db.tables.values()):
-        idx = _index_of(table)
-        if idx is not None and idx.state.enabled:
-            deleted += _sweep_table(db, table, idx, now, limit)
-    return deleted
-
-
-def _sweep_table(db: Any, table: Table, idx: TTLIndex, now: float, limit: int) -> int:
-    attr = idx.state.attribute
-    assert attr is not None
-    tid = table.spec.table_id
-    store = table.store
-    oldest = math.floor(now - MAX_AGE_SECONDS)
-    too_old = WriteBatch()  # entries past five years: never eligible again
-    for key, _ in store.iterate(keyspace.ttl_prefix(tid), keyspace.ttl_until(tid, oldest - 1)):
-        too_old.delete(key)
-    if len(too_old):
-        store.write(too_old)
-
-    def still_expired(old: Item | None) -> bool:
-        return is_expired(old, attr, now)
-
-    entries = []
-    for key, item_key in store.iterate(keyspace.ttl_until(tid, oldest - 1), keyspace.ttl_until(tid, math.floor(now))):
-        entries.append((key, item_key))
-        if len(entries) >= limit:
-            break
-    stale = WriteBatch()
-    deleted = 0
-    marks = {TTL_DELETE: True, streams.SERVICE_CHANGE: True}
-    for at in range(0, len(entries), _COMMIT_EVERY):
-        chunk = entries[at : at + _COMMIT_EVERY]
-        writes = [Write("Delete", table, item_key, {}, condition=still_expired, marks=marks) for _, item_key in chunk]
-        result = db.execute(writes, service=True)  # the one write path; no capacity consumed
-        deleted += len(result.done)
-        failed = {id(w) for w in result.failed}
-        for (key, item_key), w in zip(chunk, writes, strict=True):
-            if id(w) in failed:
-                item = table.read(item_key)[0]
-                if expiry_of(item, attr) != _entry_expiry(key):
-                    stale.delete(key)  # the item changed or is gone: the entry is stale
-    if len(stale):
-        store.write(stale)
-    return deleted
-
-
-# --- scheduling --------------------------------------------------------------------------------------
-
-
-class Maintenance:
-    """TTL sweeps and stream retention for every database of a server: after each advance
-    of a virtual clock (``install``), else every ``interval`` seconds of clock time (the
-    API layer runs ``run`` from a periodic task)."""
-
-    def __init__(self, namespaces: Any, interval: float) -> None:
-        self.namespaces = namespaces
-        self.interval = interval
-
-    def run(self, now: float | None = None) -> int:
-        """One pass over every open database; returns the number of items TTL deleted."""
-        if now is None:
-            now = self.namespaces.clock.now()
-        deleted = 0
-        for db in list(self.namespaces.databases.values()):
-            deleted += sweep(db, now)
-            streams.maintain(db, now)
-        return deleted
-
-    def install(self) -> bool:
-        """On a virtual clock, run after every advance; True if installed (else poll)."""
-        clock = self.namespaces.clock
-        if clock.mode != "virtual":
-            return False
-        clock.on_advance(self.run)
-        return True
-
-    def real_seconds(self) -> float:
-        """The real time between two passes: ``interval`` clock seconds."""
-        scale = getattr(self.namespaces.clock, "scale", 1.0)
-        return max(0.05, self.interval / scale)

@@ -41,11 +41,10 @@ import base64
 import re
 from collections.abc import Callable
 from decimal import Context, Decimal
-from functools import lru_cache
 from typing import Any
 
 from dynemu import errors
-from dynemu.cache import BoundedCache
+from dynemu.cache import BoundedCache, memoized
 from dynemu.errors import DynamoError
 
 Value = dict[str, Any]
@@ -536,7 +535,7 @@ def _utf8_len(s: str) -> int:
     return len(s) if s.isascii() else len(s.encode("utf-8", "surrogatepass"))
 
 
-@lru_cache(maxsize=8192)  # counters and flags repeat; a hit costs ~0.1 us
+@memoized(8192)  # counters and flags repeat
 def _number_size(s: str) -> int:
     """Bytes of a stored number: base-100 digits (a pair per byte, aligned on the decimal
     point) + 1 exponent byte + 1 if negative; zero is 1 byte. dynalite's probed rule, which

@@ -1,4 +1,4 @@
-"""The key layout of one namespace's store (see DESIGN.md, "Storage layout").
+"""The key layout of one namespace's store (docs/rules.md, "Storage layout").
 
 All integers are fixed-width big-endian, so byte order is numeric order and no separator
 is needed after them; ``enc`` is ``encoding.encode_key_value`` (self-delimiting), ``h`` is

@@ -31,7 +31,7 @@ def _seq_text(seq: int) -> str:
 
 
 def _lookup(ctx: Context, arn: str) -> tuple[TableStreams, Stream]:
-    found = streams.catalog(ctx.db).find(arn)
+    found = ctx.db.streams.find(arn)
     if found is None:
         raise streams.stream_not_found(arn)
     return found
@@ -54,7 +54,7 @@ def list_streams(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     name = body.get("TableName")
     if name is not None and name.startswith("arn:"):
         name = name.rpartition("table/")[2]
-    entries = streams.catalog(ctx.db).streams(name)
+    entries = ctx.db.streams.streams(name)
     if name is not None and not entries and ctx.db.lookup(name) is None:
         raise errors.table_not_found(name)
     start = body.get("ExclusiveStartStreamArn")

@@ -195,7 +195,7 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     )
     table = ctx.db.add_table(spec)
     if stream_on:
-        streams.enable(ctx.db, table, stream_view, now)  # type: ignore[arg-type]
+        streams.enable(ctx.db.streams, table, stream_view, now)  # type: ignore[arg-type]
     # CreateTable answers CREATING; the table is ACTIVE by the next DescribeTable.
     return {"TableDescription": describe(table, "CREATING")}
 
@@ -234,8 +234,8 @@ def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     for member in DELETE_OMITS:
         description.pop(member, None)
     # The table's stream stays readable for 24 hours after the table is deleted.
-    streams.on_table_deleted(ctx.db, table, ctx.db.now())
-    ttl.on_table_deleted(ctx.db, table)
+    streams.on_table_deleted(ctx.db.streams, table, ctx.db.now())
+    ttl.on_table_deleted(table)
     ctx.db.drop_table(table)
     return {"TableDescription": description}
 

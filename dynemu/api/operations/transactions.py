@@ -21,7 +21,7 @@ TransactWriteItems (API reference; developer guide transaction-apis.md) runs in 
    batch, so a transaction is all or nothing, also across a crash.
 
 The engine is synchronous, so the reads of pass 5 and the commit happen in one turn of
-the event loop: no other request can interleave (DESIGN.md, "Request path").
+the event loop: no other request can interleave (docs/rules.md, "Request isolation").
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ admitted while its buckets hold a positive balance), ``debit_*`` with the units 
 actually consumed once they are known (the token-bucket rule of ``throughput.py``).
 ``TableCapacity`` is also a write observer: each committed mutation updates its
 partition's exact item count and size; a partition that outgrows ``--partition-size``
-splits in two at its hash midpoint (GuidelinesForTables.md: a full partition splits;
-RULES.md 3.8), each child getting the exact count and size of its key range read from
+splits in two at its hash midpoint (docs/capacity.md,
+"Partitions": a full partition splits), each child getting the exact count and size of its key range read from
 storage (and the batch being committed), and the partition map is persisted in the same
 storage batch whenever it changes.
 """

@@ -5,8 +5,8 @@ A :class:`Bucket` has a ``rate`` (units/s) and a capacity ``cap``; it refills la
 Amounts are capacity units (floats; every charge is a multiple of 0.5), times epoch
 seconds from the engine's clock.
 
-The seed's two buckets per partition (seeds/000, "an allocation bucket and a burst
-bucket") are one bucket here: the first ``rate`` tokens of the balance are the
+The two buckets per partition of the classic description (an allocation and a burst
+bucket; docs/capacity.md, "Token buckets") are one bucket here: the first ``rate`` tokens of the balance are the
 allocation (one second of throughput), what lies above them is the burst savings
 (:meth:`Bucket.burst`, up to ``cap - rate``). Refill fills the allocation first and
 overflows into burst; a debit spends the allocation first, then burst, and only then goes

@@ -1,13 +1,14 @@
 """The partition map of a table or GSI: contiguous ranges of its key space, and splits.
 
 Items are stored under ``<prefix><h(pk)><pk><sk>`` with ``h`` a fixed 8-byte hash
-(DESIGN.md, storage layout), so a partition is a contiguous range of the key *suffix*
+(docs/rules.md, "Storage layout"), so a partition is a contiguous range of the key *suffix*
 ``<h(pk)><pk><sk>`` and a split is a metadata change. A partition is identified by its
 start: ``starts[0] == b""`` and partition ``i`` holds suffixes ``starts[i] <= k <
 starts[i+1]``; lookup is a bisect, O(log n). Boundaries are byte strings: usually 8-byte
 hash values, longer when a split for heat cut an item collection at a sort key.
 
-Documented rules implemented here (RULES.md 3.8, 3.10, 3.11):
+Rules implemented here (docs/capacity.md, "Partitions", "Admission at the table" and
+"On-demand tables"):
 
 * Initial count ``max(ceil(size / partition size), ceil(RCU / 3000 + WCU / 1000))``, at
   least 1 (the 2017 developer guide's formula, GuidelinesForTables.md); an on-demand

@@ -1,21 +1,21 @@
 """The capacity models, one policy class each (``--capacity-model``).
 
 The models differ in which buckets a request must find tokens in and in what runs when a
-partition is throttled or once per second (RULES.md 3.9-3.10; seeds/000 "Adapting to
-Traffic Patterns in DynamoDB", which walks through the same four stages):
+partition is throttled or once per second (docs/capacity.md, "The four models", which
+walks through the same four stages):
 
-* :class:`Uniform` -- the table's throughput split evenly over its partitions (seeds/000,
-  "divides a table's provisioned throughput equally across all partitions"), no burst.
+* :class:`Uniform` -- the table's throughput split evenly over its partitions
+  (docs/capacity.md, "Partitions"), no burst.
 * :class:`Burst` -- the same shares, each keeping up to 300 s of unused capacity
   (burst-adaptive-capacity.html, "DynamoDB currently retains up to five minutes (300
   seconds) of unused read and write capacity").
 * :class:`Adaptive` -- burst, plus a partition throttled for longer than it could burst
-  gets the table's unused throughput (seeds/000 "Adaptive capacity"; the 2023 guide's
-  400 WCU example, RULES.md 3.10).
+  gets the table's unused throughput (docs/capacity.md, "Adaptive capacity"; the
+  developer guide's 400 WCU example).
 * :class:`Gac` -- global admission control: a table-level bucket gates every request and
   only the partition ceilings cap one partition; hot partitions split at the key that
-  balances their consumption (seeds/000 "Global admission control", "Splitting for
-  consumption"). The default.
+  balances their consumption (docs/capacity.md, "Admission at the table (global
+  admission control) and splits for heat"). The default.
 
 On-demand tables (any model) have no shares: the table bucket (the per-table quota or
 ``OnDemandThroughput``) and the partition ceilings apply.

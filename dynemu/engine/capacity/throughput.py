@@ -6,9 +6,8 @@ are ``buckets.Bucket`` and the model-specific parts live in ``policies.py``.
 
 **Admission.** A request is admitted when every bucket it touches holds a positive
 balance; its actual units are then debited from all of them. A bucket spends its
-one-second allocation first and its burst savings next (seeds/000, "if tokens are
-unavailable in the allocation bucket ... the control system checks token availability in
-the burst bucket"), so a request costing more than one second of a partition's share
+one-second allocation first and its burst savings next (docs/capacity.md, "Token
+buckets"), so a request costing more than one second of a partition's share
 (a 100 KB write on a 5 WCU table) draws on burst; the balance goes negative only when the
 savings are spent too, and that debt is repaid by refills before the next request is
 admitted -- DynamoDB likewise charges what it read or wrote after admitting a request.
@@ -27,15 +26,15 @@ behaviour.
   (``ProvisionedThroughputExceeded``);
 * the partition ceiling, one bucket for reads and writes together: a partition (and so
   an item) serves 3,000 RCU *or* 1,000 WCU per second, "or a linear combination of the
-  two" (seeds/001, "Read and Write Capacity Units"; bp-partition-key-design.html), so a
+  two" (bp-partition-key-design.html; docs/capacity.md, "Partitions"), so a
   read costs a third of a write and ``RCU/3000 + WCU/1000 <= 1``. It holds
   ``ceiling_seconds`` (3 s) of that rate: a partition briefly absorbs a spike above its
   per-second ceiling ("DynamoDB will sometimes allow you to achieve limited bursting
   above your provisioned throughput for a short period of time", the DynamoDB team on
   the AWS forums) while sustained traffic above it throttles within seconds;
 * the partition share (provisioned ``uniform``/``burst``/``adaptive``): rate = table
-  units / partitions (seeds/000's even split; "throughput dilation" after splits and
-  decreases), holding 1 s (``uniform``) or 300 s.
+  units / partitions (docs/capacity.md, "Partitions": the even split, and its
+  "throughput dilation" after splits and decreases), holding 1 s (``uniform``) or 300 s.
 
 **On-demand** tables (any model) start with 4 partitions (12,000 RRU / 4,000 WRU,
 warm-throughput.html) and serve up to double their previous peak at once

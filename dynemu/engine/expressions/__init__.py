@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Any
 
 from ... import errors
+from ...cache import memoized
 from ...errors import DynamoError, invalid_parameter, validation
 from .. import values as V
 from . import ast, legacy, template
@@ -272,19 +272,19 @@ def _compile_expressions(operation: str, request: dict[str, Any], compiled: Comp
 
 # Parsing and every check that depends only on the text, cached by text (ParseError is
 # raised, not cached).
-@lru_cache(maxsize=4096)
+@memoized(4096)
 def _condition(text: str) -> tuple[ast.Node, ConditionPlan]:
     node = parse_condition(text)
     return node, condition_plan(node)
 
 
-@lru_cache(maxsize=4096)
+@memoized(4096)
 def _update(text: str) -> tuple[ast.UpdateExpr, UpdatePlan]:
     expr = parse_update(text)
     return expr, update_plan(expr)
 
 
-@lru_cache(maxsize=4096)
+@memoized(4096)
 def _projection(text: str) -> tuple[ast.ProjectionExpr, ProjectionPlan]:
     expr = parse_projection(text)
     return expr, projection_plan(expr)

@@ -17,27 +17,37 @@ PathElement = str | int
 
 @dataclass(frozen=True, slots=True)
 class Path:
+    """A document path: attribute names, ``#name`` placeholders and list indexes."""
+
     elements: tuple[PathElement, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class ValueRef:
+    """An ``:name`` placeholder of ExpressionAttributeValues (unresolved trees only)."""
+
     name: str  # ":v"
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Literal:
+    """An attribute value in wire form (bound trees)."""
+
     value: dict[str, Any]  # an attribute value in wire form
 
 
 @dataclass(frozen=True, slots=True)
 class Func:
+    """A function call: attribute_exists, begins_with, size, if_not_exists, ..."""
+
     name: str
     args: tuple[Node, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Arith:
+    """SET's ``+`` or ``-`` of two operands."""
+
     op: str  # "+" or "-"
     left: Node
     right: Node
@@ -52,6 +62,8 @@ class Paren:
 
 @dataclass(frozen=True, slots=True)
 class Compare:
+    """A comparison: ``=``, ``<>``, ``<``, ``<=``, ``>``, ``>=``."""
+
     op: str  # = <> < <= > >=
     left: Node
     right: Node
@@ -59,6 +71,8 @@ class Compare:
 
 @dataclass(frozen=True, slots=True)
 class Between:
+    """``operand BETWEEN low AND high``."""
+
     operand: Node
     low: Node
     high: Node
@@ -66,22 +80,30 @@ class Between:
 
 @dataclass(frozen=True, slots=True)
 class In:
+    """``operand IN (options)``."""
+
     operand: Node
     options: tuple[Node, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class And:
+    """A conjunction, flattened: ``a AND b AND c`` is one node."""
+
     items: tuple[Node, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Or:
+    """A disjunction, flattened as ``And``."""
+
     items: tuple[Node, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Not:
+    """``NOT operand``."""
+
     operand: Node
 
 
@@ -103,6 +125,8 @@ class Action:
 
 @dataclass(frozen=True, slots=True)
 class UpdateExpr:
+    """An update expression: its SET / REMOVE / ADD / DELETE sections in source order."""
+
     sections: tuple[tuple[str, tuple[Action, ...]], ...]  # (keyword, actions) in source order
 
     @property
@@ -112,6 +136,8 @@ class UpdateExpr:
 
 @dataclass(frozen=True, slots=True)
 class ProjectionExpr:
+    """A projection expression: the paths to return."""
+
     paths: tuple[Path, ...]
 
 

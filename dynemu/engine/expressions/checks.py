@@ -156,6 +156,9 @@ class _Leaf:
 
 @dataclass(frozen=True, slots=True)
 class ConditionPlan:
+    """What a condition (or filter, or key condition) text needs checked per request, once the
+    checks that depend only on the text are done (``static_error``)."""
+
     static_error: str | None  # parentheses, operator count, functions, reserved words
     leaves: tuple[_Leaf, ...]
 
@@ -363,6 +366,9 @@ def _between_bounds(node: ast.Between, ctx: ExprContext) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class UpdatePlan:
+    """What an update expression text needs checked per request (its names, values, paths
+    and operands), once the checks that depend only on the text are done."""
+
     static_error: str | None  # reserved words, functions, operator count, repeated sections
     names: tuple[str, ...]
     values: tuple[str, ...]
@@ -448,6 +454,8 @@ def _update_function(node: ast.Node, ctx: ExprContext) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class ProjectionPlan:
+    """What a projection expression text needs checked per request (its names and paths)."""
+
     static_error: str | None  # reserved words
     names: tuple[str, ...]
     paths: tuple[tuple[ast.PathElement, ...], ...]

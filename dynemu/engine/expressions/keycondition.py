@@ -25,6 +25,8 @@ NOT_INDEXABLE = ("NULL", "NOT_NULL", "NE", "CONTAINS", "NOT_CONTAINS", "IN")
 
 @dataclass(frozen=True, slots=True)
 class SortCondition:
+    """The sort-key part of a key condition: one comparison, BETWEEN or begins_with."""
+
     name: str
     op: str  # EQ LT LE GT GE BETWEEN BEGINS_WITH
     values: tuple[Value, ...]

@@ -16,9 +16,9 @@ its line and column. ``parse`` is cached by text; parameters are bound later.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from dynemu import errors
+from dynemu.cache import memoized
 from dynemu.engine import values as V
 from dynemu.engine.expressions import ast as ex
 from dynemu.engine.partiql import ast
@@ -43,6 +43,8 @@ _RETURNING = {("ALL", "OLD"): "ALL_OLD", ("MODIFIED", "OLD"): "UPDATED_OLD",
 
 @dataclass(frozen=True, slots=True)
 class Parsed:
+    """A parsed PartiQL statement and the number of ``?`` parameters it takes."""
+
     statement: ast.Statement
     parameters: int  # how many ``?`` the statement has
 
@@ -51,7 +53,7 @@ def malformed(detail: str) -> errors.DynamoError:
     return errors.validation(errors.MSG_MALFORMED + detail)
 
 
-@lru_cache(maxsize=2048)
+@memoized(2048)
 def parse(text: str) -> Parsed:
     p = _Parser(text)
     statement = p.statement()

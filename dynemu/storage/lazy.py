@@ -1,0 +1,74 @@
+"""A store that does not exist until its first write.
+
+A namespace that is only read (ListTables, DescribeTable in a region never used) must leave
+no trace on disk: its store reads as empty until a write batch arrives, and that first write
+opens (creates) the real store, which then serves everything. Whoever holds the store object
+(tables, stream catalogue, token records) keeps a valid reference across the switch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from dynemu.storage.base import Snapshot, Store, WriteBatch
+
+
+class _Empty(Snapshot):
+    def get(self, key: bytes) -> bytes | None:
+        return None
+
+    def iterate(self, start: bytes, stop: bytes, *, reverse: bool = False) -> Iterator[tuple[bytes, bytes]]:
+        return iter(())
+
+
+_EMPTY = _Empty()
+
+
+class LazyStore(Store):
+    """Reads as empty until the first ``write``, which opens the store ``opener`` makes."""
+
+    __slots__ = ("_opener", "_inner", "closed")
+
+    def __init__(self, opener: Callable[[], Store]) -> None:
+        self._opener = opener
+        self._inner: Store | None = None
+        self.closed = False
+
+    @property
+    def opened(self) -> bool:
+        return self._inner is not None
+
+    def _reader(self) -> Snapshot | Store:
+        return _EMPTY if self._inner is None else self._inner
+
+    def get(self, key: bytes) -> bytes | None:
+        return self._reader().get(key)
+
+    def iterate(self, start: bytes, stop: bytes, *, reverse: bool = False) -> Iterator[tuple[bytes, bytes]]:
+        return self._reader().iterate(start, stop, reverse=reverse)
+
+    def read_values(self, start: bytes, stop: bytes, *, reverse: bool = False,
+                    limit: int | None = None) -> Iterable[bytes]:
+        return self._reader().read_values(start, stop, reverse=reverse, limit=limit)
+
+    def write(self, batch: WriteBatch) -> None:
+        if self._inner is None:
+            self._inner = self._opener()
+        self._inner.write(batch)
+
+    def snapshot(self) -> Snapshot:
+        return _EMPTY if self._inner is None else self._inner.snapshot()
+
+    def close(self) -> None:
+        self.closed = True
+        if self._inner is not None:
+            self._inner.close()
+
+    def __getattr__(self, name: str) -> Any:
+        """What a particular store offers besides the interface (its path, its settings),
+        once it exists."""
+        inner = object.__getattribute__(self, "_inner")
+        if inner is None:
+            raise AttributeError(name)
+        return getattr(inner, name)
