@@ -13,7 +13,7 @@ Rules implemented (developer guide "Time to Live (TTL)", API_UpdateTimeToLive; R
 * An item is eligible when the attribute is a top-level Number of epoch seconds in the
   past, and not more than five years in the past; anything else is ignored. Expired items
   stay readable until the sweeper deletes them.
-* The sweeper deletes through the write executor (``Namespace.execute``, ``service=True``),
+* The sweeper deletes through the write executor (``Namespace.execute``, ``on_throttle="service"``),
   so indexes, streams and counters follow; it consumes no capacity, and the stream record
   is marked as the service's (userIdentity Service / dynamodb.amazonaws.com).
 * The index (``keyspace.ttl_key``: table id, expiry, key) is kept by a write observer in
@@ -284,7 +284,7 @@ def _sweep_table(db: Any, table: Table, idx: TTLIndex, now: float, limit: int) -
     for at in range(0, len(entries), _COMMIT_EVERY):
         chunk = entries[at : at + _COMMIT_EVERY]
         writes = [Write("Delete", table, item_key, {}, condition=still_expired, marks=marks) for _, item_key in chunk]
-        result = db.execute(writes, service=True)  # the one write path; no capacity consumed
+        result = db.execute(writes, on_throttle="service")  # the one write path; no capacity consumed
         deleted += len(result.done)
         failed = {id(w) for w in result.failed}
         for (key, item_key), w in zip(chunk, writes, strict=True):
