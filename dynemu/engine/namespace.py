@@ -199,29 +199,48 @@ class Namespace:
         if now is None:
             now = self.now()
         ops = batch.ops
-        counts: dict[Table, tuple[int, int]] = {}  # table -> its item count and size after the batch
+        first: Table | None = None  # the table of the first change, and its counters' deltas
+        dc = ds = 0
+        more: dict[Table, list[int]] | None = None  # other tables' (a transaction across tables)
         for m in mutations:
-            existed, new = m.existed, m.new
-            if not existed and new is None:
+            new = m.new
+            if m.existed:
+                count, size = -1, -m.old_size
+                if new is None:
+                    ops.append((m.key, None))
+            elif new is None:
                 continue  # nothing changed
-            t = m.table
-            count, size = counts.get(t) or (t.item_count, t.size_bytes)
-            if existed:
-                count -= 1
-                size -= m.old_size
+            else:
+                count = size = 0
             if new is not None:
                 ops.append((m.key, encode_stored(new, m.new_size)))
                 count += 1
                 size += m.new_size
+            t = m.table
+            if t is first or first is None:
+                first = t
+                dc += count
+                ds += size
             else:
-                ops.append((m.key, None))
-            counts[t] = (count, size)
+                if more is None:
+                    more = {}
+                d = more.setdefault(t, [0, 0])
+                d[0] += count
+                d[1] += size
             for observer in t.observers:
                 observer.on_commit(m, batch, now)
-        for t, (count, size) in counts.items():
-            ops.append((t.counts_key, _COUNTS.pack(count, size)))
-        if not ops:
+        if first is not None:
+            ops.append((first.counts_key, _COUNTS.pack(first.item_count + dc, first.size_bytes + ds)))
+            if more is not None:
+                for t, (c, s) in more.items():
+                    ops.append((t.counts_key, _COUNTS.pack(t.item_count + c, t.size_bytes + s)))
+        elif not ops:
             return
         self.store.write(batch)
-        for t, (count, size) in counts.items():
-            t.item_count, t.size_bytes = count, size
+        if first is not None:
+            first.item_count += dc
+            first.size_bytes += ds
+            if more is not None:
+                for t, (c, s) in more.items():
+                    t.item_count += c
+                    t.size_bytes += s

@@ -26,6 +26,7 @@ one whose condition fails is skipped.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -75,6 +76,8 @@ class Write:
     request: Any = None  # opaque: what the caller wants back for an unprocessed write
     mutation: Mutation | None = None
     read_size: int = 0  # the stored item's size (ConditionCheck: what it read)
+    suffix: bytes = b""  # the key's ``keyspace.hashed_part``, taken once at admission
+    partition: int = -1  # the table partition that admitted it
 
     # --- constructors (the PartiQL translator's entry points) ---------------------------
 
@@ -125,10 +128,11 @@ class WriteResult:
     "unprocess"), ``failed`` (service writes whose condition failed), and the
     ConsumedCapacity ``ledger`` when asked (``consumed=True``)."""
 
-    __slots__ = ("done", "unprocessed", "failed", "ledger")
+    __slots__ = ("done", "unprocessed", "failed", "ledger", "mutations")
 
     def __init__(self, ledger: CapacityLedger | None = None) -> None:
         self.done: list[Write] = []
+        self.mutations: list[Mutation] = []  # of the done writes, for the commit
         self.unprocessed: list[Write] = []
         self.failed: list[Write] = []
         self.ledger = ledger
@@ -155,22 +159,22 @@ def execute(
     cancel = on_throttle == "cancel"
     result = WriteResult(CapacityLedger(split=cancel) if consumed else None)
     throttle: errors.DynamoError | None = None
-    try:
-        if cancel:
+    if cancel:
+        try:
             _check_request(writes)
             _run(writes, on_throttle, now, result)  # all or nothing: each step over every action
-        else:
-            for w in writes:  # one by one, as the service processes a batch
-                refused = _run((w,), on_throttle, now, result)
-                if refused is not None:
-                    throttle = refused
-    except TransactionCanceled:
-        if token is not None:  # a cancelled request keeps its token for its own parameters
-            db.tokens.remember(token[0], token[1], db.now(), completed=False)
-        raise
-    if throttle is not None and not result.done:
-        raise throttle  # a batch is throttled only when nothing at all could be written
-    db.commit([w.mutation for w in result.done if w.mutation is not None], now)
+        except TransactionCanceled:
+            if token is not None:  # a cancelled request keeps its token for its own parameters
+                db.tokens.remember(token[0], token[1], db.now(), completed=False)
+            raise
+    else:
+        for w in writes:  # one by one, as the service processes a batch
+            refused = _run((w,), on_throttle, now, result)
+            if refused is not None:
+                throttle = refused
+        if throttle is not None and not result.done:
+            raise throttle  # a batch is throttled only when nothing at all could be written
+    db.commit(result.mutations, now)
     if token is not None:
         sizes = [(w.table_name or w.table.name, max(w.read_size, w.mutation.new_size if w.mutation else 0))
                  for w in writes]  # fmt: skip
@@ -186,56 +190,58 @@ def _run(
     Returns the throttle that left the write unprocessed."""
     metered = policy != "service"
     cancel = policy == "cancel"
-    # 1. admission by the item's partition on the table
-    parts: list[int] = []
-    if cancel:
-        parts = admit_or_cancel([(w.table, w.key) for w in group], now, write=True)
-    elif metered:
-        w = group[0]
-        try:
-            parts = [w.table.capacity.admit(keyspace.hashed_part(w.key), now, write=True)]
-        except errors.DynamoError as e:
-            return _leave(policy, e, w, result)
-    # 2. the plan: old image, condition, new image, 400 KB, index keys
     reasons: list[dict[str, Any]] | None = None  # a transaction's, once an action is refused
-    for i, w in enumerate(group):
+    if metered:  # 1. admission by the item's partition on the table
+        for w in group:
+            w.suffix = keyspace.hashed_part(w.key)
+            try:
+                w.partition = w.table.capacity.admit(w.suffix, now, write=True)
+            except errors.DynamoError as e:
+                if not cancel:
+                    return _leave(policy, e, w, result)
+                reasons = _reason(reasons, group, w, throttle_reason(e))
+        if reasons is not None:
+            raise TransactionCanceled(reasons)
+    for w in group:  # 2. the plan: old image, condition, new image, 400 KB, index keys
         try:
             w.plan()
         except errors.DynamoError as e:
             if cancel:
-                reasons = _reason(reasons, len(group), i, failure_reason(e))
-                continue
-            if not metered:
+                reasons = _reason(reasons, group, w, failure_reason(e))
+            elif not metered:
                 result.failed.append(w)
                 return None
-            if e.type_name == "ConditionalCheckFailedException":
-                _charge_failed_condition(w, parts[i], now)
-            raise
+            else:
+                if e.type_name == "ConditionalCheckFailedException":
+                    _charge_failed_condition(w, now)
+                raise
     if reasons is not None:
         raise TransactionCanceled(reasons)
-    # 3. admission by every GSI the writes change
-    gsi: list[_IndexCharge] = []
-    if metered:
-        for i, w in enumerate(group):
+    gsi: list[_IndexCharge] | None = None
+    if metered:  # 3. admission by every GSI the writes change
+        for w in group:
             m = w.mutation
             if m is None or m.derived is None:
                 continue  # no index entry to write (derived: engine.indexes, streams, ttl)
             try:
-                gsi += _admit_index_writes(w.table, m, now)
+                charges = _admit_index_writes(w.table, m, now)
+                gsi = charges if gsi is None else gsi + charges
             except errors.DynamoError as e:
                 if not cancel:
                     w.mutation = None
                     return _leave(policy, e, w, result)
-                reasons = _reason(reasons, len(group), i, throttle_reason(e))
+                reasons = _reason(reasons, group, w, throttle_reason(e))
         if reasons is not None:
             raise TransactionCanceled(reasons)
-    # 4. the charges
-    for i, w in enumerate(group):
+    for w in group:  # 4. the charges
         if metered:
-            _charge(w, parts[i], now, cancel, result.ledger)
+            _charge(w, now, cancel, result.ledger)
         result.done.append(w)
-    for state, gp, suffix, units in gsi:
-        state.debit(gp, 0.0, units, now, suffix)
+        if w.mutation is not None:
+            result.mutations.append(w.mutation)
+    if gsi is not None:
+        for state, gp, suffix, units in gsi:
+            state.debit(gp, 0.0, units, now, suffix)
     return None
 
 
@@ -248,11 +254,13 @@ def _leave(policy: OnThrottle, e: errors.DynamoError, w: Write, result: WriteRes
     return e
 
 
-def _reason(reasons: list[dict[str, Any]] | None, n: int, i: int, reason: dict[str, Any]) -> list[dict[str, Any]]:
-    """A transaction's cancellation reasons with action ``i``'s set (every other: None)."""
+def _reason(
+    reasons: list[dict[str, Any]] | None, group: Sequence[Any], w: Any, reason: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """A transaction's cancellation reasons with action ``w``'s set (every other: None)."""
     if reasons is None:
-        reasons = [{"Code": "None"} for _ in range(n)]
-    reasons[i] = reason
+        reasons = [{"Code": "None"} for _ in group]
+    reasons[next(i for i, x in enumerate(group) if x is w)] = reason
     return reasons
 
 
@@ -274,7 +282,7 @@ def _admit_index_writes(table: Table, m: Mutation, now: float) -> list[_IndexCha
     return charged
 
 
-def _charge(w: Write, p: int, now: float, transactional: bool, ledger: CapacityLedger | None) -> None:
+def _charge(w: Write, now: float, transactional: bool, ledger: CapacityLedger | None) -> None:
     """The table's arm: 1 KB blocks of the larger image (a ConditionCheck: of the item it
     read), doubled in a transaction (transaction-apis.md), plus its LSI units at the plain
     rate, which are the table's own (LSI.md)."""
@@ -285,7 +293,7 @@ def _charge(w: Write, p: int, now: float, transactional: bool, ledger: CapacityL
     else:
         write_h = capacity.write_units_h(m.old_size, m.new_size, transactional=transactional)
         lsi_h = 0 if m.derived is None else indexes.lsi_write_units_h(m)
-    w.table.capacity.charge(p, keyspace.hashed_part(w.key), now, write=(write_h + lsi_h) / 2)
+    w.table.capacity.charge(w.partition, w.suffix, now, write=(write_h + lsi_h) / 2)
     if ledger is not None:
         cc = ledger.for_table(w.table_name or w.table.name)
         cc.add_write(write_h)
@@ -293,12 +301,12 @@ def _charge(w: Write, p: int, now: float, transactional: bool, ledger: CapacityL
             indexes.charge(cc, m)
 
 
-def _charge_failed_condition(w: Write, p: int, now: float) -> None:
+def _charge_failed_condition(w: Write, now: float) -> None:
     """A failed condition still consumes write capacity, by the existing item's size, at
     least 1 (WorkingWithItems.html, conditional writes)."""
     old = w.table.store.get(w.key)
     units = capacity.write_units(stored_size(old) if old else 0, 0)
-    w.table.capacity.charge(p, keyspace.hashed_part(w.key), now, write=units)
+    w.table.capacity.charge(w.partition, w.suffix, now, write=units)
 
 
 # --- transactions ------------------------------------------------------------------------------
@@ -340,11 +348,12 @@ def admit_or_cancel(targets: list[tuple[Table, bytes]], now: float, *, write: bo
     their reason (transaction-apis.md)."""
     parts: list[int] = []
     reasons: list[dict[str, Any]] | None = None
-    for i, (table, key) in enumerate(targets):
+    for target in targets:
+        table, key = target
         try:
             parts.append(table.capacity.admit(keyspace.hashed_part(key), now, write=write))
         except errors.DynamoError as e:
-            reasons = _reason(reasons, len(targets), i, throttle_reason(e))
+            reasons = _reason(reasons, targets, target, throttle_reason(e))
             parts.append(-1)
     if reasons is not None:
         raise TransactionCanceled(reasons)
