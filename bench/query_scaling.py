@@ -42,7 +42,7 @@ def fill(db: Namespace, ctx: Context, table_name: str, start: int, stop: int) ->
     for n in range(start, stop):
         item = {"pk": {"S": f"user-{n // ITEMS_PER_KEY}"}, "sk": {"N": str(n % ITEMS_PER_KEY)},
                 "payload": {"S": "x" * 100}}
-        batch.append(table.plan(table.key_for_item(item), lambda old, item=item: item))
+        batch.append(table.plan(table.key_for_item(item), item))
         if len(batch) == 5000:
             db.commit(batch)
             batch = []

@@ -102,6 +102,48 @@ def internal_server_error(message: str = "Internal server error") -> DynamoError
 # Wording is DynamoDB's (cite the page that shows it); tests assert the full strings.
 
 # --- items and the write executor (engine/writes, table, values) ---
+# The 400 KB item size rule ("Service, account, and table quotas": Item size): a new image
+# too large, and an UpdateItem (or a transaction's Update) growing one past the limit.
+MSG_ITEM_SIZE = "Item size has exceeded the maximum allowed size"
+MSG_UPDATE_SIZE = "Item size to update has exceeded the maximum allowed size"
+# Quoted by AWS's knowledge-center article "Why is my TransactWriteItems API call failing".
+MSG_MULTIPLE_OPERATIONS = "Transaction request cannot include multiple operations on one item"
+# The 4 MB aggregate of a transaction: dynoxide's wording, checked against the service by
+# its conformance suite.
+MSG_TRANSACTION_TOO_LARGE = (
+    "Collection size of items exceeded, which can also be caused by the aggregate size of the items in the "
+    "transaction exceeding the 4MB limit"
+)
+# An LSI's item collection past 10 GB (LSI.md, "Item collection size limit").
+MSG_COLLECTION_SIZE = "Collection size exceeded"
+# Index key attributes of a new image (engine/indexes; dynalite's probes of the service).
+MSG_INDEX_KEY_TYPE = "Type mismatch for Index Key {name} Expected: {expected} Actual: {actual} IndexName: {index}"
+MSG_INDEX_KEY_EMPTY = (
+    "One or more parameter values are not valid. A value specified for a secondary index key is "
+    "not supported. The AttributeValue for a key attribute cannot contain an empty "
+    "{type_name} value. IndexName: {index}, IndexKey: {name}"
+)
+MSG_INDEX_KEY_SIZE = (
+    "Size limit exceeded for Index Key {name} Actual Size: {size} bytes Max Size: {limit} bytes IndexName: {index}"
+)
+# Throttling (engine/capacity): ProvisionedThroughputExceededException as the service
+# returns it (quoted in mifi/dynamodump#20, source-cooperative/source.coop#12;
+# grailbio/reflow#101 for GSIs), and the ThrottlingException of an on-demand table
+# (praetorian-inc/chariot-ui#684, cowinapi/developer.cowin#151).
+MSG_THROTTLED_TABLE = (
+    "The level of configured provisioned throughput for the table was exceeded. "
+    "Consider increasing your provisioning level with the UpdateTable API."
+)
+MSG_THROTTLED_INDEX = (
+    "The level of configured provisioned throughput for one or more global secondary indexes of the "
+    "table was exceeded. Consider increasing your provisioning level for the under-provisioned global "
+    "secondary indexes with the UpdateTable API"
+)
+MSG_THROTTLED_ON_DEMAND = (
+    "Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling "
+    "your table or index so please try again shortly. If exceptions persist, check if you have a hot key: "
+    "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html"
+)
 
 
 # --- reads (engine/reads, Query, Scan, BatchGetItem) ---

@@ -35,11 +35,11 @@ def new_table(db: Namespace, name: str = "things", range_key: bool = False) -> T
 
 
 def put(db: Namespace, table: Table, item: dict[str, Any]) -> None:
-    db.commit([table.plan(table.key_for_item(item), lambda old: item)])
+    db.commit([table.plan(table.key_for_item(item), item)])
 
 
 def delete(db: Namespace, table: Table, pk: str) -> None:
-    db.commit([table.plan(table.key_for_request({"pk": {"S": pk}}), lambda old: None)])
+    db.commit([table.plan(table.key_for_request({"pk": {"S": pk}}), None)])
 
 
 def records(db: Namespace, table: Table) -> list[streams.Record]:

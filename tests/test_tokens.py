@@ -96,12 +96,12 @@ def test_token_and_items_are_one_write() -> None:
     put = [Write.put(table, {"pk": {"S": "a"}}), Write.put(table, {"pk": {"S": "b"}})]
     store.full = True
     with pytest.raises(errors.DiskFull):
-        execute(db, put, on_throttle="cancel", transactional=True, token=("tok", DIGEST))
+        execute(db, put, on_throttle="cancel", token=("tok", DIGEST))
     assert store.get(keyspace.token_key("tok")) is None  # neither the items nor the token
     assert table.store.get(put[0].key) is None
     store.full = False
     put = [Write.put(table, {"pk": {"S": "a"}}), Write.put(table, {"pk": {"S": "b"}})]
-    execute(db, put, on_throttle="cancel", transactional=True, token=("tok", DIGEST))
+    execute(db, put, on_throttle="cancel", token=("tok", DIGEST))
     assert store.get(put[0].key) is not None and store.get(keyspace.token_key("tok")) is not None
     assert replay(Namespace(store, db.clock), "tok", DIGEST, False) is not None  # found by a new namespace
 
@@ -109,5 +109,5 @@ def test_token_and_items_are_one_write() -> None:
 def test_a_transaction_that_changes_nothing_keeps_its_token() -> None:
     db, table = _namespace(MemoryStore())
     gone = [Write.delete(table, {"pk": {"S": "missing"}})]
-    execute(db, gone, on_throttle="cancel", transactional=True, token=("tok", DIGEST))
+    execute(db, gone, on_throttle="cancel", token=("tok", DIGEST))
     assert replay(db, "tok", DIGEST, False) is not None

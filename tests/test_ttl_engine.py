@@ -29,7 +29,7 @@ def test_index_follows_every_write() -> None:
     put(db, table, {"pk": {"S": "a"}, "exp": {"S": "200"}})  # no longer a Number: unindexed
     assert _entries(db, table) == []
     put(db, table, {"pk": {"S": "b"}, "exp": {"N": "1e3"}})
-    db.commit([table.plan(table.key_for_request({"pk": {"S": "b"}}), lambda old: None)])
+    db.commit([table.plan(table.key_for_request({"pk": {"S": "b"}}), None)])
     assert _entries(db, table) == []
 
 
@@ -80,8 +80,8 @@ def test_sweeper_marks_stream_records_as_the_service() -> None:
     streams.enable(db.streams, table, "KEYS_ONLY", db.now())
     ttl.update(table, "exp", True, db.now())
     put(db, table, {"pk": {"S": "x"}, "exp": {"N": str(int(T0) - 1)}})
-    db.commit([table.plan(table.key_for_item({"pk": {"S": "y"}}), lambda old: {"pk": {"S": "y"}})])
-    db.commit([table.plan(table.key_for_request({"pk": {"S": "y"}}), lambda old: None)])
+    db.commit([table.plan(table.key_for_item({"pk": {"S": "y"}}), {"pk": {"S": "y"}})])
+    db.commit([table.plan(table.key_for_request({"pk": {"S": "y"}}), None)])
     lifecycle.sweep(db, db.now())
     ts = db.streams.tables[table.spec.table_id]
     recs = sorted((r for s in ts.streams[0].shards for r in ts.read(s, 1, 100, db.now())[0]), key=lambda r: r.seq)

@@ -136,22 +136,19 @@ class Index:
                 actual = next(iter(v))
                 if actual != a.type:
                     raise errors.invalid_parameter(
-                        f"Type mismatch for Index Key {a.name} Expected: {a.type} Actual: {actual} IndexName: {self.name}"
+                        errors.MSG_INDEX_KEY_TYPE.format(name=a.name, expected=a.type, actual=actual, index=self.name)
                     )
                 if a.type == "N":
                     continue
                 raw = v[a.type]
                 if raw == "":
                     raise errors.validation(
-                        "One or more parameter values are not valid. A value specified for a secondary index key is "
-                        "not supported. The AttributeValue for a key attribute cannot contain an empty "
-                        f"{TYPE_NAMES[a.type]} value. IndexName: {self.name}, IndexKey: {a.name}"
+                        errors.MSG_INDEX_KEY_EMPTY.format(type_name=TYPE_NAMES[a.type], index=self.name, name=a.name)
                     )
                 size = len(raw.encode("utf-8")) if a.type == "S" else len(values.decode_binary(raw))
                 if size > limit:
                     raise errors.invalid_parameter(
-                        f"Size limit exceeded for Index Key {a.name} Actual Size: {size} bytes Max Size: {limit} bytes "
-                        f"IndexName: {self.name}"
+                        errors.MSG_INDEX_KEY_SIZE.format(name=a.name, size=size, limit=limit, index=self.name)
                     )
 
 
@@ -281,7 +278,7 @@ class IndexMaintainer:
             m.derived = {}
         m.derived["item_collection"] = (key, delta)
         if delta > 0 and self.collection_size(key) + delta > self.collection_limit:
-            raise errors.DynamoError("ItemCollectionSizeLimitExceededException", "Collection size exceeded")
+            raise errors.DynamoError("ItemCollectionSizeLimitExceededException", errors.MSG_COLLECTION_SIZE)
 
     def collection_key(self, m: Mutation) -> bytes:
         item = m.new if m.new is not None else m.old

@@ -81,7 +81,7 @@ def _sweep_table(db: Namespace, table: Table, idx: ttl.TTLIndex, now: float, lim
     for at in range(0, len(entries), _COMMIT_EVERY):
         chunk = entries[at : at + _COMMIT_EVERY]
         writes = [Write("Delete", table, item_key, {}, condition=still_expired, marks=marks) for _, item_key in chunk]
-        result = db.execute(writes, service=True)  # the one write path; no capacity consumed
+        result = db.execute(writes, on_throttle="service")  # the one write path; no capacity consumed
         deleted += len(result.done)
         failed = {id(w) for w in result.failed}
         for (key, item_key), w in zip(chunk, writes, strict=True):

@@ -32,8 +32,6 @@ _COUNTS = struct.Struct(">qq")
 _TABLE_ID_COUNTER = "table-id"
 
 
-
-
 class Namespace:
     """The tables of one namespace (a region, or region and access key)."""
 
@@ -191,90 +189,67 @@ class Namespace:
         writes: list[writes_.Write],
         *,
         on_throttle: writes_.OnThrottle = "raise",
-        transactional: bool = False,
         consumed: bool = False,
         token: tuple[str, bytes] | None = None,
-        service: bool = False,
     ) -> writes_.WriteResult:
-        """Run item writes through the one write executor (``dynemu.engine.writes.execute``:
-        admission, planning, charges, the single commit, the ConsumedCapacity ledger)."""
-        if on_throttle == "raise" and len(writes) == 1 and not transactional and not service:
-            return writes_.single(self, writes[0], consumed)  # what execute would choose
-        return writes_.execute(
-            self, writes, on_throttle=on_throttle, transactional=transactional, consumed=consumed, token=token,
-            service=service,
-        )  # fmt: skip
+        """Run item writes through the one write executor, ``dynemu.engine.writes.execute``."""
+        return writes_.execute(self, writes, on_throttle=on_throttle, consumed=consumed, token=token)
 
     # --- the single commit of item changes ---------------------------------------------------------
 
-    def commit_one(self, m: Mutation, now: float | None = None, batch: WriteBatch | None = None) -> None:
-        """``commit`` of a single write, without the per-table bookkeeping; ``now``: the
-        request's time (default: the clock's); ``batch``: as ``commit``'s."""
-        new = m.new
-        existed = m.existed
-        if not existed and new is None:
-            if batch is not None and len(batch):
-                self.store.write(batch)
-            return  # nothing changed
-        t = m.table
+    def commit(self, mutations: Iterable[Mutation], now: float | None = None, batch: WriteBatch | None = None) -> None:
+        """Write every changed mutation, what its table's observers derive from it (index
+        entries, stream records, TTL entries) and the counters of the tables it touches, in
+        one atomic storage write. ``now``: the request's time (default: the clock's);
+        ``batch``: extra operations to write in the same storage write (the durability of
+        transaction tokens), written even when no item changed."""
         if batch is None:
             batch = WriteBatch()
-        ops = batch.ops
         if now is None:
             now = self.now()
+        ops = batch.ops
+        first: Table | None = None  # the table of the first change, and its counters' deltas
         dc = ds = 0
-        if existed:
-            dc, ds = -1, -m.old_size
-        if new is not None:
-            size = m.new_size
-            ops.append((m.key, encode_stored(new, size)))
-            dc += 1
-            ds += size
-        else:
-            ops.append((m.key, None))
-        for observer in t.observers:
-            observer.on_commit(m, batch, now)
-        ops.append((t.counts_key, _COUNTS.pack(t.item_count + dc, t.size_bytes + ds)))
-        self.store.write(batch)
-        t.item_count += dc
-        t.size_bytes += ds
-
-    def commit(self, mutations: Iterable[Mutation], batch: WriteBatch | None = None) -> None:
-        """Write every changed mutation, what its table's observers derive from it (index
-        entries, stream records, TTL entries) and the table counters, in one batch; ``batch``:
-        what else must be written in that same atomic write (a transaction's token record)."""
-        if type(mutations) is list and len(mutations) == 1:
-            return self.commit_one(mutations[0], batch=batch)
-        if batch is None:
-            batch = WriteBatch()
-        now = self.now()
-        touched: dict[int, Table] = {}
-        deltas: dict[int, list[int]] = {}
+        more: dict[Table, list[int]] | None = None  # other tables' (a transaction across tables)
         for m in mutations:
-            existed, new = m.existed, m.new
-            if not existed and new is None:
+            new = m.new
+            if m.existed:
+                count, size = -1, -m.old_size
+                if new is None:
+                    ops.append((m.key, None))
+            elif new is None:
                 continue  # nothing changed
-            t = m.table
-            d = deltas.setdefault(t.spec.table_id, [0, 0])
-            touched[t.spec.table_id] = t
-            if existed:
-                d[0] -= 1
-                d[1] -= m.old_size
-            if new is not None:
-                batch.put(m.key, encode_stored(new, m.new_size))
-                d[0] += 1
-                d[1] += m.new_size
             else:
-                batch.delete(m.key)
+                count = size = 0
+            if new is not None:
+                ops.append((m.key, encode_stored(new, m.new_size)))
+                count += 1
+                size += m.new_size
+            t = m.table
+            if t is first or first is None:
+                first = t
+                dc += count
+                ds += size
+            else:
+                if more is None:
+                    more = {}
+                d = more.setdefault(t, [0, 0])
+                d[0] += count
+                d[1] += size
             for observer in t.observers:
                 observer.on_commit(m, batch, now)
-        for table_id, (dc, ds) in deltas.items():
-            t = touched[table_id]
-            batch.put(touched[table_id].counts_key, _COUNTS.pack(t.item_count + dc, t.size_bytes + ds))
-        if not len(batch):
+        if first is not None:
+            ops.append((first.counts_key, _COUNTS.pack(first.item_count + dc, first.size_bytes + ds)))
+            if more is not None:
+                for t, (c, s) in more.items():
+                    ops.append((t.counts_key, _COUNTS.pack(t.item_count + c, t.size_bytes + s)))
+        elif not ops:
             return
         self.store.write(batch)
-        for table_id, (dc, ds) in deltas.items():
-            t = touched[table_id]
-            t.item_count += dc
-            t.size_bytes += ds
+        if first is not None:
+            first.item_count += dc
+            first.size_bytes += ds
+            if more is not None:
+                for t, (c, s) in more.items():
+                    t.item_count += c
+                    t.size_bytes += s

@@ -240,7 +240,7 @@ def read_range(db: Namespace, r: RangeRead) -> RangeResult:
     # and its LSIs (LSI.md), a GSI's own for the GSI.
     state = cap.index_state(ix, now) if ix is not None and ix.is_global else cap.state
     suffix = keyspace.hashed_part(start) if ix is None else keyspace.index_hashed_part(start)
-    p = cap.check_index(state, suffix, now, write=False)
+    p = cap.admit(suffix, now, state=state)
     stale = not r.consistent and table.recent is not None and bool(table.recent.recent)
     page = read_page(
         table, start, stop, reverse=reverse, limit=r.limit, after=after, keep=keep,
@@ -375,12 +375,12 @@ def get_item(db: Namespace, r: KeyRead, *, consumed: bool = False) -> tuple[Item
     the lag model), charged per 4 KB; a missing item costs the minimum."""
     table, key = r.table, r.key
     now = db.now()
-    p = table.capacity.check(key, now)
+    p = table.capacity.admit(keyspace.hashed_part(key), now)
     item, size = table.read(key)
     if not r.consistent:
         item = consistency.stale_item(table, key, item, now)  # the replication-lag model
     read_h = capacity.read_units_h(size, r.consistent)
-    table.capacity.debit(p, key, now, read=read_h / 2)
+    table.capacity.charge(p, keyspace.hashed_part(key), now, read=read_h / 2)
     cc = None
     if consumed:
         cc = ConsumedCapacity(r.table_name or table.name)
@@ -406,7 +406,7 @@ def batch_get(db: Namespace, reads: list[KeyRead], *, consumed: bool = False) ->
     for i, r in enumerate(reads):
         table, key = r.table, r.key
         try:
-            p = table.capacity.check(key, now)
+            p = table.capacity.admit(keyspace.hashed_part(key), now)
         except errors.DynamoError as e:
             if e.type_name not in THROTTLE_ERRORS:
                 raise
@@ -424,7 +424,7 @@ def batch_get(db: Namespace, reads: list[KeyRead], *, consumed: bool = False) ->
             budget -= size
             found.append(item)
         read_h = capacity.read_units_h(size, r.consistent)  # each item rounded to 4 KB
-        table.capacity.debit(p, key, now, read=read_h / 2)
+        table.capacity.charge(p, keyspace.hashed_part(key), now, read=read_h / 2)
         if result.ledger is not None:
             result.ledger.for_table(r.table_name).add_read(read_h)
     if throttle is not None and not result.found:
@@ -451,7 +451,7 @@ def transact_get(
         item, size = r.table.read(r.key)
         out.append(item)
         read_h = capacity.read_units_h(size, True, transactional=True)
-        r.table.capacity.debit(p, r.key, now, read=read_h / 2)
+        r.table.capacity.charge(p, keyspace.hashed_part(r.key), now, read=read_h / 2)
         if ledger is not None:
             ledger.for_table(r.table_name).add_read(read_h)
     return out, ledger

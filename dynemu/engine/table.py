@@ -1,9 +1,10 @@
 """A table: its spec, its statistics, and the read and write paths for its items.
 
-Every mutation of an item (Put, Update, Delete, batch and transaction items, and later
-TTL deletes) is planned here as a ``Mutation`` by ``Table.plan`` — read the old image,
-check the condition, compute and validate the new image — and committed by
-``Namespace.commit`` in one storage write batch together with the table's counters.
+Every mutation of an item (Put, Update, Delete, batch and transaction items, PartiQL and
+TTL deletes) is planned here as a ``Mutation`` by the one ``Table.plan`` — read the old
+image, check the condition, compute the new image, the 400 KB rule — for the write
+executor (``engine.writes``), and committed by ``Namespace.commit`` in one storage write
+batch together with the table's counters.
 """
 
 from __future__ import annotations
@@ -19,10 +20,6 @@ from dynemu.engine import values
 from dynemu.engine.schema import MAX_HASH_KEY_BYTES, Item, TableSpec, key_of_item, key_of_request
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch
-
-# DynamoDB's maximum item size, 400 KB including attribute names ("Service, account, and
-# table quotas": Item size).
-MAX_ITEM_BYTES = 400 * 1024
 
 _SIZE = struct.Struct(">I")
 
@@ -46,8 +43,6 @@ def stored_size(raw: bytes) -> int:
 
 
 Condition = Callable[[Item | None], bool]
-Apply = Callable[[Item | None], Item | None]
-Resize = Callable[[Item | None, int, Item], int]  # (old image, its size, new image) -> new size
 
 
 class WriteObserver(Protocol):
@@ -239,7 +234,8 @@ class Table:
     ) -> tuple[Item | None, int]:
         """The stored item at ``key`` and its size, once ``condition`` holds for it; else
         ConditionalCheckFailedException, carrying the item when asked
-        (ReturnValuesOnConditionCheckFailure ALL_OLD) and it exists."""
+        (ReturnValuesOnConditionCheckFailure ALL_OLD) and it exists. The condition step of
+        ``plan``, and all of a transaction's ConditionCheck."""
         raw = self.store.get(key)
         old, old_size = decode_stored(raw) if raw is not None else (None, 0)
         if condition is not None and not condition(old):
@@ -249,88 +245,69 @@ class Table:
     def plan(
         self,
         key: bytes,
-        apply: Apply,
+        image: Item | None,
+        update: Change | None = None,
         condition: Condition | None = None,
         *,
         return_item_on_failure: bool = False,
-        size_error: str = "Item size has exceeded the maximum allowed size",
-        new_size: int | None = None,
-        resize: Resize | None = None,
-        blind: bool = False,
+        size: int | None = None,
     ) -> Mutation:
-        """Read the old image, check ``condition``, compute the new image with ``apply`` and
-        validate its size (unless ``new_size`` says the caller already did; ``resize`` measures
-        it from the old image and its size, when it knows what changed). Raises
-        ConditionalCheckFailedException (with the old item when asked). ``blind``: ``apply``
-        does not read the old image (Put, Delete), so without a condition it is decoded only
-        if something asks for it (``Mutation.old``)."""
-        if blind and condition is None:
-            raw = self.store.get(key)
-            old, old_size = None, stored_size(raw) if raw is not None else 0
-        else:
-            raw = None
-            old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
-        new = apply(old)
-        if new is None:
-            new_size = 0
-        elif new_size is None:  # the caller did not size the new image already
-            new_size = values.item_size(new) if resize is None else resize(old, old_size, new)
-            if new_size > MAX_ITEM_BYTES:
-                raise errors.validation(size_error)
-        m = Mutation(self, key, old, old_size, new, new_size, raw=raw)
-        for observer in self.planners:
-            observer.on_plan(m)
-        return m
+        """The one plan of an item write: read the old image, check ``condition``, compute
+        the new image and its size, apply the 400 KB rule (``values.check_item_size``, to
+        every new image), then let the planners derive index changes (they may refuse).
 
-    def plan_update(
-        self,
-        key: bytes,
-        update: Any,
-        key_attrs: Item,
-        condition: Condition | None = None,
-        *,
-        return_item_on_failure: bool = False,
-        size_error: str = "Item size has exceeded the maximum allowed size",
-    ) -> Mutation:
-        """``plan`` of an UpdateExpression (engine.expressions.Update: ``new_item`` and
-        ``resize``): the same steps in the same order, without an ``apply`` to call."""
-        old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
-        new = update.new_item(old, key_attrs)
-        if new is None:
-            new_size = 0
-        else:
-            new_size = update.resize(old, old_size, new)
-            if new_size > MAX_ITEM_BYTES:
-                raise errors.validation(size_error)
-        m = Mutation(self, key, old, old_size, new, new_size)
-        for observer in self.planners:
-            observer.on_plan(m)
-        return m
-
-    def plan_put(
-        self,
-        key: bytes,
-        item: Item,
-        size: int | None,
-        condition: Condition | None = None,
-        *,
-        return_item_on_failure: bool = False,
-        size_error: str = "Item size has exceeded the maximum allowed size",
-    ) -> Mutation:
-        """``plan`` of a write whose new image is ``item`` whatever was stored (PutItem):
-        the same steps in the same order, without an ``apply`` to call."""
-        if condition is None:
+        Without ``update``, ``image`` is the new image whatever was stored (a Put; None: a
+        Delete), so with no condition either the old image is only sized, and decoded if
+        something asks for it (``Mutation.old``); ``size`` is ``image``'s size when
+        ``values`` already measured it (``validate_item_sized``), else it is measured here.
+        With ``update``, ``image`` is the key attributes and the new image is
+        ``update.new_item(old, image)``, sized by ``update.resize``. Raises
+        ConditionalCheckFailedException (with the old item when asked) or
+        ValidationException."""
+        if update is None and condition is None:
             raw = self.store.get(key)
             old, old_size = None, _SIZE.unpack_from(raw)[0] if raw is not None else 0
         else:
             raw = None
             old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
-        if size is None:
-            size = values.item_size(item)
-            if size > MAX_ITEM_BYTES:
-                raise errors.validation(size_error)
-        m = Mutation(self, key, old, old_size, item, size, raw=raw)
+        if update is None:
+            new = image
+            if new is None:
+                size = 0
+            else:
+                if size is None:
+                    size = values.item_size(new)
+                values.check_item_size(size)
+        else:
+            new = update.new_item(old, image)  # type: ignore[arg-type]
+            size = 0 if new is None else update.resize(old, old_size, new)
+            values.check_item_size(size, errors.MSG_UPDATE_SIZE)
+        m = Mutation(self, key, old, old_size, new, size, raw=raw)
         for observer in self.planners:
             observer.on_plan(m)
         return m
 
+
+class Change(Protocol):
+    """How an update computes its new image from the old one (engine.expressions.Update,
+    LegacyUpdate, ``KEEP_OR_CREATE``)."""
+
+    def new_item(self, old: Item | None, key: Item) -> Item | None: ...
+
+    def resize(self, old: Item | None, old_size: int, new: Item) -> int: ...
+
+
+class _KeepOrCreate:
+    """UpdateItem without an update: the item as it is, or, when there is none, a new item
+    with only its key (the service creates it)."""
+
+    __slots__ = ()
+
+    def new_item(self, old: Item | None, key: Item) -> Item | None:
+        return dict(old) if old is not None else dict(key)
+
+    def resize(self, old: Item | None, old_size: int, new: Item) -> int:
+        return old_size if old is not None else values.item_size(new)
+
+
+KEEP_OR_CREATE = _KeepOrCreate()

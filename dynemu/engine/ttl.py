@@ -14,9 +14,10 @@ by ack-api-quirks DDB-TABLE-143..146):
 * An item is eligible when the attribute is a top-level Number of epoch seconds in the
   past, and not more than five years in the past; anything else is ignored. Expired items
   stay readable until the sweeper deletes them.
-* The sweeper (``engine/lifecycle.py``) deletes through the write executor, so indexes,
-  streams and counters follow; it consumes no capacity, and the stream record is marked as
-  the service's (userIdentity Service / dynamodb.amazonaws.com).
+* The sweeper (``engine/lifecycle.py``) deletes through the write executor
+  (``Namespace.execute``, ``on_throttle="service"``), so indexes, streams and counters follow;
+  it consumes no capacity, and the stream record is marked as the service's (userIdentity
+  Service / dynamodb.amazonaws.com).
 * The index (``keyspace.ttl_key``: table id, expiry, key) is kept by a write observer in
   the item's batch, so a sweep costs what has expired, not the table size.
 """

@@ -20,6 +20,7 @@ CONTRACT (implemented by this module; other modules code against these names):
     compare_values(a: Value, b: Value) -> int | None   # S, N, B only; None if types differ / not ordered
     value_size(v: Value) -> int            # bytes as DynamoDB counts them (without the name)
     item_size(item: Item) -> int           # names + values
+    check_item_size(size: int, message)    # the 400 KB rule (MAX_ITEM_BYTES), its one home
     decode_binary(v: str) -> bytes         # base64 from the wire (SerializationException if invalid)
     validate_value(v: Any, *, path) -> Value      # shape + rules; returns normalised value
     validate_item(item: Any) -> Item              # every attribute; raises DynamoDB's errors
@@ -597,6 +598,21 @@ def item_size(item: Item) -> int:
     for name, v in item.items():
         size += (len(name) if name.isascii() else _utf8_len(name)) + value_size(v)
     return size
+
+
+# DynamoDB's maximum item size, 400 KB including attribute names ("Service, account, and
+# table quotas": Item size).
+MAX_ITEM_BYTES = 400 * 1024
+
+
+def check_item_size(size: int, message: str = errors.MSG_ITEM_SIZE) -> None:
+    """The 400 KB rule, the one place it is applied: ValidationException when an item of
+    ``size`` bytes (``item_size``) is too large. The engine applies it to every new image
+    it plans (``Table.plan``); the api calls it early where the service reports it before
+    other errors (PutItem before the table lookup). ``message``: ``errors.MSG_UPDATE_SIZE``
+    for an update."""
+    if size > MAX_ITEM_BYTES:
+        raise errors.validation(message)
 
 
 # --- comparison ------------------------------------------------------------------------------

@@ -5,15 +5,11 @@ from __future__ import annotations
 from itertools import zip_longest
 
 from dynemu.engine.capacity.partitions import HASH_SPACE
-from dynemu.engine.capacity.throughput import (
-    INDEX_MESSAGE,
-    ON_DEMAND_MESSAGE,
-    TABLE_MESSAGE,
-    CapacityConfig,
-    ThrottleDecision,
-    ThroughputState,
-)
+from dynemu.engine.capacity.throughput import CapacityConfig, ThrottleDecision, ThroughputState
 from dynemu.engine.clock import VirtualClock
+from dynemu.errors import MSG_THROTTLED_INDEX as INDEX_MESSAGE
+from dynemu.errors import MSG_THROTTLED_ON_DEMAND as ON_DEMAND_MESSAGE
+from dynemu.errors import MSG_THROTTLED_TABLE as TABLE_MESSAGE
 
 ARN = "arn:aws:dynamodb:us-east-1:000000000000:table/T"
 T0 = 1_700_000_000.0
@@ -31,9 +27,9 @@ def make(model: str = "gac", now: float = T0, **kw: object) -> ThroughputState:
 def spent(state: ThroughputState) -> ThroughputState:
     """The state of a table that has just used up its savings: every bucket holds one
     second of its rate (new tables start full, with their burst allowance)."""
-    buckets = list(state.table)
+    buckets = list(state.table_buckets)
     for part in state.pmap.parts:
-        buckets += [part.load.ceil, *part.load.share]
+        buckets += [part.buckets.ceil, *part.buckets.share]
     for b in buckets:
         b.tokens = min(b.cap, b.rate)
     return state
@@ -135,11 +131,11 @@ def test_adaptive_capacity_ends_sustained_throttling() -> None:
     assert throttled[1] and throttled[50]  # hot partition throttled for a sustained period
     assert not any(throttled[70:])  # then boosted with the table's unused capacity
     assert all(s[HOT] == 150 for s in served[70:])
-    load = state.pmap.parts[0].load
-    assert load.boost[1] == 300.0  # 400 provisioned - 100 share, nobody else consuming
+    buckets = state.pmap.parts[0].buckets
+    assert buckets.boost[1] == 300.0  # 400 provisioned - 100 share, nobody else consuming
     # traffic falls back under the share: the boost is given back
     run(state, clock, 70, [(HOT, 1, 50)])
-    assert load.boost[1] == 0.0
+    assert buckets.boost[1] == 0.0
 
 
 def test_adaptive_never_exceeds_the_table() -> None:
@@ -314,7 +310,7 @@ def test_a_large_write_is_admitted_and_repaid_later() -> None:
     clock = VirtualClock(T0)
     state = make("uniform", rcu=1, wcu=1)
     assert state.admit(0, 0, 400, clock.now()) is None  # 400 KB item on a 1 WCU table
-    assert state.table[1].tokens == -399
+    assert state.table_buckets[1].tokens == -399
     clock.advance(398)
     assert state.admit(0, 0, 1, clock.now()) is not None  # still repaying
     clock.advance(2)
@@ -327,7 +323,7 @@ def test_throttling_off_admits_everything_but_keeps_the_books() -> None:
     served, throttled = run(state, clock, 3, [(HOT, 1, 100)])
     assert not any(throttled) and all(s[HOT] == 100 for s in served)
     assert state.consumed_total[1] == 300
-    assert state.table[1].level(clock.now()) >= -state.table[1].cap
+    assert state.table_buckets[1].level(clock.now()) >= -state.table_buckets[1].cap
 
 
 def test_admin_views() -> None:
@@ -351,18 +347,18 @@ def test_admin_views() -> None:
 def test_new_tables_and_new_partitions_start_with_their_burst_allowance() -> None:
     clock = VirtualClock(T0)
     state = make("burst", rcu=1, wcu=5)
-    assert state.pmap.parts[0].load.share[1].level(T0) == 1500  # 300 s x 5 WCU from the start
+    assert state.pmap.parts[0].buckets.share[1].level(T0) == 1500  # 300 s x 5 WCU from the start
     assert state.admit(0, 0, 100, T0) is None  # 20 s of the share, drawn on burst
-    assert state.pmap.parts[0].load.share[1].burst(T0) == 1395  # no debt: 1,400 left, 5 of them this second's
+    assert state.pmap.parts[0].buckets.share[1].burst(T0) == 1395  # no debt: 1,400 left, 5 of them this second's
     spent(state)
     state.set_provisioned(1, 10, clock.now())  # a throughput increase starts full again
-    assert state.pmap.parts[0].load.share[1].level(T0) == 3000
+    assert state.pmap.parts[0].buckets.share[1].level(T0) == 3000
     spent(state)
     state.split(0, state.pmap.hash_midpoint(0), clock.now())  # so do both halves of a split
-    assert [p.load.share[1].level(T0) for p in state.pmap.parts] == [1500, 1500]
-    assert [p.load.ceil.level(T0) for p in state.pmap.parts] == [3000, 3000]
+    assert [p.buckets.share[1].level(T0) for p in state.pmap.parts] == [1500, 1500]
+    assert [p.buckets.ceil.level(T0) for p in state.pmap.parts] == [3000, 3000]
     state.set_provisioned(1, 4, clock.now())  # a decrease only lowers the cap
-    assert [p.load.share[1].level(T0) for p in state.pmap.parts] == [600, 600]
+    assert [p.buckets.share[1].level(T0) for p in state.pmap.parts] == [600, 600]
 
 
 def test_reads_and_writes_share_one_ceiling() -> None:

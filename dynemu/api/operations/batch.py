@@ -29,7 +29,7 @@ from dynemu.api.protocol import Context, Handler
 from dynemu.engine import reads, values
 from dynemu.engine.expressions import Compiled
 from dynemu.engine.reads import KeyRead
-from dynemu.engine.table import MAX_ITEM_BYTES, Table
+from dynemu.engine.table import Table
 from dynemu.engine.writes import Write
 
 Item = dict[str, Any]
@@ -40,7 +40,6 @@ MSG_DUPLICATES = "Provided list of item keys contains duplicates"
 MSG_TOO_MANY_GET = "Too many items requested for the BatchGetItem call"
 MSG_TOO_MANY_WRITE = "Too many items requested for the BatchWriteItem call"
 MSG_SCHEMA = "The provided key element does not match the schema"
-MSG_ITEM_SIZE = "Item size has exceeded the maximum allowed size"
 # A WriteRequest with neither or both of PutRequest / DeleteRequest: the service answers
 # with its AttributeValue union message (dynalite validations/batchWriteItem.js; the same
 # text from DynamoDB Local for both cases).
@@ -162,8 +161,7 @@ def batch_write_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
             put = r.get("PutRequest")
             if put is not None:
                 item, size = values.validate_item_sized(put["Item"])
-                if size > MAX_ITEM_BYTES:
-                    raise errors.validation(MSG_ITEM_SIZE)
+                values.check_item_size(size)
                 ops.append((item, size))
             else:
                 ops.append((values.validate_item(r["DeleteRequest"]["Key"]), None))

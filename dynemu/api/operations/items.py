@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynemu import errors
 from dynemu.api.operations import index_specs
 from dynemu.api.operations.common import render_consumed, return_values
 from dynemu.api.operations.exprs import bind_to, compile_expressions
@@ -13,7 +12,7 @@ from dynemu.engine import reads, values
 from dynemu.engine.expressions import Compiled
 from dynemu.engine.reads import KeyRead
 from dynemu.engine.schema import Item
-from dynemu.engine.table import MAX_ITEM_BYTES, Condition, Mutation, Table
+from dynemu.engine.table import Condition, Mutation, Table
 from dynemu.engine.writes import Write, WriteResult
 
 RV_PUT_DELETE = ("NONE", "ALL_OLD")
@@ -68,8 +67,7 @@ def _condition(compiled: Compiled) -> Condition | None:
 def put_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     rv = return_values(body, RV_PUT_DELETE)
     item, size = values.validate_item_sized(body["Item"])
-    if size > MAX_ITEM_BYTES:  # checked before the table is looked up, as the service does
-        raise errors.validation("Item size has exceeded the maximum allowed size")
+    values.check_item_size(size)  # before the table is looked up, as the service does
     compiled = compile_expressions("PutItem", body)
     table = ctx.db.get(body["TableName"])
     compiled = bind_to(compiled, table)

@@ -28,7 +28,6 @@ from dynemu.engine.writes import Write, replay
 
 Item = dict[str, Any]
 MSG_DUPLICATE = "Duplicate primary key exists in table"
-MSG_UPDATE_SIZE = "Item size to update has exceeded the maximum allowed size"
 
 
 def duplicate_item() -> errors.DynamoError:
@@ -141,7 +140,7 @@ def transact_write(ctx: Context, body: dict[str, Any], plans: list[KeyedPlan], t
             return _render(result.ledger, mode)
     ws = [to_write(t, p, return_old=r, table_name=t.name) for p, t, r in zip(plans, tables, return_old, strict=True)]
     try:
-        result = ctx.db.execute(ws, on_throttle="cancel", transactional=True, consumed=consumed, token=idempotency)
+        result = ctx.db.execute(ws, on_throttle="cancel", consumed=consumed, token=idempotency)
     except TransactionCanceled as e:
         raise _duplicates(e, ws) from None
     return _render(result.ledger, mode)

@@ -38,7 +38,7 @@ from dynemu.engine import reads, values
 from dynemu.engine.cancellation import cancel_one
 from dynemu.engine.expressions import Compiled
 from dynemu.engine.reads import KeyRead
-from dynemu.engine.table import MAX_ITEM_BYTES, Table
+from dynemu.engine.table import Table
 from dynemu.engine.tokens import fingerprint
 from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, Write, WriteResult, replay
 
@@ -51,7 +51,6 @@ ACTIONS = ("ConditionCheck", "Put", "Delete", "Update")
 # are the write executor's (dynemu.engine.writes).
 MSG_ONE_ACTION = "TransactItems can only contain one of Check, Put, Update or Delete"
 MSG_NO_ACTION = "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request"
-MSG_ITEM_SIZE = "Item size has exceeded the maximum allowed size"
 
 
 @dataclass(slots=True)
@@ -92,8 +91,7 @@ def _parse_actions(transact_items: list[dict[str, Any]]) -> list[_Action]:
         if kind == "Put":
             attrs = values.validate_item(params["Item"])
             size = values.item_size(attrs)
-            if size > MAX_ITEM_BYTES:
-                raise errors.validation(MSG_ITEM_SIZE)
+            values.check_item_size(size)
         else:
             attrs = values.validate_item(params["Key"])
             size = values.item_size(attrs)
@@ -147,8 +145,7 @@ def transact_write_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
             return _render(result, mode)
     actions = _parse_actions(body["TransactItems"])
     writes = _resolve(ctx, actions)
-    result = ctx.db.execute(writes, on_throttle="cancel", transactional=True, consumed=mode is not None,
-                            token=idempotency)
+    result = ctx.db.execute(writes, on_throttle="cancel", consumed=mode is not None, token=idempotency)
     return _render(result, mode)
 
 

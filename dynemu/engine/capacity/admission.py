@@ -1,7 +1,7 @@
 """Capacity admission on the read and write paths of one table.
 
-Every data-plane request passes here once: ``check_*`` before the work (a request is
-admitted while its buckets hold a positive balance), ``debit_*`` with the units it
+Every data-plane request passes here once: ``admit`` before the work (a request is
+admitted while its buckets hold a positive balance), ``charge`` with the units it
 actually consumed once they are known (the token-bucket rule of ``throughput.py``).
 ``TableCapacity`` is also a write observer: each committed mutation updates its
 partition's exact item count and size; a partition that outgrows ``--partition-size``
@@ -86,41 +86,28 @@ class TableCapacity:
 
     # --- the request path -------------------------------------------------------------------
 
-    def partition(self, key: bytes) -> int:
-        return self.state.pmap.find(keyspace.hashed_part(key))
-
-    def check(self, key: bytes, now: float, *, write: bool = False) -> int:
-        """Admission before the work: the partition of ``key`` (an item key, or the prefix of
-        one partition key's items), or a throttling error."""
-        state = self.state
-        p = state.pmap.find(keyspace.hashed_part(key))
-        d = state.check(p, 0.0 if write else PROBE_UNITS, PROBE_UNITS if write else 0.0, now)
-        if d is not None:
-            state.record_throttle(d, now, keyspace.hashed_part(key))
-            raise throttled(d)
-        return p
-
-    def check_write(self, suffix: bytes, now: float) -> int:
-        """``check`` of a write, given its key's ``keyspace.hashed_part``."""
-        state = self.state
+    def admit(self, suffix: bytes, now: float, *, write: bool = False, state: ThroughputState | None = None) -> int:
+        """Admission before the work, the one check of every read and write: the partition
+        of the table (or of GSI ``state``) holding ``suffix`` (``keyspace.hashed_part`` of an
+        item key or of one partition key's prefix; a GSI's: ``index_hashed_part``), or a
+        throttling error."""
+        if state is None:
+            state = self.state
         p = state.pmap.find(suffix)
-        d = state.check_write(p, now)
+        d = state.check(p, 0.0 if write else PROBE_UNITS, PROBE_UNITS if write else 0.0, now)
         if d is not None:
             state.record_throttle(d, now, suffix)
             raise throttled(d)
         return p
 
-    def debit_write(self, p: int, suffix: bytes, now: float, units: float) -> None:
-        """``debit`` of a write's units, given its key's ``keyspace.hashed_part``."""
-        state = self.state
-        state.debit_write(p, units, now, suffix)
-        if now >= state._next_maint or self.index_states:
-            self.maintain(now)
-
-    def debit(self, p: int, key: bytes, now: float, *, read: float = 0.0, write: float = 0.0) -> None:
-        state = self.state
-        state.debit(p, read, write, now, keyspace.hashed_part(key))
-        if now >= state._next_maint or self.index_states:
+    def charge(
+        self, p: int, suffix: bytes, now: float, *, read: float = 0.0, write: float = 0.0,
+        state: ThroughputState | None = None,
+    ) -> None:  # fmt: skip
+        """Debit what a request admitted on partition ``p`` (``admit``) actually consumed,
+        then run what is due on the table's and its GSIs' capacity."""
+        (self.state if state is None else state).debit(p, read, write, now, suffix)
+        if now >= self.state._next_maint or self.index_states:
             self.maintain(now)
 
     def maintain(self, now: float) -> None:
@@ -171,14 +158,6 @@ class TableCapacity:
                 state.set_on_demand(now)
             elif state.prov != [float(ix.spec.throughput.read), float(ix.spec.throughput.write)] or state.on_demand:
                 state.set_provisioned(ix.spec.throughput.read, ix.spec.throughput.write, now)
-
-    def check_index(self, state: ThroughputState, suffix: bytes, now: float, *, write: bool) -> int:
-        p = state.pmap.find(suffix)
-        d = state.check(p, 0.0 if write else PROBE_UNITS, PROBE_UNITS if write else 0.0, now)
-        if d is not None:
-            state.record_throttle(d, now, suffix)
-            raise throttled(d)
-        return p
 
     # --- control plane ------------------------------------------------------------------------
 

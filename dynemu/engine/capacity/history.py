@@ -90,26 +90,26 @@ class CapacityHistory:
         low = [float("inf"), float("inf")]  # the partition with the least burst left
         read = write = 0.0
         for part in state.pmap.parts:
-            load = part.load
-            r, w = _units(load.consumed[0], second), _units(load.consumed[1], second)
+            buckets = part.buckets
+            r, w = _units(buckets.consumed[0], second), _units(buckets.consumed[1], second)
             read += r
             write += w
             thr = 0
             if last:  # throttles since the previous sync are booked on the last second
-                total = sum(load.throttles.values())
+                total = sum(buckets.throttles.values())
                 thr = total - self._part_throttles.get(part.start, 0)
                 self._part_throttles[part.start] = total
             if r or w or thr:
                 parts[part.start.hex()] = [r, w, thr]
             if uses_share:
                 for k in (0, 1):
-                    share = load.share[k]
+                    share = buckets.share[k]
                     b = max(0.0, _level(share, at) - share.rate)
                     burst[k] += b
                     low[k] = min(low[k], b)
         if not uses_share:  # one table-level bucket holds the savings (gac, on-demand)
             for k in (0, 1):
-                table = state.table[k]
+                table = state.table_buckets[k]
                 burst[k] = low[k] = max(0.0, _level(table, at) - table.rate) if table.cap > table.rate else 0.0
         throttles: dict[str, int] = {}
         if last:
@@ -144,7 +144,7 @@ def allocated(state: Any) -> tuple[float, float]:
     n = len(state.pmap)
     out = []
     for k in (0, 1):
-        rate = state.table[k].rate
+        rate = state.table_buckets[k].rate
         if state.on_demand:
             rate = min(rate, n * state.ceilings[k])
         out.append(rate)

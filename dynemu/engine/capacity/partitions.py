@@ -87,10 +87,10 @@ def _hash_int(boundary: bytes) -> int:
 class Partition:
     """One key range: its start, exact stored size and item count, a ring of recent
     ``(key, read units, write units)`` accesses (O(1) per request) used to pick a split
-    key and report the hottest keys, and throttle counts per key. ``load`` is the
-    throughput module's per-partition state."""
+    key and report the hottest keys, and throttle counts per key. ``buckets`` is the
+    throughput module's per-partition state (``throughput.PartitionBuckets``)."""
 
-    __slots__ = ("start", "size_bytes", "item_count", "keys", "units", "pos", "throttled", "load")
+    __slots__ = ("start", "size_bytes", "item_count", "keys", "units", "pos", "throttled", "buckets")
 
     def __init__(self, start: bytes, size_bytes: int = 0, item_count: int = 0) -> None:
         self.start = start
@@ -100,7 +100,7 @@ class Partition:
         self.units: list[tuple[float, float]] | None = None
         self.pos = 0
         self.throttled: dict[bytes, int] | None = None
-        self.load: Any = None
+        self.buckets: Any = None
 
     def record(self, key: bytes, read: float, write: float) -> None:
         keys = self.keys

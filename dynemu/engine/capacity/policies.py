@@ -77,18 +77,18 @@ class Adaptive(Burst):
     def on_throttle(self, state: ThroughputState, p: int, k: int, now: float) -> None:
         if not state.uses_share:
             return
-        load = state.pmap.parts[p].load
-        if now - load.streak_start < state.cfg.adaptive_after or now < load.adapt_at[k]:
+        buckets = state.pmap.parts[p].buckets
+        if now - buckets.streak_start < state.cfg.adaptive_after or now < buckets.adapt_at[k]:
             return
-        load.adapt_at[k] = now + 1.0
+        buckets.adapt_at[k] = now + 1.0
         base = state.base_share(k)
         window = state.cfg.metrics_window
-        others = sum(q.load.consumed[k].rate(now, window) for i, q in enumerate(state.pmap.parts) if i != p)
+        others = sum(q.buckets.consumed[k].rate(now, window) for i, q in enumerate(state.pmap.parts) if i != p)
         ceiling = state.ceilings[k]
         boost = max(0.0, min(state.prov[k] - others - base, ceiling - base))
-        if boost > load.boost[k]:
-            load.boost[k] = boost
-            load.share[k].reset(base + boost, base * self.share_seconds(state.cfg), now)
+        if boost > buckets.boost[k]:
+            buckets.boost[k] = boost
+            buckets.share[k].reset(base + boost, base * self.share_seconds(state.cfg), now)
 
     def maintain(self, state: ThroughputState, now: float) -> None:
         """Give a boost back once the partition's recent consumption is clearly (10 %)
@@ -97,12 +97,12 @@ class Adaptive(Burst):
             return
         window = state.cfg.heat_window
         for part in state.pmap.parts:
-            load = part.load
+            buckets = part.buckets
             for k in (READ, WRITE):
                 base = state.base_share(k)
-                if load.boost[k] > 0 and load.consumed[k].rate(now, window) < 0.9 * base:
-                    load.boost[k] = 0.0
-                    load.share[k].reset(base, base * self.share_seconds(state.cfg), now)
+                if buckets.boost[k] > 0 and buckets.consumed[k].rate(now, window) < 0.9 * base:
+                    buckets.boost[k] = 0.0
+                    buckets.share[k].reset(base, base * self.share_seconds(state.cfg), now)
 
 
 class Gac(Policy):
@@ -116,16 +116,16 @@ class Gac(Policy):
     def maintain(self, state: ThroughputState, now: float) -> None:
         cfg = state.cfg
         for i in range(len(state.pmap) - 1, -1, -1):
-            load = state.pmap.parts[i].load
+            buckets = state.pmap.parts[i].buckets
             # reads and writes share the ceiling: RCU/3000 + WCU/1000 (bp-partition-key-design.html)
-            util = sum(load.consumed[k].rate(now, cfg.heat_window) / state.ceilings[k] for k in (READ, WRITE))
+            util = sum(buckets.consumed[k].rate(now, cfg.heat_window) / state.ceilings[k] for k in (READ, WRITE))
             if util < cfg.heat_threshold:
-                load.hot_since = None
-            elif load.hot_since is None:
-                load.hot_since = now
-            elif now - load.hot_since >= cfg.heat_after:
+                buckets.hot_since = None
+            elif buckets.hot_since is None:
+                buckets.hot_since = now
+            elif now - buckets.hot_since >= cfg.heat_after:
                 at = state.pmap.balanced_split_key(i)
-                load.hot_since = None
+                buckets.hot_since = None
                 if at is not None:
                     state.split(i, at, now)
 

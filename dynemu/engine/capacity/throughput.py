@@ -47,7 +47,7 @@ table takes to scale. Traffic beyond it is throttled by the partition ceilings u
 Reasons follow ThrottlingReason's ResourceType+OperationType+LimitType form
 (API_ThrottlingReason.html), e.g. ``TableReadKeyRangeThroughputExceeded``. A refusal is a
 :class:`ThrottleDecision`; provisioned tables answer ProvisionedThroughputExceededException,
-on-demand ones ThrottlingException (the messages below are quoted from real responses).
+on-demand ones ThrottlingException (their messages, quoted from real responses, are in the catalogue of ``dynemu.errors``).
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ from dynemu.engine.capacity.partitions import (
     partitions_for_warm,
 )
 from dynemu.engine.capacity.policies import MODELS, Policy, policy_for
+from dynemu.errors import MSG_THROTTLED_INDEX, MSG_THROTTLED_ON_DEMAND, MSG_THROTTLED_TABLE
 
 READ, WRITE = 0, 1
 _OPS = ("Read", "Write")
@@ -75,26 +76,6 @@ KEY_RANGE = "KeyRangeThroughputExceeded"
 PROVISIONED = "ProvisionedThroughputExceeded"
 ACCOUNT_LIMIT = "AccountLimitExceeded"
 MAX_ON_DEMAND = "MaxOnDemandThroughputExceeded"
-
-# ProvisionedThroughputExceededException messages as the service returns them (quoted in
-# mifi/dynamodump#20, source-cooperative/source.coop#12; grailbio/reflow#101 for GSIs).
-TABLE_MESSAGE = (
-    "The level of configured provisioned throughput for the table was exceeded. "
-    "Consider increasing your provisioning level with the UpdateTable API."
-)
-INDEX_MESSAGE = (
-    "The level of configured provisioned throughput for one or more global secondary indexes of the "
-    "table was exceeded. Consider increasing your provisioning level for the under-provisioned global "
-    "secondary indexes with the UpdateTable API"
-)
-# ThrottlingException an on-demand table returns (praetorian-inc/chariot-ui#684,
-# cowinapi/developer.cowin#151).
-ON_DEMAND_MESSAGE = (
-    "Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling "
-    "your table or index so please try again shortly. If exceptions persist, check if you have a hot key: "
-    "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html"
-)
-
 
 @dataclass(slots=True)
 class CapacityConfig:
@@ -123,7 +104,7 @@ class CapacityConfig:
             raise ValueError(f"unknown capacity model {self.model!r}; expected one of {', '.join(MODELS)}")
 
 
-class PartitionLoad:
+class PartitionBuckets:
     """Buckets, recent consumption and throttle counts of one partition."""
 
     __slots__ = (
@@ -169,8 +150,8 @@ class ThrottleDecision:
     @property
     def message(self) -> str:
         if self.on_demand:
-            return ON_DEMAND_MESSAGE
-        return INDEX_MESSAGE if self.resource_kind == "Index" else TABLE_MESSAGE
+            return MSG_THROTTLED_ON_DEMAND
+        return MSG_THROTTLED_INDEX if self.resource_kind == "Index" else MSG_THROTTLED_TABLE
 
     def throttling_reasons(self) -> list[dict[str, str]]:
         return [{"reason": self.reason, "resource": self.resource}]
@@ -219,9 +200,9 @@ class ThroughputState:
             pmap = PartitionMap(count, lsi=lsi, partition_size=cfg.partition_size)
         self.pmap = pmap
         for part in pmap.parts:
-            part.load = self._new_load(now)
+            part.buckets = self._new_buckets(now)
         self.created = now
-        self.table = [Bucket(0.0, 0.0, now), Bucket(0.0, 0.0, now)]
+        self.table_buckets = [Bucket(0.0, 0.0, now), Bucket(0.0, 0.0, now)]
         self.consumed = [RateRing(cfg.metrics_window), RateRing(cfg.metrics_window)]
         self.consumed_total = [0.0, 0.0]
         self.throttle_counts: dict[str, int] = {}
@@ -233,9 +214,9 @@ class ThroughputState:
         self._configure(now, fill=True)
         self.history = CapacityHistory(now)  # dashboard/replay: per-second, bounded, off the request path
 
-    def _new_load(self, now: float) -> PartitionLoad:
+    def _new_buckets(self, now: float) -> PartitionBuckets:
         rate = self.ceilings[WRITE]
-        return PartitionLoad(rate, rate * self.cfg.ceiling_seconds, now, self.cfg.metrics_window)
+        return PartitionBuckets(rate, rate * self.cfg.ceiling_seconds, now, self.cfg.metrics_window)
 
     # configuration ----------------------------------------------------------------------
 
@@ -259,16 +240,16 @@ class ThroughputState:
                 cap = self.od_max[k]
                 rate = quota if cap is None else min(cap, quota)
                 self._limits[k] = MAX_ON_DEMAND if cap is not None and cap < quota else ACCOUNT_LIMIT
-                self.table[k].reset(rate, rate, now, fill=fill)
+                self.table_buckets[k].reset(rate, rate, now, fill=fill)
             else:
-                self.table[k].reset(self.prov[k], self.prov[k] * pol.table_seconds(cfg), now, fill=fill)
+                self.table_buckets[k].reset(self.prov[k], self.prov[k] * pol.table_seconds(cfg), now, fill=fill)
         seconds = pol.share_seconds(cfg)
         for part in self.pmap.parts:
-            load: PartitionLoad = part.load
+            buckets: PartitionBuckets = part.buckets
             for k in (READ, WRITE):
-                load.boost[k] = 0.0
+                buckets.boost[k] = 0.0
                 base = self.base_share(k) if self._uses_share else 0.0
-                load.share[k].reset(base, base * seconds, now, fill=fill)
+                buckets.share[k].reset(base, base * seconds, now, fill=fill)
 
     def set_provisioned(self, rcu: float, wcu: float, now: float) -> None:
         """UpdateTable to (or within) provisioned mode: raising past what the partitions
@@ -304,13 +285,13 @@ class ThroughputState:
     def partition_for(self, key: bytes) -> int:
         return self.pmap.find(key)
 
-    def _check_kind(self, load: PartitionLoad, k: int, now: float) -> str | None:
-        t = self.table[k].level(now)
+    def _check_kind(self, buckets: PartitionBuckets, k: int, now: float) -> str | None:
+        t = self.table_buckets[k].level(now)
         if self._enforce_table and t <= 0.0:
             return self._limits[k]
-        if load.ceil.level(now) <= 0.0:
+        if buckets.ceil.level(now) <= 0.0:
             return KEY_RANGE
-        if self._uses_share and load.share[k].level(now) <= 0.0:
+        if self._uses_share and buckets.share[k].level(now) <= 0.0:
             return PROVISIONED if t <= 0.0 else KEY_RANGE
         return None
 
@@ -318,20 +299,16 @@ class ThroughputState:
         """Would a request charging ``read``/``write`` units to partition ``p`` be admitted?"""
         if not self.cfg.throttling:
             return None
-        load: PartitionLoad = self.pmap.parts[p].load
-        for k, units in ((READ, read), (WRITE, write)):
-            if units > 0:
-                limit = self._check_kind(load, k, now)
-                if limit is not None:
-                    return self._decision(k, limit, p)
+        buckets: PartitionBuckets = self.pmap.parts[p].buckets
+        if read > 0:
+            limit = self._check_kind(buckets, READ, now)
+            if limit is not None:
+                return self._decision(READ, limit, p)
+        if write > 0:
+            limit = self._check_kind(buckets, WRITE, now)
+            if limit is not None:
+                return self._decision(WRITE, limit, p)
         return None
-
-    def check_write(self, p: int, now: float) -> ThrottleDecision | None:
-        """``check`` of a write before its size is known (write units only)."""
-        if not self.cfg.throttling:
-            return None
-        limit = self._check_kind(self.pmap.parts[p].load, WRITE, now)
-        return None if limit is None else self._decision(WRITE, limit, p)
 
     def _decision(self, k: int, limit: str, p: int) -> ThrottleDecision:
         op = _OPS[k]
@@ -341,38 +318,32 @@ class ThroughputState:
 
     def debit(self, p: int, read: float, write: float, now: float, key: bytes | None = None) -> None:
         part = self.pmap.parts[p]
-        load: PartitionLoad = part.load
+        buckets: PartitionBuckets = part.buckets
         if read > 0:
-            self._debit_kind(load, READ, read, now)
+            self._debit_kind(buckets, READ, read, now)
         if write > 0:
-            self._debit_kind(load, WRITE, write, now)
+            self._debit_kind(buckets, WRITE, write, now)
         if key is not None:
             part.record(key, read, write)
 
-    def debit_write(self, p: int, units: float, now: float, key: bytes) -> None:
-        """``debit`` of ``units`` (> 0) write units and no read."""
-        part = self.pmap.parts[p]
-        self._debit_kind(part.load, WRITE, units, now)
-        part.record(key, 0.0, units)
-
-    def _debit_kind(self, load: PartitionLoad, k: int, units: float, now: float) -> None:
+    def _debit_kind(self, buckets: PartitionBuckets, k: int, units: float, now: float) -> None:
         clamp = not self.cfg.throttling
-        self.table[k].take(units, now, clamp)
-        load.ceil.take(units * self._weight[k], now, clamp)
+        self.table_buckets[k].take(units, now, clamp)
+        buckets.ceil.take(units * self._weight[k], now, clamp)
         if self._uses_share:
-            load.share[k].take(units, now, clamp)
-        load.consumed[k].add(now, units)
+            buckets.share[k].take(units, now, clamp)
+        buckets.consumed[k].add(now, units)
         self.consumed[k].add(now, units)
         self.consumed_total[k] += units
 
     def record_throttle(self, d: ThrottleDecision, now: float, key: bytes | None = None) -> None:
         part = self.pmap.parts[d.partition]
-        load: PartitionLoad = part.load
-        load.throttles[d.reason] = load.throttles.get(d.reason, 0) + 1
+        buckets: PartitionBuckets = part.buckets
+        buckets.throttles[d.reason] = buckets.throttles.get(d.reason, 0) + 1
         self.throttle_counts[d.reason] = self.throttle_counts.get(d.reason, 0) + 1
-        if now - load.streak_last > self.cfg.adaptive_gap:
-            load.streak_start = now
-        load.streak_last = now
+        if now - buckets.streak_last > self.cfg.adaptive_gap:
+            buckets.streak_start = now
+        buckets.streak_last = now
         if key is not None:
             part.record_throttle(key)
         self.policy.on_throttle(self, d.partition, READ if d.operation == "Read" else WRITE, now)
@@ -424,15 +395,15 @@ class ThroughputState:
         """Configure after splits; the partitions a split made (``children``, both halves)
         start with their burst allowance: a full ceiling and a full share."""
         for part in self.pmap.parts:
-            if part.load is None:
-                part.load = self._new_load(now)
+            if part.buckets is None:
+                part.buckets = self._new_buckets(now)
         self.version += 1
         self._configure(now)
         for i in children:
-            load: PartitionLoad = self.pmap.parts[i].load
-            load.ceil.tokens = load.ceil.cap
+            buckets: PartitionBuckets = self.pmap.parts[i].buckets
+            buckets.ceil.tokens = buckets.ceil.cap
             for k in (READ, WRITE):
-                load.share[k].tokens = load.share[k].cap
+                buckets.share[k].tokens = buckets.share[k].cap
 
     def _ensure_count(self, needed: int, now: float) -> None:
         if self.pmap.ensure_count(needed):
@@ -460,32 +431,32 @@ class ThroughputState:
         partitions: 100 each)."""
         if self._uses_share:
             return self.base_share(k)
-        return min(self.ceilings[k], self.table[k].rate / len(self.pmap))
+        return min(self.ceilings[k], self.table_buckets[k].rate / len(self.pmap))
 
     def most(self, k: int) -> float:
         """The most one partition may consume per second: its allocation where shares
         cap it, else the table's rate, never beyond the partition ceiling."""
         if self._uses_share:
             return self.base_share(k)
-        return min(self.ceilings[k], self.table[k].rate)
+        return min(self.ceilings[k], self.table_buckets[k].rate)
 
     def describe_partitions(self, now: float) -> list[dict[str, Any]]:
         window = self.cfg.metrics_window
         rows = []
         for i, part in enumerate(self.pmap.parts):
-            load: PartitionLoad = part.load
+            buckets: PartitionBuckets = part.buckets
             row = self.pmap.describe(i)
-            ceiling_left = load.ceil.level(now) / load.ceil.rate if load.ceil.rate else 0.0
+            ceiling_left = buckets.ceil.level(now) / buckets.ceil.rate if buckets.ceil.rate else 0.0
             for k, name in ((READ, "read"), (WRITE, "write")):
-                share = load.share[k]
-                row[f"allocated_{name}"] = self.allocation(k) + load.boost[k]
-                row[f"max_{name}"] = self.most(k) + load.boost[k]
+                share = buckets.share[k]
+                row[f"allocated_{name}"] = self.allocation(k) + buckets.boost[k]
+                row[f"max_{name}"] = self.most(k) + buckets.boost[k]
                 row[f"ceiling_{name}"] = self.ceilings[k]
                 row[f"bucket_{name}"] = share.level(now) if self._uses_share else ceiling_left * self.ceilings[k]
                 row[f"burst_{name}"] = share.burst(now) if self._uses_share else 0.0
-                row[f"boost_{name}"] = load.boost[k]
-                row[f"consumed_{name}_per_second"] = load.consumed[k].rate(now, window, covered=True)
-            row["throttles"] = dict(load.throttles)
+                row[f"boost_{name}"] = buckets.boost[k]
+                row[f"consumed_{name}_per_second"] = buckets.consumed[k].rate(now, window, covered=True)
+            row["throttles"] = dict(buckets.throttles)
             rows.append(row)
         return rows
 
@@ -512,8 +483,8 @@ class ThroughputState:
             "model": self.cfg.model,
             "mode": "PAY_PER_REQUEST" if self.on_demand else "PROVISIONED",
             "partitions": len(self.pmap),
-            "table_rate": [self.table[k].rate for k in (READ, WRITE)],
-            "table_bucket": [self.table[k].level(now) for k in (READ, WRITE)],
+            "table_rate": [self.table_buckets[k].rate for k in (READ, WRITE)],
+            "table_bucket": [self.table_buckets[k].level(now) for k in (READ, WRITE)],
             "consumed_total": list(self.consumed_total),
             "on_demand_peak": list(self.peak),
             "warm_throughput": list(self.warm_throughput()),

@@ -225,6 +225,13 @@ class LegacyUpdate:
         self.top_names = frozenset(name for name, _, _ in updates)
 
     def apply(self, item: Item | None, key: Item) -> tuple[Item | None, Projection]:
+        return self.new_item(item, key), self.touched
+
+    def resize(self, old: Item | None, old_size: int, new: Item) -> int:
+        """The new image's size (``Table.plan``)."""
+        return V.item_size(new)
+
+    def new_item(self, item: Item | None, key: Item) -> Item | None:
         writer = Writer(dict(item) if item is not None else dict(key))
         new = writer.item
         for name, action, value in self.updates:
@@ -235,7 +242,7 @@ class LegacyUpdate:
                 new.pop(name, None)
             else:
                 _apply_legacy(new, name, action, value, current)
-        return created_or_none(writer.finish(), item, key), self.touched
+        return created_or_none(writer.finish(), item, key)
 
 
 def _apply_legacy(new: Item, name: str, action: str, value: Value, current: Value | None) -> None:

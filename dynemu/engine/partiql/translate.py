@@ -24,7 +24,6 @@ from dynemu.engine.expressions import ast as ex
 from dynemu.engine.expressions.checks import ExprContext, check_paths
 from dynemu.engine.partiql import ast
 from dynemu.engine.partiql.parser import Parsed, build
-from dynemu.engine.table import MAX_ITEM_BYTES
 
 Item = dict[str, Any]
 Value = dict[str, Any]
@@ -371,8 +370,7 @@ def plan_write(s: ast.Statement, key_schema: KeySchema) -> KeyedPlan:
         if not isinstance(s.value, ex.Literal) or "M" not in s.value.value:
             raise errors.validation(errors.MSG_MALFORMED_INSERT)
         item, size = V.validate_item_sized(s.value.value["M"])
-        if size > MAX_ITEM_BYTES:  # PutItem's limit and message
-            raise errors.validation("Item size has exceeded the maximum allowed size")
+        V.check_item_size(size)  # PutItem's limit and message
         return KeyedPlan("put", s.table, item, item_size=size)
     if isinstance(s, ast.Exists):
         key, rest = split_key(s.select.where, names)

@@ -1,7 +1,7 @@
-"""The write executor's single-write path (PutItem, UpdateItem, DeleteItem) against its
-general path (``writes._one_by_one``, which BatchWriteItem takes): the same items, index
-entries, stream records, TTL entries, counters, capacity and errors, on plain tables and on
-tables with a GSI, an LSI, a stream and TTL."""
+"""The write executor's one loop (``writes.execute``) driven by PutItem, UpdateItem and
+DeleteItem in process, on plain tables and on tables with a GSI, an LSI, a stream and TTL:
+conditions that hold and fail, the 400 KB rule on updates, throttles that write nothing,
+and an index added later."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from dynemu import errors
 from dynemu.api.operations import items, tables, ttl
 from dynemu.api.protocol import Context
 from dynemu.config import Settings
-from dynemu.engine import writes
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import VirtualClock
 from dynemu.engine.namespace import Namespace
+from dynemu.engine.table import stored_size
 from dynemu.storage import encoding, keyspace
 from dynemu.storage.memory import MemoryStore
 
@@ -104,6 +104,8 @@ def _workload(call: Call, kind: str) -> list[Any]:
                             "ExpressionAttributeValues": {":no": N("-1")}}),
             ("UpdateItem", {"Key": key, "UpdateExpression": "SET big = :b",
                             "ExpressionAttributeValues": {":b": S("y" * 400_000)}}),
+            ("UpdateItem", {"Key": key, "UpdateExpression": "SET huge = :b",  # past 400 KB
+                            "ExpressionAttributeValues": {":b": S("z" * 409_600)}}),
         ]  # fmt: skip
         if i % 3 == 2:
             requests.append(("DeleteItem", {"Key": key, "ReturnValues": "ALL_OLD"}))
@@ -115,59 +117,49 @@ def _workload(call: Call, kind: str) -> list[Any]:
     return answers
 
 
-def _state(db: Namespace) -> tuple[Any, ...]:
-    """Everything stored but the table's own record (its random UUID), and the capacity."""
-    stored = [(k, v) for k, v in db.store.iterate(b"", b"\xff") if not k.startswith(keyspace.META_TABLES_PREFIX)]
-    table = db.get("t")
-    state = table.capacity.state
-    parts = [(p.size_bytes, p.item_count, p.keys, p.units) for p in state.pmap.parts]
-    indexes = {name: (s.consumed_total, s.throttle_counts) for name, s in table.capacity.index_states.items()}
-    return stored, table.item_count, table.size_bytes, state.consumed_total, state.throttle_counts, parts, indexes
-
-
-def _general(db: Namespace, w: writes.Write, consumed: bool) -> writes.WriteResult:
-    return writes._one_by_one(db, [w], "raise", consumed)
+def _stored(db: Namespace) -> list[tuple[bytes, bytes]]:
+    return [(k, v) for k, v in db.store.iterate(b"", b"\xff") if not k.startswith(keyspace.META_TABLES_PREFIX)]
 
 
 @pytest.mark.parametrize("throttling", [True, False])
 @pytest.mark.parametrize("kind", ["plain", "range", "gsi", "lsi", "stream", "ttl"])
-def test_the_single_write_path_matches_the_general_one(
-    kind: str, throttling: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    fast_db, fast = _harness(kind, throttling)
-    fast_answers = _workload(fast, kind)
-    with monkeypatch.context() as mp:
-        mp.setattr(writes, "single", _general)
-        slow_db, slow = _harness(kind, throttling)
-        slow_answers = _workload(slow, kind)
-    assert fast_answers == slow_answers
-    assert _state(fast_db) == _state(slow_db)
-    assert fast_db.get("t").item_count > 0
+def test_single_writes_through_the_one_loop(kind: str, throttling: bool) -> None:
+    db, call = _harness(kind, throttling)
+    answers = _workload(call, kind)
+    failed = ("ConditionalCheckFailedException", "The conditional request failed", None)
+    too_big = ("ValidationException", "Item size to update has exceeded the maximum allowed size", None)
+    assert failed in answers and too_big in answers
+    assert db.get("t").item_count > 0
+    table = db.get("t")
+    assert (table.item_count, table.size_bytes) == (len(_items(db)), sum(_sizes(db)))
 
 
-def _throttled(call: Call) -> list[str]:
+def _items(db: Namespace) -> list[bytes]:
+    prefix = keyspace.items_prefix(db.get("t").spec.table_id)
+    return [k for k, _ in db.store.iterate(prefix, keyspace.prefix_end(prefix))]
+
+
+def _sizes(db: Namespace) -> list[int]:
+    prefix = keyspace.items_prefix(db.get("t").spec.table_id)
+    return [stored_size(v) for _, v in db.store.iterate(prefix, keyspace.prefix_end(prefix))]
+
+
+def test_a_throttled_single_write_is_the_error_and_writes_nothing() -> None:
+    db, call = _harness("gsi", True)
     answers = []
     for i in range(30):  # 100 WCU each: the 5 WCU table's 300 s of burst run out
+        before = _stored(db)
         try:
             call("PutItem", TableName="t", Item={"pk": S(f"k{i % 7}"), "d": S("x" * 100_000)})
             answers.append("ok")
         except errors.DynamoError as e:
             answers.append(e.type_name)
-    return answers
-
-
-def test_a_throttled_single_write_is_the_same_error_and_writes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    fast_db, fast = _harness("gsi", True)
-    answers = _throttled(fast)
+            assert _stored(db) == before
     assert "ProvisionedThroughputExceededException" in answers
-    with monkeypatch.context() as mp:
-        mp.setattr(writes, "single", _general)
-        slow_db, slow = _harness("gsi", True)
-        assert _throttled(slow) == answers
-    assert _state(fast_db) == _state(slow_db)
+    assert answers[0] == "ok"
 
 
-def test_an_index_added_later_is_maintained_by_single_writes() -> None:
+def test_an_index_added_later_is_maintained_by_later_writes() -> None:
     """A table created without an index leaves the index maintenance out of its writes
     until UpdateTable gives it one."""
     db, call = _harness("plain", False)
