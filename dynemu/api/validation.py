@@ -24,7 +24,7 @@ Both run in one walk of the body: each top-level member's constraints are tested
 its type passed (a cheap test where there is one: an enum's set, a compiled pattern, a
 MeasuredMap's size), and only a request that fails one has its messages collected, in
 DynamoDB's order, after the whole body passed the type pass. Messages: the request
-validation section of the catalogue in ``dynemu/errors.py``.
+validation section of the catalogue, ``dynemu/errors/requests.py``.
 
 What the service does differently from the model lives in the override tables below.
 Scalar deserialisation (SerializationException) is in ``validation_scalars.py``.

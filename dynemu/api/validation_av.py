@@ -17,8 +17,8 @@ import orjson
 
 from dynemu.api.validation_overrides import JAVA_PACKAGE
 from dynemu.api.validation_scalars import check_blob, check_boolean, check_string, mismatch
-from dynemu.engine.values import MSG_NESTING  # the items section's message (values' nesting rule)
 from dynemu.errors import (
+    MSG_NESTING,
     MSG_START_OF_STRUCTURE,
     MSG_UNEXPECTED_FIELD_TYPE,
     MSG_UNEXPECTED_VALUE_TYPE,

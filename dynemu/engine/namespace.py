@@ -138,7 +138,7 @@ class Namespace:
 
     def add_table(self, spec: TableSpec) -> Table:
         if spec.name in self.tables:
-            raise errors.resource_in_use(f"Table already exists: {spec.name}")
+            raise errors.resource_in_use(errors.msg_table_exists(spec.name))
         batch = WriteBatch()
         batch.put(keyspace.meta_counter_key(_TABLE_ID_COUNTER), str(spec.table_id).encode())
         batch.put(keyspace.meta_table_key(spec.name), orjson.dumps(spec.to_record()))

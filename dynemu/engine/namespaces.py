@@ -167,7 +167,7 @@ class Namespaces:
         assert self.data_dir is not None
         path = os.path.realpath(os.path.join(self.data_dir, name))
         if os.path.dirname(path) != self.data_dir:  # never outside the data directory
-            raise errors.validation(f"Invalid namespace name: {name}")
+            raise errors.validation(errors.msg_invalid_namespace(name))
         return path
 
     def _open_store(self, name: str) -> Store:

@@ -37,7 +37,8 @@ from dynemu.engine.expressions.keycondition import KeyCondition
 from dynemu.engine.indexes import Index
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Table, decode_stored, stored_size
-from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, admit_or_cancel
+from dynemu.engine.writes import admit_or_cancel
+from dynemu.errors import MSG_MULTIPLE_OPERATIONS
 from dynemu.storage import keyspace
 
 if TYPE_CHECKING:

@@ -42,10 +42,6 @@ _CHUNK = 10_000  # index entries per storage batch when building or dropping the
 
 TTL_DELETE = "ttl"  # ``Mutation.derived`` key of a sweeper delete (never charged capacity)
 
-MSG_ALREADY_ENABLED = "TimeToLive is already enabled"
-MSG_ALREADY_DISABLED = "TimeToLive is already disabled"
-MSG_OTHER_ATTRIBUTE = "TimeToLive is active on a different AttributeName: current AttributeName is {}"
-MSG_COOLDOWN = "Time to live has been modified multiple times within a fixed interval"
 
 
 def _meta_key(table_id: int) -> bytes:
@@ -210,13 +206,13 @@ def update(table: Table, attribute: str, enabled: bool, now: float) -> None:
     idx = attach(table)
     state = idx.state
     if state.enabled and state.attribute != attribute:
-        raise errors.validation(MSG_OTHER_ATTRIBUTE.format(state.attribute))
+        raise errors.validation(errors.MSG_OTHER_ATTRIBUTE.format(state.attribute))
     if enabled and state.enabled:
-        raise errors.validation(MSG_ALREADY_ENABLED)
+        raise errors.validation(errors.MSG_ALREADY_ENABLED)
     if not enabled and not state.enabled:
-        raise errors.validation(MSG_ALREADY_DISABLED)
+        raise errors.validation(errors.MSG_ALREADY_DISABLED)
     if state.changed_at is not None and now - state.changed_at < COOLDOWN_SECONDS:
-        raise errors.validation(MSG_COOLDOWN)
+        raise errors.validation(errors.MSG_COOLDOWN)
     new = TTLState(attribute if enabled else None, enabled, now)
     key = _meta_key(table.spec.table_id)
     if enabled:

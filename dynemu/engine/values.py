@@ -59,21 +59,6 @@ MAX_ADJUSTED_EXPONENT = 125  # 9.99..9E+125 is the largest magnitude
 MIN_ADJUSTED_EXPONENT = -130  # 1E-130 is the smallest non-zero magnitude
 MAX_NESTING = 32  # a top-level attribute value is level 1; deeper than 32 is rejected
 
-MSG_NOT_A_NUMBER = "The parameter cannot be converted to a numeric value"
-MSG_PRECISION = "Attempting to store more than 38 significant digits in a Number"
-MSG_OVERFLOW = "Number overflow. Attempting to store a number with magnitude larger than supported range"
-MSG_UNDERFLOW = "Number underflow. Attempting to store a number with magnitude smaller than supported range"
-MSG_EMPTY_VALUE = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
-MSG_MULTI_VALUE = "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"
-MSG_NESTING = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
-MSG_NULL_FALSE = "Null attribute value types must have the value of true"  # with the invalid-parameter prefix
-MSG_EMPTY_SS = "An string set  may not be empty"  # sic: two spaces, "An string"
-MSG_EMPTY_NS = "An number set  may not be empty"
-MSG_EMPTY_BS = "Binary sets should not be empty"
-MSG_NS_DUPLICATES = "Input collection contains duplicates"  # bare, unlike SS/BS
-# "Attribute names must be at least one character long" (naming rules); the service's text
-# for an empty name was not found: chosen in its invalid-parameter form (issue 12 report).
-MSG_EMPTY_NAME = "Empty attribute name"
 
 # The numeric grammar DynamoDB accepts (Java BigDecimal's, ASCII digits only): optional sign,
 # digits with an optional point, optional exponent. No spaces, no Infinity/NaN, no hex.
@@ -101,14 +86,14 @@ def _check_range(d: Decimal) -> None:
         return
     adjusted = exp + n - 1
     if adjusted > MAX_ADJUSTED_EXPONENT:
-        raise errors.validation(MSG_OVERFLOW)
+        raise errors.validation(errors.MSG_OVERFLOW)
     if adjusted < MIN_ADJUSTED_EXPONENT:
-        raise errors.validation(MSG_UNDERFLOW)
+        raise errors.validation(errors.MSG_UNDERFLOW)
     if n > MAX_DIGITS:
         while digits[n - 1] == 0:  # trailing zeros are not significant
             n -= 1
         if n > MAX_DIGITS:
-            raise errors.validation(MSG_PRECISION)
+            raise errors.validation(errors.MSG_PRECISION)
 
 
 def parse_number(s: str) -> Decimal:
@@ -116,14 +101,14 @@ def parse_number(s: str) -> Decimal:
     if not isinstance(s, str):
         raise _shape_error(s, "String")
     if not s:
-        raise errors.validation(MSG_NOT_A_NUMBER)
+        raise errors.validation(errors.MSG_NOT_A_NUMBER)
     if _NUMBER_RE.fullmatch(s) is None:
-        raise errors.validation(f"{MSG_NOT_A_NUMBER}: {s}")
+        raise errors.validation(f"{errors.MSG_NOT_A_NUMBER}: {s}")
     e = max(s.find("e"), s.find("E"))
     if e >= 0 and len(s) - e > 10 and not -_JAVA_INT <= int(s[e + 1 :]) < _JAVA_INT:
         # An exponent beyond a Java int is not a number to DynamoDB's parser (BigDecimal's
         # NumberFormatException), whatever the digits; Python's Decimal would raise instead.
-        raise errors.validation(f"{MSG_NOT_A_NUMBER}: {s}")
+        raise errors.validation(f"{errors.MSG_NOT_A_NUMBER}: {s}")
     d = Decimal(s)
     _check_range(d)
     return d
@@ -251,15 +236,15 @@ def _shape_error(x: Any, expected: str) -> DynamoError:
     """A wrong JSON type inside a value. The api layer's shape check normally answers first;
     these mirror the service's deserializer wording as far as it is reported."""
     if isinstance(x, dict):
-        return errors.serialization("Start of structure or map found where not expected.")
+        return errors.serialization(errors.MSG_START_OF_STRUCTURE + ".")  # this path says it with a period
     if isinstance(x, list):
-        return errors.serialization("Start of list found where not expected")
+        return errors.serialization(errors.MSG_START_OF_LIST)
     if isinstance(x, bool):
         return errors.serialization(f"{'TRUE' if x else 'FALSE'}_VALUE cannot be converted to {expected}")
     if isinstance(x, int | float):
         return errors.serialization(f"NUMBER_VALUE cannot be converted to {expected}")
     if x is None:  # a null where an AttributeValue belongs
-        return errors.validation(MSG_EMPTY_VALUE)
+        return errors.validation(errors.MSG_EMPTY_VALUE)
     if expected in ("List", "Map"):
         return errors.serialization(f"Expected {expected.lower()} or null")
     if expected == "Boolean":
@@ -315,7 +300,7 @@ def _check_member(t: str, x: Any, level: int) -> Any:
         if not isinstance(x, bool):
             raise _shape_error(x, "Boolean")
         if t == "NULL" and not x:
-            raise errors.invalid_parameter(MSG_NULL_FALSE)
+            raise errors.invalid_parameter(errors.MSG_NULL_FALSE)
         return x
     return _check_set(t, x)
 
@@ -324,26 +309,26 @@ def _check_set(t: str, x: Any) -> list[str]:
     if t == "SS":
         _str_list(x, "String")
         if not x:
-            raise errors.invalid_parameter(MSG_EMPTY_SS)
+            raise errors.invalid_parameter(errors.MSG_EMPTY_SS)
         if len(set(x)) != len(x):
-            raise errors.invalid_parameter(f"Input collection [{', '.join(x)}] contains duplicates.")
+            raise errors.invalid_parameter(errors.msg_set_duplicates(x))
         return x
     if t == "NS":
         _str_list(x, "String")
         if not x:
-            raise errors.invalid_parameter(MSG_EMPTY_NS)
+            raise errors.invalid_parameter(errors.MSG_EMPTY_NS)
         normal = [normalize_number(m) for m in x]
         if len(set(normal)) != len(normal):  # "1" and "1.0" are the same number
-            raise errors.validation(MSG_NS_DUPLICATES)
+            raise errors.validation(errors.MSG_NS_DUPLICATES)
         return x if all(a is b for a, b in zip(normal, x, strict=True)) else normal
     _str_list(x, "Blob")  # BS
     if not x:
-        raise errors.invalid_parameter(MSG_EMPTY_BS)
+        raise errors.invalid_parameter(errors.MSG_EMPTY_BS)
     for m in x:
         _check_base64(m)
     if len(set(x)) != len(x):  # strict base64 is 1:1 with bytes
         raise errors.invalid_parameter(
-            f"Input collection [{', '.join(x)}]of type BS contains duplicates."
+            errors.msg_set_duplicates(x, "BS")
         )  # sic
     return x
 
@@ -351,7 +336,7 @@ def _check_set(t: str, x: Any) -> list[str]:
 def _validate(v: Any, level: int) -> Value:
     # Recursion is bounded: a value nested deeper than MAX_NESTING is refused before descending.
     if level > MAX_NESTING:
-        raise errors.validation(MSG_NESTING)
+        raise errors.validation(errors.MSG_NESTING)
     if not isinstance(v, dict):
         raise _shape_error(v, "Structure")
     if len(v) == 1:  # the common case, no allocation when nothing changes
@@ -362,10 +347,10 @@ def _validate(v: Any, level: int) -> Value:
     # Unknown members and nulls are ignored, as the service's deserializer does.
     members = [(t, x) for t, x in v.items() if t in _TYPE_SET and x is not None]
     if not members:
-        raise errors.validation(MSG_EMPTY_VALUE)
+        raise errors.validation(errors.MSG_EMPTY_VALUE)
     checked = [(t, _check_member(t, x, level)) for t, x in members]  # each member first, then the count
     if len(checked) > 1:
-        raise errors.validation(MSG_MULTI_VALUE)
+        raise errors.validation(errors.MSG_MULTI_VALUE)
     return dict(checked)
 
 
@@ -473,7 +458,7 @@ def _finish_measured(item: MeasuredMap) -> tuple[Item, int]:
     out = dict(item)
     for name in item.unchecked:
         if not name:
-            raise errors.invalid_parameter(MSG_EMPTY_NAME)
+            raise errors.invalid_parameter(errors.MSG_EMPTY_NAME)
         v = item[name]
         nv = _validate(v, 1)
         size += value_size(nv)  # the name is counted already
@@ -504,7 +489,7 @@ def validate_item(item: Any) -> Item:
     out: Item | None = None
     for name, v in item.items():
         if not name:
-            raise errors.invalid_parameter(MSG_EMPTY_NAME)
+            raise errors.invalid_parameter(errors.MSG_EMPTY_NAME)
         nv = _validate(v, 1)
         if nv is not v and out is None:
             out = dict(item)

@@ -21,7 +21,7 @@ def _table(ctx: Context, name: str) -> Table:
         for candidate in ctx.db.tables.values():
             if candidate.spec.arn == name:
                 return candidate
-        raise errors.DynamoError("TableNotFoundException", f"Table not found: {name}")
+        raise errors.DynamoError("TableNotFoundException", errors.msg_backup_table_not_found(name))
     return table
 
 

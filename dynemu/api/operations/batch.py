@@ -36,16 +36,6 @@ Item = dict[str, Any]
 
 MAX_BATCH_GET_KEYS = 100  # "A single operation can retrieve up to 16 MB of data, ... up to 100 items"
 MAX_BATCH_WRITE_REQUESTS = 25  # "as many as 25 put or delete requests"
-MSG_DUPLICATES = "Provided list of item keys contains duplicates"
-MSG_TOO_MANY_GET = "Too many items requested for the BatchGetItem call"
-MSG_TOO_MANY_WRITE = "Too many items requested for the BatchWriteItem call"
-MSG_SCHEMA = "The provided key element does not match the schema"
-# A WriteRequest with neither or both of PutRequest / DeleteRequest: the service answers
-# with its AttributeValue union message (dynalite validations/batchWriteItem.js; the same
-# text from DynamoDB Local for both cases).
-MSG_ONE_REQUEST = (
-    "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"
-)
 
 
 # --- keys ----------------------------------------------------------------------------------
@@ -77,7 +67,7 @@ def resolve_key(table: Table, attrs: Item, *, whole_item: bool) -> tuple[bytes |
                 table.key_for_item(attrs)
             except errors.DynamoError as e:
                 return None, e.message
-        return None, MSG_SCHEMA
+        return None, errors.MSG_SCHEMA
     return (table.key_for_item(attrs) if whole_item else table.key_for_request(attrs)), None
 
 
@@ -106,11 +96,11 @@ def batch_get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
             key = values.validate_item(raw)
             identity = _key_identity(key)
             if identity in seen:
-                raise errors.validation(MSG_DUPLICATES)
+                raise errors.validation(errors.MSG_DUPLICATES)
             seen.add(identity)
             count += 1
             if count > MAX_BATCH_GET_KEYS:
-                raise errors.validation(MSG_TOO_MANY_GET)
+                raise errors.validation(errors.MSG_TOO_MANY_GET)
             keys.append(key)
         staged.append((name, spec, compiled, keys))
     # 2. tables and keys
@@ -155,7 +145,7 @@ def batch_write_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     count = 0
     for name, requests in request_items.items():
         if not all(_one_request(r) for r in requests):
-            raise errors.validation(MSG_ONE_REQUEST)
+            raise errors.validation(errors.MSG_MULTI_VALUE)
         ops: list[tuple[Item, int | None]] = []  # (item, size) to put, (key, None) to delete
         for r in requests:
             put = r.get("PutRequest")
@@ -167,7 +157,7 @@ def batch_write_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
                 ops.append((values.validate_item(r["DeleteRequest"]["Key"]), None))
             count += 1
             if count > MAX_BATCH_WRITE_REQUESTS:
-                raise errors.validation(MSG_TOO_MANY_WRITE)
+                raise errors.validation(errors.MSG_TOO_MANY_WRITE)
         staged.append((name, ops))
     # 2. tables, keys (every mismatch worded as the schema mismatch), duplicates
     seen: set[bytes] = set()
@@ -177,9 +167,9 @@ def batch_write_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         for attrs, size in ops:
             key, _ = resolve_key(table, attrs, whole_item=size is not None)
             if key is None:  # a missing or mistyped key attribute, in a Put too (dynalite)
-                raise errors.validation(MSG_SCHEMA)
+                raise errors.validation(errors.MSG_SCHEMA)
             if key in seen:
-                raise errors.validation(MSG_DUPLICATES)
+                raise errors.validation(errors.MSG_DUPLICATES)
             seen.add(key)
             kind = "Delete" if size is None else "Put"
             writes.append(Write(kind, table, key, attrs, size=size, table_name=name))

@@ -27,12 +27,11 @@ from dynemu.engine.tokens import fingerprint
 from dynemu.engine.writes import Write, replay
 
 Item = dict[str, Any]
-MSG_DUPLICATE = "Duplicate primary key exists in table"
 
 
 def duplicate_item() -> errors.DynamoError:
     """PartiQL INSERT of an existing key (API reference, ExecuteStatement errors)."""
-    return errors.DynamoError("DuplicateItemException", MSG_DUPLICATE)
+    return errors.DynamoError("DuplicateItemException", errors.MSG_DUPLICATE)
 
 
 # --- reads: the engine's read executor ----------------------------------------------------------
@@ -119,7 +118,7 @@ def write_one(ctx: Context, table: Table, plan: KeyedPlan, *, return_old: bool,
 def _duplicates(e: TransactionCanceled, writes: list[Write]) -> TransactionCanceled:
     """An INSERT whose key exists cancels with DuplicateItem, not ConditionalCheckFailed."""
     reasons = [
-        {"Code": "DuplicateItem", "Message": MSG_DUPLICATE}
+        {"Code": "DuplicateItem", "Message": errors.MSG_DUPLICATE}
         if w.kind == "Put" and r.get("Code") == "ConditionalCheckFailed" else r
         for w, r in zip(writes, e.reasons, strict=True)
     ]

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations.batch import MSG_SCHEMA, resolve_key
+from dynemu.api.operations.batch import resolve_key
 from dynemu.api.operations.common import render_ledger
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context, Handler
@@ -40,17 +40,13 @@ from dynemu.engine.expressions import Compiled
 from dynemu.engine.reads import KeyRead
 from dynemu.engine.table import Table
 from dynemu.engine.tokens import fingerprint
-from dynemu.engine.writes import MSG_MULTIPLE_OPERATIONS, Write, WriteResult, replay
+from dynemu.engine.writes import Write, WriteResult, replay
+from dynemu.errors import MSG_MULTIPLE_OPERATIONS, MSG_SCHEMA
 
 Item = dict[str, Any]
 
 ACTIONS = ("ConditionCheck", "Put", "Delete", "Update")
 
-# Messages: the one-of message was captured from the service for moto (getmoto/moto#5496);
-# the zero-action message is DynamoDB Local's. The multiple-operations and 4 MB messages
-# are the write executor's (dynemu.engine.writes).
-MSG_ONE_ACTION = "TransactItems can only contain one of Check, Put, Update or Delete"
-MSG_NO_ACTION = "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request"
 
 
 @dataclass(slots=True)
@@ -85,7 +81,7 @@ def _parse_actions(transact_items: list[dict[str, Any]]) -> list[_Action]:
     for entry in transact_items:
         kinds = [k for k in ACTIONS if entry.get(k) is not None]
         if len(kinds) != 1:
-            raise errors.validation(MSG_ONE_ACTION if kinds else MSG_NO_ACTION)
+            raise errors.validation(errors.MSG_ONE_ACTION if kinds else errors.MSG_NO_ACTION)
         kind = kinds[0]
         params = entry[kind]
         if kind == "Put":

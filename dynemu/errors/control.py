@@ -1,296 +1,20 @@
-"""DynamoError, the one exception type of dynemu, and factories for DynamoDB's errors.
+"""Messages of the control plane and the rest: tables, indexes, streams, TTL, tags, PartiQL, expressions.
 
-Raised anywhere (engine, validation, protocol); only ``dynemu.api.protocol`` turns it
-into the wire form ``{"__type": "<namespace>#<Name>", "message": "..."}``.
-This module imports nothing from dynemu.
+Part of the catalogue of messages (``dynemu.errors``): every text dynemu says is defined once.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-SERVICE_NS = "com.amazonaws.dynamodb.v20120810"
-VALIDATE_NS = "com.amazon.coral.validate"
-CORAL_NS = "com.amazon.coral.service"
-
-
-class DynamoError(Exception):
-    """An error DynamoDB would return: type name, message, namespace, HTTP status and
-    extra top-level members of the error body (``Item``, ``CancellationReasons``, ...)."""
-
-    __slots__ = ("type_name", "message", "namespace", "status", "extra")
-
-    def __init__(
-        self,
-        type_name: str,
-        message: str,
-        *,
-        namespace: str = SERVICE_NS,
-        status: int = 400,
-        extra: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__(f"{type_name}: {message}")
-        self.type_name = type_name
-        self.message = message
-        self.namespace = namespace
-        self.status = status
-        self.extra = extra
-
-    def body(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"__type": f"{self.namespace}#{self.type_name}", "message": self.message}
-        if self.extra:
-            body.update(self.extra)
-        return body
-
-
-# --- factories -----------------------------------------------------------------------------
-
-
-def validation(message: str) -> DynamoError:
-    return DynamoError("ValidationException", message, namespace=VALIDATE_NS)
-
-
-def invalid_parameter(detail: str) -> DynamoError:
-    """The common ``One or more parameter values were invalid: ...`` ValidationException."""
-    return validation(f"One or more parameter values were invalid: {detail}")
-
-
-def serialization(message: str = "") -> DynamoError:
-    return DynamoError("SerializationException", message, namespace=CORAL_NS)
-
-
-def unknown_operation(message: str = "") -> DynamoError:
-    return DynamoError("UnknownOperationException", message, namespace=CORAL_NS)
-
-
-def missing_authentication_token() -> DynamoError:
-    return DynamoError(
-        "MissingAuthenticationTokenException", "Request is missing Authentication Token", namespace=CORAL_NS
-    )
-
-
-def resource_not_found(message: str = "Requested resource not found") -> DynamoError:
-    return DynamoError("ResourceNotFoundException", message)
-
-
-def table_not_found(table_name: str) -> DynamoError:
-    return resource_not_found(f"Requested resource not found: Table: {table_name} not found")
-
-
-def resource_in_use(message: str) -> DynamoError:
-    return DynamoError("ResourceInUseException", message)
-
-
-def limit_exceeded(message: str) -> DynamoError:
-    return DynamoError("LimitExceededException", message)
-
-
-def conditional_check_failed(item: dict[str, Any] | None = None) -> DynamoError:
-    return DynamoError(
-        "ConditionalCheckFailedException",
-        "The conditional request failed",
-        extra={"Item": item} if item is not None else None,
-    )
-
-
-def internal_server_error(message: str = "Internal server error") -> DynamoError:
-    return DynamoError("InternalServerError", message, status=500)
-
-
-# --- the catalogue of messages -------------------------------------------------------------------
-# Every message dynemu writes is defined once, here, in the section of the layer that says it.
-# Wording is DynamoDB's (cite the page that shows it); tests assert the full strings.
-
-# --- items and the write executor (engine/writes, table, values) ---
-# The 400 KB item size rule ("Service, account, and table quotas": Item size): a new image
-# too large, and an UpdateItem (or a transaction's Update) growing one past the limit.
-MSG_ITEM_SIZE = "Item size has exceeded the maximum allowed size"
-MSG_UPDATE_SIZE = "Item size to update has exceeded the maximum allowed size"
-# Quoted by AWS's knowledge-center article "Why is my TransactWriteItems API call failing".
-MSG_MULTIPLE_OPERATIONS = "Transaction request cannot include multiple operations on one item"
-# The 4 MB aggregate of a transaction: dynoxide's wording, checked against the service by
-# its conformance suite.
-MSG_TRANSACTION_TOO_LARGE = (
-    "Collection size of items exceeded, which can also be caused by the aggregate size of the items in the "
-    "transaction exceeding the 4MB limit"
+from dynemu.errors.requests import (
+    MSG_CONSTRAINT,
+    MSG_MAX_LENGTH,
+    MSG_MAX_VALUE,
+    MSG_MIN_LENGTH,
+    MSG_PATTERN,
+    MSG_VALIDATION_ERRORS,
 )
-# An LSI's item collection past 10 GB (LSI.md, "Item collection size limit").
-MSG_COLLECTION_SIZE = "Collection size exceeded"
-# Index key attributes of a new image (engine/indexes; dynalite's probes of the service).
-MSG_INDEX_KEY_TYPE = "Type mismatch for Index Key {name} Expected: {expected} Actual: {actual} IndexName: {index}"
-MSG_INDEX_KEY_EMPTY = (
-    "One or more parameter values are not valid. A value specified for a secondary index key is "
-    "not supported. The AttributeValue for a key attribute cannot contain an empty "
-    "{type_name} value. IndexName: {index}, IndexKey: {name}"
-)
-MSG_INDEX_KEY_SIZE = (
-    "Size limit exceeded for Index Key {name} Actual Size: {size} bytes Max Size: {limit} bytes IndexName: {index}"
-)
-# Throttling (engine/capacity): ProvisionedThroughputExceededException as the service
-# returns it (quoted in mifi/dynamodump#20, source-cooperative/source.coop#12;
-# grailbio/reflow#101 for GSIs), and the ThrottlingException of an on-demand table
-# (praetorian-inc/chariot-ui#684, cowinapi/developer.cowin#151).
-MSG_THROTTLED_TABLE = (
-    "The level of configured provisioned throughput for the table was exceeded. "
-    "Consider increasing your provisioning level with the UpdateTable API."
-)
-MSG_THROTTLED_INDEX = (
-    "The level of configured provisioned throughput for one or more global secondary indexes of the "
-    "table was exceeded. Consider increasing your provisioning level for the under-provisioned global "
-    "secondary indexes with the UpdateTable API"
-)
-MSG_THROTTLED_ON_DEMAND = (
-    "Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling "
-    "your table or index so please try again shortly. If exceptions persist, check if you have a hot key: "
-    "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html"
-)
-
-
-# --- reads (engine/reads, Query, Scan, BatchGetItem) ---
-
-MSG_KEY_CONDITIONS_REQUIRED = "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
-MSG_BACKFILLING_INDEX = "Cannot read from backfilling global secondary index"
-MSG_CONSISTENT_GSI = "Consistent reads are not supported on global secondary indexes"
-MSG_INVALID_START = "The provided starting key is invalid"
-MSG_INVALID_SCAN_START = "The provided starting key is invalid: The provided key element does not match the schema"
-MSG_OUTSIDE = "The provided starting key is outside query boundaries based on provided condition"
-MSG_SPECIFIC_NEEDS_PROJECTION = (
-    "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES"
-)
-MSG_SEGMENT_WITHOUT_TOTAL = (
-    "The TotalSegments parameter is required but was not present in the request when Segment parameter is present"
-)
-MSG_TOTAL_WITHOUT_SEGMENT = (
-    "The Segment parameter is required but was not present in the request when parameter TotalSegments is present"
-)
-_SELECT_CHOICES = {"ALL_ATTRIBUTES": "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES": "ALL_PROJECTED_ATTRIBUTES",
-                   "COUNT": "only the Count"}
-
-
-def msg_no_such_index(name: str) -> str:
-    return f"The table does not have the specified index: {name}"
-
-
-def msg_start_key_wrong_segment(total: int, segment: int | None) -> str:
-    return (
-        "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with "
-        f"correct Segment. TotalSegments: {total} Segment: {segment}"
-    )
-
-
-def msg_gsi_select_all(index: str) -> str:
-    """Detail of ``invalid_parameter``."""
-    return f"Select type ALL_ATTRIBUTES is not supported for global secondary index {index} because its projection type is not ALL"
-
-
-def msg_gsi_not_projected(index: str, missing: list[str]) -> str:
-    """Detail of ``invalid_parameter``."""
-    return f"Global secondary index {index} does not project [{', '.join(missing)}]"
-
-
-def msg_filter_not_projected(index: str, missing: list[str]) -> str:
-    """Detail of ``invalid_parameter``."""
-    return f"Secondary index {index} does not project one or more filter attributes: [{', '.join(missing)}]"
-
-
-def msg_select_conflict(which: str, select: str) -> str:
-    """``which`` (ProjectionExpression or AttributesToGet) given with Select ``select``."""
-    return f"Cannot specify the {which} when choosing to get {_SELECT_CHOICES[select]}"
-
-
-def msg_all_projected_needs_index(operation: str) -> str:
-    verb = "Querying" if operation == "Query" else "Scanning"
-    return f"ALL_PROJECTED_ATTRIBUTES can be used only when {verb} using an IndexName"
-
-
-def msg_segment_out_of_range(segment: int, total: int) -> str:
-    return (
-        "The Segment parameter is zero-based and must be less than parameter TotalSegments: "
-        f"Segment: {segment} is not less than TotalSegments: {total}"
-    )
-
-
-# key conditions (engine/expressions/keycondition, legacy KeyConditions)
-MSG_CONDITIONS_LENGTH = "Conditions can be of length 1 or 2 only"
-MSG_KEY_CONDITION_NOT_SUPPORTED = "Query key condition not supported"
-MSG_NOT_INDEXABLE = "Attempted conditional constraint is not an indexable operation"
-MSG_KEY_CONDITION_TYPE = "Condition parameter type does not match schema type"  # detail of ``invalid_parameter``
-MSG_KEY_CONDITION_NESTED_OPERATIONS = "KeyConditionExpressions cannot contain nested operations"
-MSG_KEY_CONDITION_NESTED_ATTRIBUTES = "KeyConditionExpressions cannot have conditions on nested attributes"
-MSG_KEY_CONDITION_TWO_NAMES = "Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition"
-MSG_KEY_CONDITION_NO_KEY = "Invalid condition in KeyConditionExpression: No key attribute specified"
-MSG_KEY_CONDITION_REPEATED = "KeyConditionExpressions must only contain one condition per key"
-
-
-def msg_key_condition_missing(name: str) -> str:
-    return f"Query condition missed key schema element: {name}"
-
-
-def msg_range_key_gap(prior: str, name: str) -> str:
-    return (
-        f"RANGE key attributes {prior} must have equality conditions specified in the query "
-        f"because a condition is present on key attribute {name}"
-    )
-
-
-def msg_key_condition_operator(operator: str) -> str:
-    return f"Invalid operator used in KeyConditionExpression: {operator}"
-
-
-def msg_key_condition_first_operand(kind: str) -> str:
-    return f"Invalid condition in KeyConditionExpression: {kind} operator must have the key attribute as its first operand"
-
-
-# --- request validation (api/validation*, api/operations/items) ---
-# Coral's deserialiser: what a JSON value of the wrong kind gets (SerializationException).
-# Captured from the service: dynalite validations/*.js and the 2026 capture cited in
-# api/validation_overrides.py.
-MSG_START_OF_STRUCTURE = "Start of structure or map found where not expected"
-MSG_UNEXPECTED_FIELD_TYPE = "Unexpected field type"
-MSG_UNEXPECTED_VALUE_TYPE = "Unexpected value type in payload"
-MSG_UNEXPECTED_TOKEN = "Unexpected token received from parser"  # a string where a Boolean belongs
-MSG_NOT_CONVERTIBLE = "{} cannot be converted to {}"  # (TRUE_VALUE, NUMBER_VALUE, ...), (String, Integer, ...)
-MSG_UNRECOGNIZED_COLLECTION = "Unrecognized collection type {}"  # "class <Java class>" or a generic type
-MSG_NOT_BASE64 = "only base-64-encoded strings are convertible to bytes"
-MSG_BASE64_LENGTH = "Base64 encoded length is expected a multiple of 4 bytes but found: {}"
-MSG_BASE64_CHARACTER = "Invalid Base64 character: '{}'"
-MSG_BASE64_LAST = "Invalid last non-pad Base64 character dectected"  # sic
-# A scalar where a list or map nested in a collection is expected (Java generics leak).
-MSG_PARAMETERIZED_CAST = (
-    "class sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl cannot be cast to class java.lang.Class "
-    "(sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl and java.lang.Class are in module java.base "
-    "of loader 'bootstrap')"
-)
-# Coral's constraint checks (ValidationException), up to ten listed in one message:
-# "2 validation errors detected: Value null at 'tableName' failed to satisfy constraint: ...; ..."
-MSG_VALIDATION_ERRORS = "{} validation error{} detected: {}"  # count, "s" when more than one, "; "-joined
-MSG_CONSTRAINT = "Value {} at '{}' failed to satisfy constraint: {}"  # null or 'value', path, rule
-MSG_NOT_NULL = "Member must not be null"
-MSG_MIN_LENGTH = "Member must have length greater than or equal to {}"
-MSG_MAX_LENGTH = "Member must have length less than or equal to {}"
-MSG_PATTERN = "Member must satisfy regular expression pattern: {}"
-MSG_MIN_VALUE = "Member must have value greater than or equal to {}"
-MSG_MAX_VALUE = "Member must have value less than or equal to {}"
-MSG_ENUM = "Member must satisfy enum value set: [{}]"
-MSG_MAP_KEYS = "Map keys must satisfy constraint: [{}]"
-MSG_MAP_VALUE = "Map value must satisfy constraint: [{}]"
-MSG_BYTE_BUFFER = "java.nio.HeapByteBuffer[pos=0 lim={} cap={}]"  # how Coral shows a blob's value
-# Messages some operations return instead of Coral's (api/validation_overrides.py says which).
-MSG_NAME_LENGTH = "{} must be at least 3 characters long and at most 255 characters long"
-MSG_PARAMETER_REQUIRED = "The parameter '{}' is required but was not present in the request"
-MSG_BATCH_WRITE_ITEMS_REQUIRED = "The requestItems parameter is required for BatchWriteItem"
-MSG_BATCH_GET_ITEMS_EMPTY = (
-    "1 validation error detected: Value at 'RequestItems' failed to satisfy constraint: "
-    "Member must have length greater than or equal to 1"
-)
-MSG_QUERY_LIMIT_BELOW_1 = (
-    "1 validation error detected: Value at 'Limit' failed to satisfy constraint: "
-    "Member must have value greater than or equal to 1"
-)
-
-
-# --- tables, indexes, streams, TTL, PartiQL (control plane and the rest) ---
-
 
 # expressions (engine/expressions): parameters, placeholders, sizes
 MSG_NAMES_WITHOUT_EXPRESSIONS = "ExpressionAttributeNames can only be specified when using expressions"
@@ -686,35 +410,31 @@ def msg_no_stream_to_disable(table: str) -> str:
 # shape errors said outside api/validation (the same form as its aggregated message)
 
 
-MSG_NOT_NULL = "Member must not be null"
-
-
 def msg_at_most(limit: int) -> str:
-    return f"Member must have value less than or equal to {limit}"
+    return MSG_MAX_VALUE.format(limit)
 
 
 def msg_pattern(pattern: str) -> str:
-    return f"Member must satisfy regular expression pattern: {pattern}"
+    return MSG_PATTERN.format(pattern)
 
 
 def msg_at_least_length(limit: int) -> str:
-    return f"Member must have length greater than or equal to {limit}"
+    return MSG_MIN_LENGTH.format(limit)
 
 
 def msg_at_most_length(limit: int) -> str:
-    return f"Member must have length less than or equal to {limit}"
+    return MSG_MAX_LENGTH.format(limit)
 
 
 def msg_validation_errors(details: list[str]) -> str:
     """``N validation error(s) detected: d1; d2``."""
     n = len(details)
-    return f"{n} validation error{'s' if n > 1 else ''} detected: {'; '.join(details)}"
+    return MSG_VALIDATION_ERRORS.format(n, "s" if n > 1 else "", "; ".join(details))
 
 
 def msg_constraint(value: Any, path: str, constraint: str) -> str:
     """One detail of ``msg_validation_errors``; ``value`` None prints as null."""
-    shown = "null" if value is None else f"'{value}'"
-    return f"Value {shown} at '{path}' failed to satisfy constraint: {constraint}"
+    return MSG_CONSTRAINT.format("null" if value is None else f"'{value}'", path, constraint)
 
 
 # tables (api/operations/tables)
@@ -909,82 +629,22 @@ def unsupported_set_function(name: str) -> str:
     return f"{name} takes a document path and a set"
 
 
-# --- transactions and idempotency tokens ---
-# engine/cancellation.py and engine/tokens.py. TransactionCanceledException's message, as real
-# responses quote it (aws/aws-sdk-net#1292, erlcloud/erlcloud#607, boto/boto3#2657), with the
-# reasons' codes between the brackets:
-MSG_TRANSACTION_CANCELED = "Transaction cancelled, please refer cancellation reasons for specific reasons [{}]"
-# The API reference's description of IdempotentParameterMismatchException (TransactWriteItems,
-# "Errors"; the service's own wording is unpublished):
-MSG_IDEMPOTENT_MISMATCH = (
-    "DynamoDB rejected the request because you retried a request with a different payload "
-    "but with an idempotent token that was already used."
-)
+# engine/ttl.py
+MSG_ALREADY_ENABLED = "TimeToLive is already enabled"
+MSG_ALREADY_DISABLED = "TimeToLive is already disabled"
+MSG_OTHER_ATTRIBUTE = "TimeToLive is active on a different AttributeName: current AttributeName is {}"
+MSG_COOLDOWN = "Time to live has been modified multiple times within a fixed interval"
 
 
-def idempotent_parameter_mismatch() -> DynamoError:
-    return DynamoError("IdempotentParameterMismatchException", MSG_IDEMPOTENT_MISMATCH)
+# api/operations/partiql_adapter.py
+MSG_DUPLICATE = "Duplicate primary key exists in table"
 
 
-# --- HTTP and the protocol (api/http, api/protocol, api/sigv4) ---
-MSG_NOT_IMPLEMENTED = "dynemu does not implement {operation} yet"
-# Signature Version 4 (api/sigv4.py), as the service words them ("Signing AWS API requests",
-# IAM User Guide; the IncompleteSignature and skew texts as recorded from the service).
-MSG_SIGNATURE_MISMATCH = (
-    "The request signature we calculated does not match the signature you provided. "
-    "Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
-)
-MSG_UNKNOWN_ACCESS_KEY = "The security token included in the request is invalid."
-MSG_SIGNATURE_EXPIRED = "Signature expired: {signed} is now earlier than {earliest} ({now} - 15 min.)"
-MSG_SIGNATURE_NOT_YET_CURRENT = "Signature not yet current: {signed} is still later than {latest} ({now} + 15 min.)"
-MSG_AUTH_PARAMETER_MISSING = "Authorization header requires '{parameter}' parameter. "
-MSG_AUTH_DATE_MISSING = "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. "
-MSG_AUTH_INCOMPLETE = "{missing}Authorization={authorization}"
-MSG_AUTH_DATE_FORMAT = (
-    "Date must be in ISO-8601 'basic format'. Got '{date}'. See http://en.wikipedia.org/wiki/ISO_8601"
-)
-MSG_AUTH_ALGORITHM = "Unsupported AWS 'algorithm': '{algorithm}' (only AWS4-HMAC-SHA256 for now). "
-MSG_AUTH_CREDENTIAL_FORMAT = (
-    "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, "
-    "got '{credential}'"
-)
-# the admin API and dashboard under /_dynemu/ (api/admin.py, admin_guard.py, dashboard.py):
-# dynemu's own, answered as {"error": message}
-MSG_ADMIN_BAD_CLOCK_BODY = 'the body must be JSON such as {"advance": 60}'
-MSG_ADMIN_BAD_ADVANCE = "advance must be a number of seconds >= 0"
-MSG_ADMIN_CLOCK_NOT_VIRTUAL = "the clock is {mode}; only a virtual clock (--clock virtual) can be advanced"
-MSG_ADMIN_NO_TABLE = "table not found: {table}"
-MSG_ADMIN_NO_INDEX = "the table has no global secondary index {index}"
-MSG_ADMIN_NO_INDEX_TRAFFIC = "the table has no global secondary index {index} with traffic"
-MSG_ADMIN_BAD_SINCE = "since must be a number of epoch seconds"
-MSG_ADMIN_FROM_PAGE = (
-    "the admin API refuses requests from web pages (Origin {origin!r}); name the origin with --cors to allow it"
-)
-MSG_ADMIN_TOKEN = "the admin API needs the token given by --admin-token (Authorization: Bearer ... or {header})"
-MSG_ADMIN_NOT_JSON = "admin API requests that change state must be Content-Type: application/json"
-# start-up (not a DynamoDB message): --verify-signatures with nothing to verify against
-MSG_NO_CREDENTIALS = (
-    "--verify-signatures needs credentials: give --credentials-file or set "
-    "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
-)
+# namespaces (engine/namespaces.py): a region or access key that would leave the data directory
+def msg_invalid_namespace(name: str) -> str:
+    return f"Invalid namespace name: {name}"
 
 
-# --- storage and durability ---
-# DynamoDB has no error for a full disk (its storage is the service's problem): dynemu answers
-# as the service answers its own failures, InternalServerError (500), saying what to do.
-
-
-class DiskFull(DynamoError):
-    """A write refused because the disk of the data directory is full (the store raises it;
-    nothing was written). Reads keep working; writes resume once space is freed."""
-
-    __slots__ = ()
-
-
-def disk_full(path: str) -> DiskFull:
-    return DiskFull(
-        "InternalServerError",
-        f"The disk of dynemu's data directory is full: no space left to write {path}. Nothing was "
-        "written; reads keep working, and writes resume by themselves once space is freed on that disk.",
-        status=500,
-    )
+# backups (api/operations/backups.py)
+def msg_backup_table_not_found(name: str) -> str:
+    return f"Table not found: {name}"

@@ -1,0 +1,19 @@
+"""DynamoError, the one exception type of dynemu, its factories, and the catalogue of every
+message dynemu writes, each defined once.
+
+Raised anywhere (engine, validation, protocol); only ``dynemu.api.protocol`` turns it into the
+wire form ``{"__type": "<namespace>#<Name>", "message": "..."}``. The catalogue is split by the
+layer that speaks (one module each, below); every name is read as ``errors.<NAME>``. Wording is
+DynamoDB's (each entry cites the page that shows it) and tests assert the full strings. This
+package imports nothing else from dynemu.
+"""
+
+# ruff: noqa: F401, F403
+from dynemu.errors.base import *
+from dynemu.errors.control import *
+from dynemu.errors.http import *
+from dynemu.errors.items import *
+from dynemu.errors.reads import *
+from dynemu.errors.requests import *
+from dynemu.errors.storage import *
+from dynemu.errors.transactions import *

@@ -1,0 +1,53 @@
+"""Messages of request validation (api/validation*.py, api/operations/items.py): Coral's deserialiser and constraint checks.
+
+Part of the catalogue of messages (``dynemu.errors``): every text dynemu says is defined once.
+"""
+
+from __future__ import annotations
+
+# Coral's deserialiser: what a JSON value of the wrong kind gets (SerializationException).
+# Captured from the service: dynalite validations/*.js and the 2026 capture cited in
+# api/validation_overrides.py.
+MSG_START_OF_STRUCTURE = "Start of structure or map found where not expected"
+MSG_START_OF_LIST = "Start of list found where not expected"
+MSG_UNEXPECTED_FIELD_TYPE = "Unexpected field type"
+MSG_UNEXPECTED_VALUE_TYPE = "Unexpected value type in payload"
+MSG_UNEXPECTED_TOKEN = "Unexpected token received from parser"  # a string where a Boolean belongs
+MSG_NOT_CONVERTIBLE = "{} cannot be converted to {}"  # (TRUE_VALUE, NUMBER_VALUE, ...), (String, Integer, ...)
+MSG_UNRECOGNIZED_COLLECTION = "Unrecognized collection type {}"  # "class <Java class>" or a generic type
+MSG_NOT_BASE64 = "only base-64-encoded strings are convertible to bytes"
+MSG_BASE64_LENGTH = "Base64 encoded length is expected a multiple of 4 bytes but found: {}"
+MSG_BASE64_CHARACTER = "Invalid Base64 character: '{}'"
+MSG_BASE64_LAST = "Invalid last non-pad Base64 character dectected"  # sic
+# A scalar where a list or map nested in a collection is expected (Java generics leak).
+MSG_PARAMETERIZED_CAST = (
+    "class sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl cannot be cast to class java.lang.Class "
+    "(sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl and java.lang.Class are in module java.base "
+    "of loader 'bootstrap')"
+)
+# Coral's constraint checks (ValidationException), up to ten listed in one message:
+# "2 validation errors detected: Value null at 'tableName' failed to satisfy constraint: ...; ..."
+MSG_VALIDATION_ERRORS = "{} validation error{} detected: {}"  # count, "s" when more than one, "; "-joined
+MSG_CONSTRAINT = "Value {} at '{}' failed to satisfy constraint: {}"  # null or 'value', path, rule
+MSG_NOT_NULL = "Member must not be null"
+MSG_MIN_LENGTH = "Member must have length greater than or equal to {}"
+MSG_MAX_LENGTH = "Member must have length less than or equal to {}"
+MSG_PATTERN = "Member must satisfy regular expression pattern: {}"
+MSG_MIN_VALUE = "Member must have value greater than or equal to {}"
+MSG_MAX_VALUE = "Member must have value less than or equal to {}"
+MSG_ENUM = "Member must satisfy enum value set: [{}]"
+MSG_MAP_KEYS = "Map keys must satisfy constraint: [{}]"
+MSG_MAP_VALUE = "Map value must satisfy constraint: [{}]"
+MSG_BYTE_BUFFER = "java.nio.HeapByteBuffer[pos=0 lim={} cap={}]"  # how Coral shows a blob's value
+# Messages some operations return instead of Coral's (api/validation_overrides.py says which).
+MSG_NAME_LENGTH = "{} must be at least 3 characters long and at most 255 characters long"
+MSG_PARAMETER_REQUIRED = "The parameter '{}' is required but was not present in the request"
+MSG_BATCH_WRITE_ITEMS_REQUIRED = "The requestItems parameter is required for BatchWriteItem"
+MSG_BATCH_GET_ITEMS_EMPTY = (
+    "1 validation error detected: Value at 'RequestItems' failed to satisfy constraint: "
+    "Member must have length greater than or equal to 1"
+)
+MSG_QUERY_LIMIT_BELOW_1 = (
+    "1 validation error detected: Value at 'Limit' failed to satisfy constraint: "
+    "Member must have value greater than or equal to 1"
+)
