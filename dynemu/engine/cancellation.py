@@ -4,7 +4,7 @@ Transactions run in the executors (``dynemu.engine.writes``; TransactGetItems in
 ``dynemu.engine.reads``), which turn each action's outcome into a reason here: a failed
 condition or a validation error (``failure_reason``), a throttle (``throttle_reason``; the
 codes of API_CancellationReason in the API reference, and transaction-apis.md), or a key
-that does not match its table's schema (``cancel_one``). What a ClientRequestToken
+that does not match its table's schema (``cancellation_at``). What a ClientRequestToken
 remembers is ``dynemu.engine.tokens``.
 """
 
@@ -36,7 +36,7 @@ class TransactionCanceled(DynamoError):
         }
 
 
-def cancel_one(count: int, index: int, message: str) -> TransactionCanceled:
+def cancellation_at(count: int, index: int, message: str) -> TransactionCanceled:
     """A cancellation whose action ``index`` carries a ValidationError, every other None."""
     reasons: list[dict[str, Any]] = [{"Code": "None"} for _ in range(count)]
     reasons[index] = {"Code": "ValidationError", "Message": message}

@@ -36,7 +36,7 @@ from dynemu.engine import capacity, values
 from dynemu.engine.schema import TYPE_NAMES, IndexSpec, Item, KeyAttr, TableSpec
 from dynemu.engine.table import Mutation, Table, decode_stored, encode_stored
 from dynemu.storage import keyspace
-from dynemu.storage.base import WriteBatch
+from dynemu.storage.base import WriteBatch, delete_range
 
 MAX_LSI = 5
 MAX_GSI = 20
@@ -377,21 +377,9 @@ def next_index_id(table: Table) -> int:
     return nid
 
 
-def _drop_range(table: Table, start: bytes, stop: bytes) -> None:
-    while True:
-        batch = WriteBatch()
-        for key, _ in table.store.iterate(start, stop):
-            batch.delete(key)
-            if len(batch) >= 10_000:
-                break
-        if not len(batch):
-            return
-        table.store.write(batch)
-
-
 def clear(table: Table, ix: Index) -> None:
     """Remove every entry and the counters of ``ix`` (bounded batches)."""
-    _drop_range(table, ix.prefix, keyspace.prefix_end(ix.prefix))
+    delete_range(table.store, ix.prefix, keyspace.prefix_end(ix.prefix))
     ix.item_count = ix.size_bytes = 0
     batch = WriteBatch()
     batch.delete(ix.counts_key)
@@ -407,7 +395,7 @@ def drop_table_data(table: Table) -> None:
         keyspace.item_collections_prefix(tid),
         _counter(f"index-id/{tid}"),
     ):
-        _drop_range(table, prefix, keyspace.prefix_end(prefix))
+        delete_range(table.store, prefix, keyspace.prefix_end(prefix))
 
 
 # --- backfill of a new GSI ------------------------------------------------------------------

@@ -25,7 +25,7 @@ from dynemu.engine.schema import TableSpec
 from dynemu.engine.table import Mutation, Table, counts_key_of, encode_stored
 from dynemu.engine.tokens import Tokens
 from dynemu.storage import keyspace
-from dynemu.storage.base import Store, WriteBatch
+from dynemu.storage.base import Store, WriteBatch, delete_range
 
 ACCOUNT_ID = "000000000000"
 _COUNTS = struct.Struct(">qq")
@@ -171,16 +171,7 @@ class Namespace:
         del self.tables[table.spec.name]
         indexes.drop_table_data(table)
         prefix = keyspace.items_prefix(table.spec.table_id)
-        end = keyspace.prefix_end(prefix)
-        while True:
-            batch = WriteBatch()
-            for key, _ in self.store.iterate(prefix, end):
-                batch.delete(key)
-                if len(batch) >= 10_000:
-                    break
-            if not len(batch):
-                return
-            self.store.write(batch)
+        delete_range(self.store, prefix, keyspace.prefix_end(prefix))
 
     # --- the write executor -------------------------------------------------------------------
 

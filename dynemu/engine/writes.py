@@ -35,7 +35,7 @@ from dynemu.engine import capacity, indexes
 from dynemu.engine.cancellation import (
     THROTTLE_ERRORS,
     TransactionCanceled,
-    cancel_one,
+    cancellation_at,
     failure_reason,
     throttle_reason,
 )
@@ -333,7 +333,7 @@ def _check_request(writes: list[Write]) -> None:
     item, and the 4 MB aggregate (errors of the whole request)."""
     for i, w in enumerate(writes):
         if w.invalid is not None:
-            raise cancel_one(len(writes), i, w.invalid)
+            raise cancellation_at(len(writes), i, w.invalid)
     seen: set[bytes] = set()
     for w in writes:
         if w.key in seen:

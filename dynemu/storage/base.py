@@ -86,6 +86,20 @@ class Store(Reader):
     def close(self) -> None: ...
 
 
+def delete_range(store: Store, start: bytes, stop: bytes, chunk: int = 10_000) -> None:
+    """Delete every key in ``[start, stop)`` in batches of at most ``chunk`` deletions (a
+    dropped table or index: its ids are never reused, so no new key lands in the range)."""
+    while True:
+        batch = WriteBatch()
+        for key, _ in store.iterate(start, stop):
+            batch.delete(key)
+            if len(batch) >= chunk:
+                break
+        if not len(batch):
+            return
+        store.write(batch)
+
+
 # --- a full disk ----------------------------------------------------------------------------
 
 _SQLITE_FULL = 13  # sqlite3's SQLITE_FULL result code ("database or disk is full")

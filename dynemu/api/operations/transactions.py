@@ -35,7 +35,7 @@ from dynemu.api.operations.common import render_ledger
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context, Handler
 from dynemu.engine import reads, values
-from dynemu.engine.cancellation import cancel_one
+from dynemu.engine.cancellation import cancellation_at
 from dynemu.engine.expressions import Compiled
 from dynemu.engine.reads import KeyRead
 from dynemu.engine.table import Table
@@ -166,7 +166,7 @@ def transact_get_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if empty:
         # An empty Key cancels the transaction with a ValidationError reason (issue 12);
         # other keys off the schema stay errors of the whole request.
-        raise cancel_one(len(gets), empty[0], MSG_SCHEMA)
+        raise cancellation_at(len(gets), empty[0], MSG_SCHEMA)
     seen: set[bytes] = set()
     for g in gets:
         table = g.table
