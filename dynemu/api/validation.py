@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from dynemu.api import model_cache
@@ -66,6 +65,7 @@ from dynemu.api.validation_scalars import (
     mismatch,
     number_checker,
 )
+from dynemu.cache import memoized
 from dynemu.engine.values import MeasuredMap, measure_map
 from dynemu.errors import (
     MSG_BYTE_BUFFER,
@@ -700,6 +700,6 @@ class RequestValidator:
         self.validator(operation)(body)
 
 
-@cache
+@memoized(4)  # one validator per service model (DynamoDB, DynamoDB Streams)
 def _shared(cls: type[RequestValidator], service: str) -> RequestValidator:
     return cls(service)
