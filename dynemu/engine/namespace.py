@@ -22,7 +22,7 @@ from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.schema import TableSpec
-from dynemu.engine.table import Mutation, Table, counts_key_of, encode_stored
+from dynemu.engine.table import Mutation, Table, WriteObserver, counts_key_of, encode_stored
 from dynemu.engine.tokens import Tokens
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch
@@ -157,8 +157,9 @@ class Namespace:
         table.capacity.sync_indexes(indexes.all_indexes(table), self.now())
         batch = WriteBatch()
         batch.put(keyspace.meta_table_key(table.spec.name), orjson.dumps(table.spec.to_record()))
-        table.capacity.persist_if_changed(batch)
+        version = table.capacity.persist_if_changed(batch)
         self.store.write(batch)
+        table.capacity.saved(version)
 
     def drop_table(self, table: Table) -> None:
         """Remove a table and its items. Table ids are never reused, so the item range can be
@@ -202,7 +203,11 @@ class Namespace:
         entries, stream records, TTL entries) and the counters of the tables it touches, in
         one atomic storage write. ``now``: the request's time (default: the clock's);
         ``batch``: extra operations to write in the same storage write (the durability of
-        transaction tokens), written even when no item changed."""
+        transaction tokens), written even when no item changed.
+
+        Memory follows the store: nothing in memory changes until the batch is written (a
+        refused write, e.g. a full disk, leaves no trace): the tables' counters move after
+        ``store.write``, and so do the observers' own (``WriteObserver.after_commit``)."""
         if batch is None:
             batch = WriteBatch()
         if now is None:
@@ -211,6 +216,7 @@ class Namespace:
         first: Table | None = None  # the table of the first change, and its counters' deltas
         dc = ds = 0
         more: dict[Table, list[int]] | None = None  # other tables' (a transaction across tables)
+        staged: list[WriteObserver] | None = None  # observers to tell once the batch is written
         for m in mutations:
             new = m.new
             if m.existed:
@@ -237,7 +243,11 @@ class Namespace:
                 d[0] += count
                 d[1] += size
             for observer in t.observers:
-                observer.on_commit(m, batch, now)
+                if observer.on_commit(m, batch, now):
+                    if staged is None:
+                        staged = [observer]
+                    else:
+                        staged.append(observer)
         if first is not None:
             ops.append((first.counts_key, _COUNTS.pack(first.item_count + dc, first.size_bytes + ds)))
             if more is not None:
@@ -253,3 +263,6 @@ class Namespace:
                 for t, (c, s) in more.items():
                     t.item_count += c
                     t.size_bytes += s
+        if staged is not None:
+            for observer in staged:
+                observer.after_commit()
