@@ -76,16 +76,16 @@ class RecentWrites:
     def on_plan(self, m: Mutation) -> None:
         return None
 
-    def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> bool:
-        fresh = self._batch is not batch
-        if fresh:  # the first mutation of this batch: forget a refused batch's writes
+    def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None:
+        if self._batch is not batch:  # the batch's first: forget a refused batch's writes
             self._batch = batch
             self._staged.clear()
         self._staged.append((m.key, now, m.old))
-        return fresh
 
-    def after_commit(self) -> None:
-        """The batch was written: its writes become recent."""
+    def after_commit(self, batch: WriteBatch) -> None:
+        """``batch`` was written: its writes become recent."""
+        if self._batch is not batch:
+            return
         self._batch = None
         recent = self.recent
         staged = self._staged

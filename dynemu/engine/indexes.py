@@ -298,12 +298,11 @@ class IndexMaintainer:
 
     # --- commit ----------------------------------------------------------------------------
 
-    def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> bool:
+    def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None:
         derived = m.derived
         if derived is None:
-            return False
-        fresh = self._pending_batch is not batch
-        if fresh:  # the first mutation of this batch: forget a refused batch's changes
+            return
+        if self._pending_batch is not batch:  # the batch's first: forget a refused batch's changes
             self._pending_batch = batch
             if self._pending:
                 self._pending = {}
@@ -334,10 +333,11 @@ class IndexMaintainer:
                 batch.put(key, _SIZE.pack(size))
             else:
                 batch.delete(key)
-        return fresh
 
-    def after_commit(self) -> None:
-        """The batch was written: the indexes' counters take what it wrote."""
+    def after_commit(self, batch: WriteBatch) -> None:
+        """``batch`` was written: the indexes' counters take what it wrote."""
+        if self._pending_batch is not batch:
+            return
         self._pending_batch = None
         counts = self._counts
         if counts:

@@ -22,7 +22,7 @@ from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.schema import TableSpec
-from dynemu.engine.table import Mutation, Table, WriteObserver, counts_key_of, encode_stored
+from dynemu.engine.table import Mutation, Table, counts_key_of, encode_stored
 from dynemu.engine.tokens import Tokens
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch
@@ -216,7 +216,6 @@ class Namespace:
         first: Table | None = None  # the table of the first change, and its counters' deltas
         dc = ds = 0
         more: dict[Table, list[int]] | None = None  # other tables' (a transaction across tables)
-        staged: list[WriteObserver] | None = None  # observers to tell once the batch is written
         for m in mutations:
             new = m.new
             if m.existed:
@@ -243,11 +242,7 @@ class Namespace:
                 d[0] += count
                 d[1] += size
             for observer in t.observers:
-                if observer.on_commit(m, batch, now):
-                    if staged is None:
-                        staged = [observer]
-                    else:
-                        staged.append(observer)
+                observer.on_commit(m, batch, now)
         if first is not None:
             ops.append((first.counts_key, _COUNTS.pack(first.item_count + dc, first.size_bytes + ds)))
             if more is not None:
@@ -259,10 +254,11 @@ class Namespace:
         if first is not None:
             first.item_count += dc
             first.size_bytes += ds
+            for observer in first.observers:
+                observer.after_commit(batch)
             if more is not None:
                 for t, (c, s) in more.items():
                     t.item_count += c
                     t.size_bytes += s
-        if staged is not None:
-            for observer in staged:
-                observer.after_commit()
+                    for observer in t.observers:
+                        observer.after_commit(batch)

@@ -493,17 +493,16 @@ class StreamWriter:
     def on_plan(self, m: Mutation) -> None:
         return None
 
-    def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> bool:
+    def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None:
         ts = self.ts
         stream = ts.active
         if stream is None:
-            return False
+            return
         old, new = m.old, m.new
         if old is not None and new is not None and same_item(old, new):
-            return False  # "If a write does not change the item, no stream record is written"
+            return  # "If a write does not change the item, no stream record is written"
         shard = ts.shard_for(keyspace.hashed_part(m.key), now)
-        fresh = self._batch is not batch
-        if fresh:  # the first record of this batch: forget a refused batch's numbers
+        if self._batch is not batch:  # the batch's first record: forget a refused batch's numbers
             self._batch, self._seq = batch, ts.seq
             self._staged.clear()
         if ts.unsaved:
@@ -522,10 +521,11 @@ class StreamWriter:
         service = bool(m.derived and m.derived.get(SERVICE_CHANGE))
         batch.put(keyspace.stream_key(ts.table_id, shard.num, self._seq),
                   encode_record(now, event, keys, new_image, old_image, size, service))  # fmt: skip
-        return fresh
 
-    def after_commit(self) -> None:
-        """The batch was written: its records' numbers are used, its metadata saved."""
+    def after_commit(self, batch: WriteBatch) -> None:
+        """``batch`` was written: its records' numbers are used, its metadata saved."""
+        if self._batch is not batch:
+            return
         self._batch = None
         ts = self.ts
         ts.seq = self._seq

@@ -55,17 +55,17 @@ class WriteObserver(Protocol):
     ``Namespace.commit`` calls ``on_commit`` for every changed mutation, in request order,
     before the batch is written: it adds storage operations to ``batch`` and changes nothing
     in memory; what memory must learn from the write (counters, sequence numbers, partition
-    sizes) it stages, and returns True the first time it staged something for ``batch``.
-    Once ``batch`` is written, ``Namespace.commit`` calls ``after_commit`` of those observers
-    (in the order of their first True), which applies what was staged. When the write
-    raises (a full disk), ``after_commit`` is not called and the staged state is dropped
-    by the next commit (a new batch): memory keeps agreeing with the store."""
+    sizes) it stages for ``batch``. Once ``batch`` is written, ``Namespace.commit`` calls
+    ``after_commit(batch)`` of every observer of every table the batch changed, which applies
+    what it staged for that batch (nothing, when it staged nothing for it). When the write
+    raises (a full disk), ``after_commit`` is not called, and what was staged is dropped by
+    the next batch: memory keeps agreeing with the store."""
 
     def on_plan(self, m: Mutation) -> None: ...
 
-    def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> bool: ...
+    def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None: ...
 
-    def after_commit(self) -> None: ...
+    def after_commit(self, batch: WriteBatch) -> None: ...
 
 
 class Mutation:

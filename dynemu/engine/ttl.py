@@ -126,24 +126,23 @@ class TTLIndex:
     def on_plan(self, m: Mutation) -> None:
         return None
 
-    def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> bool:
+    def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None:
         state = self.state
         if not state.enabled:
-            return False
+            return
         attr = state.attribute
         assert attr is not None
         before = expiry_of(m.old, attr)
         after = expiry_of(m.new, attr)
         if before == after:
-            return False
+            return
         if before is not None:
             batch.delete(self.entry_key(m.old, before))  # type: ignore[arg-type]
         if after is not None:
             batch.put(self.entry_key(m.new, after), m.key)  # type: ignore[arg-type]
-        return False  # storage only: nothing in memory follows
 
-    def after_commit(self) -> None:
-        return None
+    def after_commit(self, batch: WriteBatch) -> None:
+        return None  # storage only: nothing in memory follows
 
     # building and dropping ---------------------------------------------------------------
 

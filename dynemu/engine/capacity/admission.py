@@ -213,25 +213,27 @@ class TableCapacity:
     def on_plan(self, m: Mutation) -> None:
         return None
 
-    def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> bool:
+    def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None:
         state = self.state
-        fresh = self._batch is not batch
-        if fresh:  # the first mutation of this batch: forget a refused batch's changes
+        if self._batch is not batch:  # the batch's first mutation
             self._batch, self._now = batch, now
-            self._staged.clear()
-            self._saving = -1
+            if self._staged:
+                self._staged.clear()  # a refused batch's
             if state.version != self._saved_version:  # the map changed since it was written
                 self._saving = state.version
                 self._put_map(batch)
+            else:
+                self._saving = -1
         self._staged.append(
             (state.pmap.find(keyspace.hashed_part(m.key)), m.new_size - m.old_size, (m.new is not None) - m.existed)
         )
-        return fresh
 
-    def after_commit(self) -> None:
-        """The batch was written: the partitions take its sizes, and those that outgrew
+    def after_commit(self, batch: WriteBatch) -> None:
+        """``batch`` was written: the partitions take its sizes, and those that outgrew
         the partition size split (the map is written with the table's next commit, or at
         close; a start that finds it behind the table's size measures its partitions)."""
+        if self._batch is not batch:
+            return
         self._batch = None
         if self._saving >= 0:
             self._saved_version = self._saving
