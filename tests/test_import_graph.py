@@ -2,7 +2,8 @@
 
 The graph is built from the sources with ``ast`` (nothing is imported): an edge for every
 ``import`` at module level, including those under ``if TYPE_CHECKING:`` (a cycle hidden there
-is still a cycle a reader has to untangle). Imports inside functions are not edges.
+is still a cycle a reader has to untangle). Imports inside functions (deferred: optional
+dependencies, start-up time) are a graph of their own, which must not close a cycle either.
 """
 
 from __future__ import annotations
@@ -12,19 +13,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "dynemu"
-
-# Cycles that exist only through an ``if TYPE_CHECKING:`` import, each kept for a reason given
-# here; every other cycle fails the test. Remove an entry when its cycle is gone.
-ALLOWED_TYPE_ONLY = {
-    # Namespace.execute hands writes to the write executor, whose functions take the
-    # Namespace they write to (engine/writes.py's to untangle, issue 30).
-    frozenset({"dynemu.engine.namespace", "dynemu.engine.writes"}),
-    # A capacity policy reads the throughput state it is a policy of (engine/capacity, issue 30).
-    frozenset({"dynemu.engine.capacity.policies", "dynemu.engine.capacity.throughput"}),
-    # The dashboard's routes are added to the admin application it is served by (api/, issue 30).
-    frozenset({"dynemu.api.admin", "dynemu.api.dashboard"}),
-}
-
 
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
@@ -37,30 +25,36 @@ def _is_type_checking(node: ast.If) -> bool:
     return "TYPE_CHECKING" in ast.unparse(node.test)
 
 
+def _package_of(path: Path) -> str:
+    name = module_name(path)
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def _targets(node: ast.Import | ast.ImportFrom, package: str, modules: set[str]) -> set[str]:
+    """The dynemu modules one import statement of a module of ``package`` imports."""
+    if isinstance(node, ast.Import):
+        return {a.name for a in node.names if a.name in modules}
+    base = node.module or ""
+    if node.level:
+        parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+        base = ".".join([*parts, base] if base else parts)
+    found = {f"{base}.{a.name}" for a in node.names} & modules
+    if len(found) < len(node.names) and base in modules:
+        found.add(base)  # names defined in the module (or package) itself
+    return found
+
+
 def imports(path: Path, modules: set[str]) -> tuple[set[str], set[str]]:
     """The dynemu modules ``path`` imports at module level: (always, only when type checking)."""
     name = module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    package = _package_of(path)
     always: set[str] = set()
     typing_only: set[str] = set()
-
-    def add(target: set[str], node: ast.Import | ast.ImportFrom) -> None:
-        if isinstance(node, ast.Import):
-            target.update(a.name for a in node.names if a.name in modules)
-            return
-        base = node.module or ""
-        if node.level:
-            parts = package.split(".")[: len(package.split(".")) - node.level + 1]
-            base = ".".join([*parts, base] if base else parts)
-        submodules = {f"{base}.{a.name}" for a in node.names} & modules
-        target.update(submodules)
-        if len(submodules) < len(node.names) and base in modules:
-            target.add(base)  # names defined in the module (or package) itself
 
     def visit(body: list[ast.stmt], target: set[str]) -> None:
         for node in body:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
-                add(target, node)
+                target |= _targets(node, package, modules)
             elif isinstance(node, ast.If):
                 visit(node.body, typing_only if _is_type_checking(node) else target)
                 visit(node.orelse, target)
@@ -74,6 +68,19 @@ def imports(path: Path, modules: set[str]) -> tuple[set[str], set[str]]:
     always.discard(name)
     typing_only.discard(name)
     return always, typing_only - always
+
+
+def imports_in_functions(path: Path, modules: set[str]) -> set[str]:
+    """The dynemu modules ``path`` imports inside its functions (anywhere in their bodies)."""
+    package = _package_of(path)
+    found: set[str] = set()
+    for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    found |= _targets(node, package, modules)
+    found.discard(module_name(path))
+    return found
 
 
 def cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
@@ -125,8 +132,17 @@ def test_no_import_cycle_in_dynemu() -> None:
     always, typing_only = build()
     assert cycles(always) == []
     both = {name: always[name] | typing_only[name] for name in always}
-    unexplained = [sorted(c) for c in cycles(both) if c not in ALLOWED_TYPE_ONLY]
-    assert unexplained == []
+    assert [sorted(c) for c in cycles(both)] == []  # not even one through a type-only import
+    paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    every = {name: both[name] | imports_in_functions(paths[name], set(paths)) for name in both}
+    assert [sorted(c) for c in cycles(every)] == []  # nor one through an import inside a function
+
+
+def test_imports_inside_functions_are_seen() -> None:
+    paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    inner = imports_in_functions(paths["dynemu.storage.select"], set(paths))
+    assert {"dynemu.storage.memory", "dynemu.storage.sqlite", "dynemu.storage.leveldb"} <= inner
+    assert "dynemu.storage.sqlite" not in imports(paths["dynemu.storage.select"], set(paths))[0]
 
 
 def test_the_graph_sees_a_cycle() -> None:
@@ -139,4 +155,5 @@ def test_from_imports_are_edges_and_type_only_ones_are_told_apart() -> None:
     always, typing_only = build()
     assert {"dynemu.engine.table", "dynemu.storage.keyspace"} <= always["dynemu.engine.ttl"]
     assert "dynemu.engine.namespace" in always["dynemu.engine.lifecycle"]
-    assert "dynemu.engine.namespace" in typing_only["dynemu.engine.writes"]
+    assert "dynemu.engine.namespace" in typing_only["dynemu.engine.reads"]
+    assert "dynemu.engine.namespace" not in always["dynemu.engine.reads"]

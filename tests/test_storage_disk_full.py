@@ -149,8 +149,6 @@ def test_leveldb_reopen_that_fails_is_retried_by_reads_and_writes(tmp_path: Path
 
 
 
-@pytest.mark.xfail(strict=True, reason="the write observers (engine/indexes.py) move their in-memory counters before "
-                   "the commit's store.write: a refused write must leave no trace (the `writes` seam of issue 30)")
 def test_a_refused_write_leaves_no_trace_in_the_index_counters(monkeypatch: Any) -> None:
     from botocore.exceptions import ClientError
 
@@ -181,3 +179,60 @@ def test_a_refused_write_leaves_no_trace_in_the_index_counters(monkeypatch: Any)
         table = c.describe_table(TableName=name)["Table"]
         assert table["ItemCount"] == 2
         assert table["GlobalSecondaryIndexes"][0]["ItemCount"] == 2  # today: 3
+
+
+# --- a refused commit leaves memory as the store has it -------------------------------------------
+
+
+def _refusing_namespace() -> tuple[Any, _Failing, Any]:
+    from dynemu.api.operations import items, tables
+    from dynemu.api.protocol import Context
+    from dynemu.config import Settings
+    from dynemu.engine.namespace import Namespace
+
+    store = _Failing()
+    db = Namespace(store, VirtualClock(1_700_000_000.0))
+    ctx = Context(db=db, region="us-east-1", access_key="AKIDTEST", settings=Settings(in_memory=True), endpoint="")
+    ops = {**tables.OPERATIONS, **items.OPERATIONS}
+
+    def call(op: str, **body: Any) -> dict[str, Any]:
+        return ops[op](ctx, body)
+
+    call("CreateTable", TableName="t", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST",
+         StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})  # fmt: skip
+    return db, store, call
+
+
+def _put_refused(store: _Failing, call: Any, pk: str) -> None:
+    store.fail_write = True
+    with pytest.raises(errors.DynamoError):
+        call("PutItem", TableName="t", Item={"pk": {"S": pk}, "v": {"S": "x" * 100}})
+    store.fail_write = False
+
+
+def test_a_refused_write_uses_no_stream_sequence_number() -> None:
+    db, store, call = _refusing_namespace()
+    call("PutItem", TableName="t", Item={"pk": {"S": "a"}})
+    ((ts, _),) = db.streams.streams("t")
+    first = ts.seq
+    _put_refused(store, call, "b")
+    assert ts.seq == first
+    call("PutItem", TableName="t", Item={"pk": {"S": "c"}})
+    assert ts.seq == first + 1
+    records = sorted((r for shard in ts.open for r in ts.read(shard, shard.first_seq, 100, db.now())[0]),
+                     key=lambda r: r.seq)  # fmt: skip
+    assert [(r.keys["pk"]["S"], r.seq) for r in records] == [("a", first), ("c", first + 1)]
+    assert max(shard.written for shard in ts.open) == first + 1
+
+
+def test_a_refused_write_leaves_the_partition_sizes_as_stored() -> None:
+    db, store, call = _refusing_namespace()
+    call("PutItem", TableName="t", Item={"pk": {"S": "a"}})
+    _put_refused(store, call, "b")
+    call("PutItem", TableName="t", Item={"pk": {"S": "c"}})
+    table = db.get("t")
+    parts = table.capacity.state.pmap.parts
+    assert table.item_count == 2
+    assert sum(p.item_count for p in parts) == 2
+    assert sum(p.size_bytes for p in parts) == table.size_bytes

@@ -47,7 +47,7 @@ class Admin:
         app.router.add_post("/_dynemu/clock", self.post_clock)
         app.router.add_get("/_dynemu/tables/{table}/partitions", self.partitions)
         app.router.add_get("/_dynemu/metrics", self.prometheus)
-        Dashboard(self).routes(app)  # read-only HTML pages (dashboard.py)
+        Dashboard(self.namespaces, self._database).routes(app)  # read-only HTML pages (dashboard.py)
 
     def _database(self, request: web.Request) -> Namespace | web.Response:
         auth = request.headers.get("Authorization")

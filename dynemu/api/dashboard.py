@@ -14,7 +14,8 @@ clock -- POST to the admin API's ``/_dynemu/clock`` and so pass its request prot
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import quote, urlencode
 
 import orjson
@@ -24,10 +25,8 @@ from dynemu import errors
 from dynemu.api import dashboard_html as html
 from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
-from dynemu.engine.namespaces import DEFAULT_REGION
-
-if TYPE_CHECKING:
-    from dynemu.api.admin import Admin
+from dynemu.engine.namespace import Namespace
+from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces
 
 WINDOW = 300  # seconds shown on the live charts
 STATIC = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
@@ -95,8 +94,12 @@ def _relative(now: float) -> html.XLabel:
 
 
 class Dashboard:
-    def __init__(self, admin: Admin) -> None:
-        self.admin = admin
+    """The pages of the admin application (api/admin.py): ``namespaces`` gives the clock,
+    ``database`` the namespace a request names (or the error page to answer)."""
+
+    def __init__(self, namespaces: Namespaces, database: Callable[[web.Request], Namespace | web.Response]) -> None:
+        self.namespaces = namespaces
+        self.database = database
 
     def routes(self, app: web.Application) -> None:
         app.router.add_get("/_dynemu/", self.index)
@@ -117,11 +120,11 @@ class Dashboard:
         return "?" + urlencode(q) if q else ""
 
     def _clock(self) -> dict[str, Any]:
-        clock = self.admin.namespaces.clock
+        clock = self.namespaces.clock
         return {"mode": clock.mode, "now": clock.now()}
 
     async def index(self, request: web.Request) -> web.Response:
-        db = self.admin._database(request)
+        db = self.database(request)
         if isinstance(db, web.Response):  # a region that names no namespace
             return db
         now = db.now()
@@ -146,7 +149,7 @@ class Dashboard:
         return self._html(f"dynemu · {region}", body)
 
     async def table_page(self, request: web.Request) -> web.Response:
-        db = self.admin._database(request)
+        db = self.database(request)
         if isinstance(db, web.Response):
             return db
         name = request.match_info["table"]
@@ -180,7 +183,7 @@ class Dashboard:
         return self._html(f"dynemu · {table.name}", body)
 
     async def history(self, request: web.Request) -> web.Response:
-        db = self.admin._database(request)
+        db = self.database(request)
         if isinstance(db, web.Response):
             return db
         table = db.lookup(request.match_info["table"])

@@ -54,13 +54,15 @@ class RecentWrites:
     """Write observer: ``key -> (time of the latest write, image before it)`` for the keys
     written within the lag, oldest first."""
 
-    __slots__ = ("lag", "probability", "rng", "recent")
+    __slots__ = ("lag", "probability", "rng", "recent", "_batch", "_staged")
 
     def __init__(self, cfg: ConsistencyConfig, table_id: int) -> None:
         self.lag = cfg.lag_ms / 1000.0
         self.probability = cfg.probability
         self.rng = random.Random(cfg.seed * 1_000_003 + table_id)
         self.recent: OrderedDict[bytes, tuple[float, Item | None]] = OrderedDict()
+        self._batch: WriteBatch | None = None  # the batch being committed, and its writes
+        self._staged: list[tuple[bytes, float, Item | None]] = []
 
     def forget_before(self, now: float) -> None:
         recent = self.recent
@@ -75,11 +77,24 @@ class RecentWrites:
         return None
 
     def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None:
-        self.forget_before(now)
+        if self._batch is not batch:  # the batch's first: forget a refused batch's writes
+            self._batch = batch
+            self._staged.clear()
+        self._staged.append((m.key, now, m.old))
+
+    def after_commit(self, batch: WriteBatch) -> None:
+        """``batch`` was written: its writes become recent."""
+        if self._batch is not batch:
+            return
+        self._batch = None
         recent = self.recent
-        if m.key in recent:
-            del recent[m.key]
-        recent[m.key] = (now, m.old)
+        staged = self._staged
+        self.forget_before(staged[-1][1])
+        for key, now, old in staged:
+            if key in recent:
+                del recent[key]
+            recent[key] = (now, old)
+        staged.clear()
 
     def lagging(self, key: bytes, now: float) -> tuple[bool, Item | None]:
         entry = self.recent.get(key)

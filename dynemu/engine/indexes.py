@@ -20,7 +20,8 @@ Rules (developer guide LSI.md / GSI.md and "Service, account, and table quotas")
 
 ``IndexMaintainer`` is the tables' write observer: ``on_plan`` checks index keys, derives
 the entry changes and attaches them as ``m.derived["indexes"]`` (a list of ``IndexWrite``),
-``on_commit`` adds them to the mutation's storage batch with the index counters.
+``on_commit`` adds them to the mutation's storage batch with the index counters, which
+follow in memory once the batch is written (``after_commit``).
 """
 
 from __future__ import annotations
@@ -180,7 +181,8 @@ class IndexWrite:
 class IndexMaintainer:
     """Write observer keeping a table's indexes and item collection sizes in step."""
 
-    __slots__ = ("table", "indexes", "by_name", "lsi", "collection_limit", "_spec", "_pending", "_pending_batch")
+    __slots__ = ("table", "indexes", "by_name", "lsi", "collection_limit", "_spec", "_pending", "_pending_batch",
+                 "_counts")
 
     def __init__(self, table: Table, collection_limit: int = ITEM_COLLECTION_LIMIT) -> None:
         self.table = table
@@ -188,8 +190,12 @@ class IndexMaintainer:
         self.by_name: dict[str, Index] = {}
         self.lsi = False
         self.collection_limit = collection_limit
-        self._pending: dict[bytes, int] = {}  # item collection sizes written in the current batch
+        # What the batch being committed changes: item collection sizes (read back by its
+        # later mutations) and index counters (index -> [item count, size], applied by
+        # ``after_commit`` once the batch is written).
         self._pending_batch: WriteBatch | None = None
+        self._pending: dict[bytes, int] = {}
+        self._counts: dict[Index, list[int]] = {}
         self.sync()
 
     def sync(self) -> None:
@@ -296,22 +302,30 @@ class IndexMaintainer:
         derived = m.derived
         if derived is None:
             return
+        if self._pending_batch is not batch:  # the batch's first: forget a refused batch's changes
+            self._pending_batch = batch
+            if self._pending:
+                self._pending = {}
+            if self._counts:
+                self._counts = {}
         writes: list[IndexWrite] | None = derived.get("indexes")
         if writes:
+            counts = self._counts
             for w in writes:
                 ix = w.index
                 if w.old_key is not None and w.old_key != w.new_key:
                     batch.delete(w.old_key)
                 if w.new_key is not None:
                     batch.put(w.new_key, encode_stored(w.new_entry, w.new_size))  # type: ignore[arg-type]
-                ix.item_count += (w.new_key is not None) - (w.old_key is not None)
-                ix.size_bytes += w.new_size - w.old_size
-                batch.put(ix.counts_key, _COUNTS.pack(ix.item_count, ix.size_bytes))
+                c = counts.get(ix)
+                if c is None:
+                    c = counts[ix] = [ix.item_count, ix.size_bytes]
+                c[0] += (w.new_key is not None) - (w.old_key is not None)
+                c[1] += w.new_size - w.old_size
+                batch.put(ix.counts_key, _COUNTS.pack(c[0], c[1]))
         collection = derived.get("item_collection")
         if collection is not None and collection[1]:
             key, delta = collection
-            if self._pending_batch is not batch:  # sizes already changed by this batch
-                self._pending_batch, self._pending = batch, {}
             size = self._pending.get(key)
             size = (self.collection_size(key) if size is None else size) + delta
             self._pending[key] = size
@@ -319,6 +333,19 @@ class IndexMaintainer:
                 batch.put(key, _SIZE.pack(size))
             else:
                 batch.delete(key)
+
+    def after_commit(self, batch: WriteBatch) -> None:
+        """``batch`` was written: the indexes' counters take what it wrote."""
+        if self._pending_batch is not batch:
+            return
+        self._pending_batch = None
+        counts = self._counts
+        if counts:
+            for ix, (count, size) in counts.items():
+                ix.item_count, ix.size_bytes = count, size
+            counts.clear()
+        if self._pending:
+            self._pending.clear()
 
 
 # --- tables and their indexes -----------------------------------------------------------------

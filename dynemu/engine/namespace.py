@@ -157,8 +157,9 @@ class Namespace:
         table.capacity.sync_indexes(indexes.all_indexes(table), self.now())
         batch = WriteBatch()
         batch.put(keyspace.meta_table_key(table.spec.name), orjson.dumps(table.spec.to_record()))
-        table.capacity.persist_if_changed(batch)
+        version = table.capacity.persist_if_changed(batch)
         self.store.write(batch)
+        table.capacity.saved(version)
 
     def drop_table(self, table: Table) -> None:
         """Remove a table and its items. Table ids are never reused, so the item range can be
@@ -193,7 +194,11 @@ class Namespace:
         entries, stream records, TTL entries) and the counters of the tables it touches, in
         one atomic storage write. ``now``: the request's time (default: the clock's);
         ``batch``: extra operations to write in the same storage write (the durability of
-        transaction tokens), written even when no item changed."""
+        transaction tokens), written even when no item changed.
+
+        Memory follows the store: nothing in memory changes until the batch is written (a
+        refused write, e.g. a full disk, leaves no trace): the tables' counters move after
+        ``store.write``, and so do the observers' own (``WriteObserver.after_commit``)."""
         if batch is None:
             batch = WriteBatch()
         if now is None:
@@ -240,7 +245,11 @@ class Namespace:
         if first is not None:
             first.item_count += dc
             first.size_bytes += ds
+            for observer in first.observers:
+                observer.after_commit(batch)
             if more is not None:
                 for t, (c, s) in more.items():
                     t.item_count += c
                     t.size_bytes += s
+                    for observer in t.observers:
+                        observer.after_commit(batch)

@@ -179,6 +179,9 @@ class TableStreams:
         self.open: list[Shard] = []  # open shards of the active stream, by key range
         self._pmap: Any = None
         self._version = -1
+        # The metadata changed in memory (shards followed a partition split) and is not yet
+        # written: the next commit writes it in its batch (``StreamWriter``).
+        self.unsaved = False
 
     # persistence ---------------------------------------------------------------------------
 
@@ -217,6 +220,7 @@ class TableStreams:
         own = WriteBatch()
         own.put(meta_key(self.table_id), self.to_record())
         self.store.write(own)
+        self.unsaved = False
 
     def _index(self) -> None:
         last = self.streams[-1] if self.streams else None
@@ -242,17 +246,18 @@ class TableStreams:
         tp = self._throughput()
         return [b""] if tp is None else list(tp.pmap.starts)
 
-    def shard_for(self, suffix: bytes, now: float, batch: WriteBatch | None) -> Shard:
+    def shard_for(self, suffix: bytes, now: float) -> Shard:
         """The open shard of the partition holding item-key suffix ``suffix``, after
-        following any change of the partition map."""
+        following any change of the partition map (a change made before the commit asking:
+        the shards' metadata is then ``unsaved``, for the commit's batch)."""
         tp = self._throughput()
         if tp is None:
             if len(self.open) != 1 or self.open[0].end is not None:
-                self._reconcile([b""], now, batch)
+                self.unsaved |= self._reconcile([b""], now)
             return self.open[0]
         pmap = tp.pmap
         if pmap is not self._pmap or tp.version != self._version:
-            self._reconcile(list(pmap.starts), now, batch)
+            self.unsaved |= self._reconcile(list(pmap.starts), now)
             self._pmap, self._version = pmap, tp.version
         return self.open[pmap.find(suffix)]
 
@@ -260,14 +265,17 @@ class TableStreams:
         """Follow the partition map now (DescribeStream): splits close shards and open children."""
         if self.active is not None and (self.table is not None or self.throughput is not None):
             tp = self._throughput()
-            self._reconcile(self._partition_starts(), now, None)
+            if self._reconcile(self._partition_starts(), now):
+                self.save()
             if tp is not None:
                 self._pmap, self._version = tp.pmap, tp.version
 
-    def _reconcile(self, starts: list[bytes], now: float, batch: WriteBatch | None) -> None:
+    def _reconcile(self, starts: list[bytes], now: float) -> bool:
+        """Close the open shards whose ranges are gone and open children; True when the
+        metadata changed (the caller saves it)."""
         ranges = [(s, starts[i + 1] if i + 1 < len(starts) else None) for i, s in enumerate(starts)]
         if [(s.start, s.end) for s in self.open] == ranges:
-            return
+            return False
         stream = self.active
         assert stream is not None
         old = self.open
@@ -283,7 +291,7 @@ class TableStreams:
                 s = self._new_shard(stream, start, end, parent.shard_id if parent else None, now)
             new_open.append(s)
         self.open = new_open
-        self.save(batch)
+        return True
 
     def _new_shard(self, stream: Stream, start: bytes, end: bytes | None, parent: str | None, now: float) -> Shard:
         num = self.next_shard
@@ -471,12 +479,16 @@ def decode_record(seq: int, raw: bytes) -> Record:
 
 
 class StreamWriter:
-    """Writes one record per changed item into the commit's storage batch."""
+    """Writes one record per changed item into the commit's storage batch; the sequence
+    numbers it used become the stream's once the batch is written (``after_commit``)."""
 
-    __slots__ = ("ts",)
+    __slots__ = ("ts", "_batch", "_seq", "_staged")
 
     def __init__(self, ts: TableStreams) -> None:
         self.ts = ts
+        self._batch: WriteBatch | None = None  # the batch being committed
+        self._seq = 0  # the last sequence number it used
+        self._staged: list[tuple[Shard, int]] = []  # (shard, sequence number) of its records
 
     def on_plan(self, m: Mutation) -> None:
         return None
@@ -489,9 +501,14 @@ class StreamWriter:
         old, new = m.old, m.new
         if old is not None and new is not None and same_item(old, new):
             return  # "If a write does not change the item, no stream record is written"
-        shard = ts.shard_for(keyspace.hashed_part(m.key), now, batch)
-        ts.seq += 1
-        shard.written = ts.seq
+        shard = ts.shard_for(keyspace.hashed_part(m.key), now)
+        if self._batch is not batch:  # the batch's first record: forget a refused batch's numbers
+            self._batch, self._seq = batch, ts.seq
+            self._staged.clear()
+        if ts.unsaved:
+            ts.save(batch)
+        self._seq += 1
+        self._staged.append((shard, self._seq))
         keys = m.table.key_attributes(new if new is not None else old)  # type: ignore[arg-type]
         size = values.item_size(keys)
         view = stream.view_type
@@ -502,8 +519,20 @@ class StreamWriter:
             old_image, size = old, size + m.old_size
         event = 0 if old is None else (2 if new is None else 1)
         service = bool(m.derived and m.derived.get(SERVICE_CHANGE))
-        batch.put(keyspace.stream_key(ts.table_id, shard.num, ts.seq),
+        batch.put(keyspace.stream_key(ts.table_id, shard.num, self._seq),
                   encode_record(now, event, keys, new_image, old_image, size, service))  # fmt: skip
+
+    def after_commit(self, batch: WriteBatch) -> None:
+        """``batch`` was written: its records' numbers are used, its metadata saved."""
+        if self._batch is not batch:
+            return
+        self._batch = None
+        ts = self.ts
+        ts.seq = self._seq
+        ts.unsaved = False
+        for shard, seq in self._staged:
+            shard.written = seq
+        self._staged.clear()
 
 
 # --- the catalog of one database ---------------------------------------------------------------------

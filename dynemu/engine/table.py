@@ -53,11 +53,19 @@ class WriteObserver(Protocol):
     (raise DynamoError, e.g. an index key of the wrong type), and it may attach what it
     derives to ``m.derived[<its name>]`` for later stages (capacity, commit).
     ``Namespace.commit`` calls ``on_commit`` for every changed mutation, in request order,
-    before the batch is written."""
+    before the batch is written: it adds storage operations to ``batch`` and changes nothing
+    in memory; what memory must learn from the write (counters, sequence numbers, partition
+    sizes) it stages for ``batch``. Once ``batch`` is written, ``Namespace.commit`` calls
+    ``after_commit(batch)`` of every observer of every table the batch changed, which applies
+    what it staged for that batch (nothing, when it staged nothing for it). When the write
+    raises (a full disk), ``after_commit`` is not called, and what was staged is dropped by
+    the next batch: memory keeps agreeing with the store."""
 
     def on_plan(self, m: Mutation) -> None: ...
 
     def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None: ...
+
+    def after_commit(self, batch: WriteBatch) -> None: ...
 
 
 class Mutation:

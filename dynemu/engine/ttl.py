@@ -137,6 +137,9 @@ class TTLIndex:
         if after is not None:
             batch.put(self.entry_key(m.new, after), m.key)  # type: ignore[arg-type]
 
+    def after_commit(self, batch: WriteBatch) -> None:
+        return None  # storage only: nothing in memory follows
+
     # building and dropping ---------------------------------------------------------------
 
     def build(self, batch: WriteBatch) -> WriteBatch:

@@ -26,9 +26,9 @@ one whose condition fails is skipped.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from dynemu import errors
 from dynemu.engine import capacity, indexes
@@ -42,14 +42,24 @@ from dynemu.engine.cancellation import (
 from dynemu.engine.capacity import CapacityLedger
 from dynemu.engine.schema import Item
 from dynemu.engine.table import KEEP_OR_CREATE, Condition, Mutation, Table, stored_size
-from dynemu.engine.tokens import TokenEntry
+from dynemu.engine.tokens import TokenEntry, Tokens
 from dynemu.errors import MSG_MULTIPLE_OPERATIONS, MSG_TRANSACTION_TOO_LARGE
 from dynemu.storage import keyspace
-
-if TYPE_CHECKING:
-    from dynemu.engine.namespace import Namespace
+from dynemu.storage.base import WriteBatch
 
 OnThrottle = Literal["raise", "unprocess", "cancel", "service"]
+
+
+class WriteTarget(Protocol):
+    """What the loop needs of the namespace it writes to (``engine.namespace.Namespace``):
+    its clock, its transaction tokens and its one commit."""
+
+    @property
+    def tokens(self) -> Tokens: ...
+
+    def now(self) -> float: ...
+
+    def commit(self, mutations: Iterable[Mutation], now: float | None = None, batch: WriteBatch | None = None) -> None: ...
 
 MAX_TRANSACTION_BYTES = 4 * 1024 * 1024  # "The aggregate size of the items in the transaction cannot exceed 4 MB"
 
@@ -142,7 +152,7 @@ class WriteResult:
 
 
 def execute(
-    db: Namespace,
+    db: WriteTarget,
     writes: list[Write],
     *,
     on_throttle: OnThrottle = "raise",
@@ -313,7 +323,7 @@ def _charge_failed_condition(w: Write, now: float) -> None:
 # --- transactions ------------------------------------------------------------------------------
 
 
-def replay(db: Namespace, token: str, digest: bytes, consumed: bool) -> WriteResult | None:
+def replay(db: WriteTarget, token: str, digest: bytes, consumed: bool) -> WriteResult | None:
     """A repeat of a completed TransactWriteItems within its token's window: success,
     nothing written, and the read units of reading the items (API reference,
     ClientRequestToken); None to run the request. IdempotentParameterMismatchException when

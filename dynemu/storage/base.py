@@ -17,6 +17,10 @@ from dynemu import errors
 
 log = logging.getLogger("dynemu.storage")
 
+# The file of a SQLite namespace directory (storage/sqlite.py), which storage/select.py also
+# looks for to refuse opening it as LevelDB (without importing sqlite3).
+SQLITE_FILENAME = "dynemu.sqlite3"
+
 
 class WriteBatch:
     """Puts and deletes applied atomically by ``Store.write``; later operations on the

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import os
 
-from dynemu.storage.base import Store, out_of_space
+from dynemu.storage.base import SQLITE_FILENAME, Store, out_of_space
 
 LEVELDB_MARKER = "CURRENT"  # every LevelDB directory has it
-SQLITE_FILENAME = "dynemu.sqlite3"  # storage/sqlite.py's file (here: opening LevelDB imports no sqlite3)
 
 
 class StoreOpenError(OSError):

@@ -19,8 +19,8 @@ import os
 import sqlite3
 from collections.abc import Iterator
 
+from dynemu.storage.base import SQLITE_FILENAME as FILENAME
 from dynemu.storage.base import DiskFullEpisode, Snapshot, Store, WriteBatch, out_of_space
-from dynemu.storage.select import SQLITE_FILENAME as FILENAME
 
 _POOL_SIZE = 4  # idle reader connections kept open
 

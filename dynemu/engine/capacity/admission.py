@@ -4,11 +4,11 @@ Every data-plane request passes here once: ``admit`` before the work (a request 
 admitted while its buckets hold a positive balance), ``charge`` with the units it
 actually consumed once they are known (the token-bucket rule of ``throughput.py``).
 ``TableCapacity`` is also a write observer: each committed mutation updates its
-partition's exact item count and size; a partition that outgrows ``--partition-size``
-splits in two at its hash midpoint (docs/capacity.md,
-"Partitions": a full partition splits), each child getting the exact count and size of its key range read from
-storage (and the batch being committed), and the partition map is persisted in the same
-storage batch whenever it changes.
+partition's exact item count and size once its batch is written; a partition that outgrows
+``--partition-size`` then splits in two at its hash midpoint (docs/capacity.md,
+"Partitions": a full partition splits), each child getting the exact count and size of its
+key range read from storage, and the changed partition map is written with the table's next
+commit (or at close).
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ def _partitions_key(table_id: int) -> bytes:
 class TableCapacity:
     """The throughput state of one table and the glue to its read and write paths."""
 
-    __slots__ = ("spec", "cfg", "store", "state", "index_states", "_saved_version", "_meta_key")
+    __slots__ = ("spec", "cfg", "store", "state", "index_states", "_saved_version", "_meta_key", "_batch",
+                 "_staged", "_saving", "_now")
 
     def __init__(self, spec: TableSpec, cfg: CapacityConfig, store: Store, now: float, size_bytes: int) -> None:
         self.spec = spec
@@ -83,6 +84,13 @@ class TableCapacity:
                 part.size_bytes, part.item_count = self._measure(*pmap.bounds(i))
         # A new table starts with its planned partitions; persist them with the next write.
         self._saved_version = -1 if pmap is None else self.state.version
+        # The commit in progress: its batch, the partition changes it stages (partition,
+        # size delta, item count delta; applied once the batch is written) and the map
+        # version its batch saves (or -1).
+        self._batch: WriteBatch | None = None
+        self._staged: list[tuple[int, int, int]] = []
+        self._saving = -1
+        self._now = 0.0
 
     # --- the request path -------------------------------------------------------------------
 
@@ -178,14 +186,24 @@ class TableCapacity:
     def persist(self, batch: WriteBatch) -> None:
         """Save the partition map with its current exact sizes (at a clean close, so that the
         next start finds them matching the table's counters and measures nothing)."""
-        self._saved_version = -1
-        self.persist_if_changed(batch)
+        self._put_map(batch)
 
-    def persist_if_changed(self, batch: WriteBatch) -> None:
-        if self.state.version != self._saved_version:
-            rows = [(s.hex(), size, count) for s, size, count in self.state.pmap.snapshot()]
-            batch.put(self._meta_key, orjson.dumps(rows))
-            self._saved_version = self.state.version
+    def persist_if_changed(self, batch: WriteBatch) -> int:
+        """Put the partition map in ``batch`` when it changed since it was last written;
+        returns the version put (-1: none) for ``saved`` once the batch is written."""
+        if self.state.version == self._saved_version:
+            return -1
+        self._put_map(batch)
+        return self.state.version
+
+    def saved(self, version: int) -> None:
+        """A batch holding the map of ``version`` (``persist_if_changed``) was written."""
+        if version >= 0:
+            self._saved_version = version
+
+    def _put_map(self, batch: WriteBatch) -> None:
+        rows = [(s.hex(), size, count) for s, size, count in self.state.pmap.snapshot()]
+        batch.put(self._meta_key, orjson.dumps(rows))
 
     def drop(self, batch: WriteBatch) -> None:
         batch.delete(self._meta_key)
@@ -197,14 +215,39 @@ class TableCapacity:
 
     def on_commit(self, m: Mutation, batch: WriteBatch, now: float) -> None:
         state = self.state
-        p = state.pmap.find(keyspace.hashed_part(m.key))
-        count = (m.new is not None) - m.existed
-        if state.pmap.note_write(p, m.new_size - m.old_size, count):
-            self._split_for_size(p, batch, now)
-        if state.version != self._saved_version:
-            self.persist_if_changed(batch)
+        if self._batch is not batch:  # the batch's first mutation
+            self._batch, self._now = batch, now
+            if self._staged:
+                self._staged.clear()  # a refused batch's
+            if state.version != self._saved_version:  # the map changed since it was written
+                self._saving = state.version
+                self._put_map(batch)
+            else:
+                self._saving = -1
+        self._staged.append(
+            (state.pmap.find(keyspace.hashed_part(m.key)), m.new_size - m.old_size, (m.new is not None) - m.existed)
+        )
 
-    def _split_for_size(self, p: int, batch: WriteBatch, now: float) -> None:
+    def after_commit(self, batch: WriteBatch) -> None:
+        """``batch`` was written: the partitions take its sizes, and those that outgrew
+        the partition size split (the map is written with the table's next commit, or at
+        close; a start that finds it behind the table's size measures its partitions)."""
+        if self._batch is not batch:
+            return
+        self._batch = None
+        if self._saving >= 0:
+            self._saved_version = self._saving
+        pmap = self.state.pmap
+        full: list[int] | None = None
+        for p, size, count in self._staged:
+            if pmap.note_write(p, size, count):
+                full = [p] if full is None else full + [p]
+        self._staged.clear()
+        if full is not None:
+            for p in sorted(set(full), reverse=True):  # splits only shift the partitions above
+                self._split_for_size(p, self._now)
+
+    def _split_for_size(self, p: int, now: float) -> None:
         """Split partition ``p`` at hash midpoints until every part fits the partition
         size (or holds a single hash value); each split measures its upper half."""
         state, pmap = self.state, self.state.pmap
@@ -215,13 +258,12 @@ class TableCapacity:
             at = pmap.hash_midpoint(i) if part.size_bytes > pmap.partition_size else None
             if at is None:
                 continue
-            size, count = self._measure(at, pmap.bounds(i)[1], batch)
+            size, count = self._measure(at, pmap.bounds(i)[1])
             new = state.split(i, at, now, part.size_bytes - size, part.item_count - count)
             pending += [i, new]
 
-    def _measure(self, lo: bytes, hi: bytes | None, batch: WriteBatch | None = None) -> tuple[int, int]:
-        """Exact (size, item count) of the items with key suffixes in ``[lo, hi)``: the
-        store, overlaid with the batch being committed."""
+    def _measure(self, lo: bytes, hi: bytes | None) -> tuple[int, int]:
+        """Exact (size, item count) of the stored items with key suffixes in ``[lo, hi)``."""
         prefix = keyspace.items_prefix(self.spec.table_id)
         start = prefix + lo
         stop = prefix + hi if hi is not None else keyspace.prefix_end(prefix)
@@ -229,15 +271,6 @@ class TableCapacity:
         for _, v in self.store.iterate(start, stop):  # streamed: memory does not grow with the range
             size += stored_size(v)
             count += 1
-        pending = {k: v for k, v in (batch.ops if batch is not None else ()) if start <= k < stop}
-        for key, value in pending.items():  # the batch's last word on each key replaces the store's
-            old = self.store.get(key)
-            if old is not None:
-                size -= stored_size(old)
-                count -= 1
-            if value is not None:
-                size += stored_size(value)
-                count += 1
         return size, count
 
     # --- admin views -------------------------------------------------------------------------

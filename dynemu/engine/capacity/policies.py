@@ -23,12 +23,50 @@ On-demand tables (any model) have no shares: the table bucket (the per-table quo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar, Protocol
 
-if TYPE_CHECKING:
-    from dynemu.engine.capacity.throughput import CapacityConfig, ThroughputState
+from dynemu.engine.capacity.partitions import PartitionMap
 
 READ, WRITE = 0, 1
+
+
+class ModelSettings(Protocol):
+    """The settings a policy reads (``throughput.CapacityConfig``)."""
+
+    @property
+    def burst_seconds(self) -> float: ...
+    @property
+    def adaptive_after(self) -> float: ...
+    @property
+    def heat_threshold(self) -> float: ...
+    @property
+    def heat_after(self) -> float: ...
+    @property
+    def heat_window(self) -> int: ...
+    @property
+    def metrics_window(self) -> int: ...
+
+
+class ModelState(Protocol):
+    """What a policy reads and changes of the throughput state it is the policy of
+    (``throughput.ThroughputState``)."""
+
+    @property
+    def cfg(self) -> ModelSettings: ...
+    @property
+    def pmap(self) -> PartitionMap: ...
+    @property
+    def prov(self) -> list[float]: ...
+    @property
+    def ceilings(self) -> tuple[float, float]: ...
+    @property
+    def uses_share(self) -> bool: ...
+
+    def base_share(self, k: int) -> float: ...
+
+    def split(
+        self, p: int, at: bytes, now: float, lower_size: int | None = None, lower_count: int | None = None
+    ) -> int: ...
 
 
 class Policy:
@@ -38,27 +76,27 @@ class Policy:
     uses_share: ClassVar[bool] = True  # per-partition share buckets (provisioned tables)
     enforce_table: ClassVar[bool] = False  # the table bucket refuses requests on its own
 
-    def share_seconds(self, cfg: CapacityConfig) -> float:
+    def share_seconds(self, cfg: ModelSettings) -> float:
         """Seconds of its rate a share bucket holds: one, plus the burst savings."""
         return cfg.burst_seconds
 
-    def table_seconds(self, cfg: CapacityConfig) -> float:
+    def table_seconds(self, cfg: ModelSettings) -> float:
         return cfg.burst_seconds
 
-    def on_throttle(self, state: ThroughputState, p: int, k: int, now: float) -> None:
+    def on_throttle(self, state: ModelState, p: int, k: int, now: float) -> None:
         """Called for every throttle of partition ``p`` (kind ``k``)."""
 
-    def maintain(self, state: ThroughputState, now: float) -> None:
+    def maintain(self, state: ModelState, now: float) -> None:
         """Called at most once per clock second."""
 
 
 class Uniform(Policy):
     name = "uniform"
 
-    def share_seconds(self, cfg: CapacityConfig) -> float:
+    def share_seconds(self, cfg: ModelSettings) -> float:
         return 1.0
 
-    def table_seconds(self, cfg: CapacityConfig) -> float:
+    def table_seconds(self, cfg: ModelSettings) -> float:
         return 1.0
 
 
@@ -74,7 +112,7 @@ class Adaptive(Burst):
     name = "adaptive"
     enforce_table = True
 
-    def on_throttle(self, state: ThroughputState, p: int, k: int, now: float) -> None:
+    def on_throttle(self, state: ModelState, p: int, k: int, now: float) -> None:
         if not state.uses_share:
             return
         buckets = state.pmap.parts[p].buckets
@@ -90,7 +128,7 @@ class Adaptive(Burst):
             buckets.boost[k] = boost
             buckets.share[k].reset(base + boost, base * self.share_seconds(state.cfg), now)
 
-    def maintain(self, state: ThroughputState, now: float) -> None:
+    def maintain(self, state: ModelState, now: float) -> None:
         """Give a boost back once the partition's recent consumption is clearly (10 %)
         under its own share again."""
         if not state.uses_share:
@@ -113,7 +151,7 @@ class Gac(Policy):
     uses_share = False
     enforce_table = True
 
-    def maintain(self, state: ThroughputState, now: float) -> None:
+    def maintain(self, state: ModelState, now: float) -> None:
         cfg = state.cfg
         for i in range(len(state.pmap) - 1, -1, -1):
             buckets = state.pmap.parts[i].buckets
