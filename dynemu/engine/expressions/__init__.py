@@ -215,7 +215,7 @@ def _placeholders(request: dict[str, Any]) -> tuple[dict[str, str], dict[str, di
                 raise validation(errors.msg_placeholder_key("ExpressionAttributeNames", key))
         for key, name in names.items():
             if name == "":  # as ExpressionAttributeValues reports its values (issue 12 report)
-                raise validation(errors.msg_placeholder_value("ExpressionAttributeNames", V.MSG_EMPTY_NAME, key))
+                raise validation(errors.msg_placeholder_value("ExpressionAttributeNames", errors.MSG_EMPTY_NAME, key))
     if values is not None:
         if not values:
             raise validation(errors.msg_placeholders_empty("ExpressionAttributeValues"))

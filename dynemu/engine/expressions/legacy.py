@@ -270,7 +270,7 @@ def attribute_updates(updates: dict[str, Any]) -> LegacyUpdate:
     checked: list[tuple[str, str, Value | None]] = []
     for name, update in updates.items():
         if not name:
-            raise invalid_parameter(V.MSG_EMPTY_NAME)
+            raise invalid_parameter(errors.MSG_EMPTY_NAME)
         update = update or {}
         action = update.get("Action") or "PUT"
         value = V.validate_value(update["Value"]) if update.get("Value") is not None else None
