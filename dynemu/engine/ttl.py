@@ -33,7 +33,7 @@ from dynemu import errors
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Mutation, Table, decode_stored
 from dynemu.storage import keyspace
-from dynemu.storage.base import WriteBatch
+from dynemu.storage.base import WriteBatch, delete_range
 
 COOLDOWN_SECONDS = 3600.0  # "Any additional UpdateTimeToLive calls ... during this one hour"
 TRANSITION_SECONDS = 0.0  # ENABLING/DISABLING; the live service shows the settled state at once
@@ -163,15 +163,7 @@ class TTLIndex:
         store = self.table.store
         prefix = keyspace.ttl_prefix(self.table.spec.table_id)
         store.write(batch)
-        while True:
-            batch = WriteBatch()
-            for key, _ in store.iterate(prefix, keyspace.prefix_end(prefix)):
-                batch.delete(key)
-                if len(batch) >= _CHUNK:
-                    break
-            if not len(batch):
-                return
-            store.write(batch)
+        delete_range(store, prefix, keyspace.prefix_end(prefix), _CHUNK)
 
 
 def index_of(table: Table) -> TTLIndex | None:

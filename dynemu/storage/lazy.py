@@ -26,9 +26,9 @@ _EMPTY = _Empty()
 
 
 class LazyStore(Store):
-    """Reads as empty until the first ``write``, which opens the store ``opener`` makes."""
-
-    __slots__ = ("_opener", "_inner", "closed")
+    """Reads as empty until the first ``write``, which opens the store ``opener`` makes.
+    From then on the store's own methods are bound on this object, so a read or a write
+    costs what it costs on the store itself."""
 
     def __init__(self, opener: Callable[[], Store]) -> None:
         self._opener = opener
@@ -39,23 +39,24 @@ class LazyStore(Store):
     def opened(self) -> bool:
         return self._inner is not None
 
-    def _reader(self) -> Snapshot | Store:
-        return _EMPTY if self._inner is None else self._inner
-
     def get(self, key: bytes) -> bytes | None:
-        return self._reader().get(key)
+        return None
 
     def iterate(self, start: bytes, stop: bytes, *, reverse: bool = False) -> Iterator[tuple[bytes, bytes]]:
-        return self._reader().iterate(start, stop, reverse=reverse)
+        return iter(())
 
     def read_values(self, start: bytes, stop: bytes, *, reverse: bool = False,
                     limit: int | None = None) -> Iterable[bytes]:
-        return self._reader().read_values(start, stop, reverse=reverse, limit=limit)
+        return ()
 
     def write(self, batch: WriteBatch) -> None:
-        if self._inner is None:
-            self._inner = self._opener()
-        self._inner.write(batch)
+        inner = self._inner = self._opener()
+        # Instance attributes shadow the methods above: no extra call once the store exists.
+        self.get = inner.get  # type: ignore[method-assign]
+        self.iterate = inner.iterate  # type: ignore[method-assign]
+        self.read_values = inner.read_values  # type: ignore[method-assign]
+        self.write = inner.write  # type: ignore[method-assign]
+        inner.write(batch)
 
     def snapshot(self) -> Snapshot:
         return _EMPTY if self._inner is None else self._inner.snapshot()
@@ -68,7 +69,7 @@ class LazyStore(Store):
     def __getattr__(self, name: str) -> Any:
         """What a particular store offers besides the interface (its path, its settings),
         once it exists."""
-        inner = object.__getattribute__(self, "_inner")
+        inner = self.__dict__.get("_inner")
         if inner is None:
             raise AttributeError(name)
         return getattr(inner, name)
