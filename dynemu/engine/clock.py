@@ -10,6 +10,10 @@ in milliseconds and gets the same throttles every run.
 * ``VirtualClock(start)``: moves only when :meth:`VirtualClock.advance` is called (the admin
   API's ``POST /_dynemu/clock``); after each move it runs the callbacks registered with
   :meth:`Clock.on_advance` so refills, splits and TTL expiry "whatever is due" happen then.
+  Without ``start`` it starts on the current *whole* second: consumption is counted per
+  whole clock second (on-demand peaks, the once-a-second upkeep), so a fraction carried
+  from the wall clock would make the same requests and advances land in other seconds,
+  and throttle differently, depending on the instant the server started.
 
 Callbacks receive the new ``now``. Real and scaled clocks keep the registry (so callers
 need not care which clock they hold) but never call it: time moves on its own there, and
@@ -18,6 +22,7 @@ background tasks poll instead.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Protocol
@@ -86,7 +91,8 @@ class VirtualClock(_CallbackRegistry):
 
     def __init__(self, start: float | None = None) -> None:
         super().__init__()
-        self._now = time.time() if start is None else float(start)
+        # a whole second: every per-second count is then independent of the start instant
+        self._now = float(math.floor(time.time())) if start is None else float(start)
 
     def now(self) -> float:
         return self._now
