@@ -11,6 +11,11 @@ allocation (one second of throughput), what lies above them is the burst savings
 (:meth:`Bucket.burst`, up to ``cap - rate``). Refill fills the allocation first and
 overflows into burst; a debit spends the allocation first, then burst, and only then goes
 into debt, repaid by later refills (see ``throughput.py`` for the admission rule).
+
+A :class:`CeilingBucket` (a partition's ceiling) adds a *spike allowance*: what its refill
+would add beyond its capacity is saved there (up to ``spare_cap``), and the part of a
+charge that the balance cannot cover is taken from it before the balance goes into debt
+(docs/capacity.md, "Token buckets").
 """
 
 from __future__ import annotations
@@ -60,6 +65,47 @@ class Bucket:
         self.rate, self.cap = rate, cap
         if fill or self.tokens > cap:
             self.tokens = cap
+
+
+class CeilingBucket(Bucket):
+    """A bucket whose overflow is saved as a spike allowance (``spare``, at most
+    ``spare_cap``) that covers a charge beyond the balance: a large request admitted while
+    the bucket held a positive balance leaves it at zero, not in debt, as long as the
+    allowance lasts. Only capacity left unused refills the allowance, so sustained traffic
+    above the rate spends it within seconds and is then limited to the rate again."""
+
+    __slots__ = ("spare", "spare_cap")
+
+    def __init__(self, rate: float, cap: float, now: float, spare_cap: float) -> None:
+        super().__init__(rate, cap, now)
+        self.spare = self.spare_cap = spare_cap  # starts full, like the bucket
+
+    def level(self, now: float) -> float:
+        dt = now - self.stamp
+        if dt > 0:
+            t = self.tokens + dt * self.rate
+            if t > self.cap:
+                if self.spare < self.spare_cap:  # the overflow: capacity left unused
+                    over = t - max(self.tokens, self.cap)
+                    self.spare = min(self.spare_cap, self.spare + over)
+                t = self.cap
+            self.tokens = t
+            self.stamp = now
+        return self.tokens
+
+    def take(self, units: float, now: float, clamp: bool = False) -> None:
+        t = self.level(now) - units
+        if t < 0.0 and self.spare > 0.0:
+            cover = min(-t, self.spare)
+            self.spare -= cover
+            t += cover
+        if clamp and t < -self.cap:
+            t = -self.cap
+        self.tokens = t
+
+    def fill(self) -> None:
+        """Full balance and full allowance (a partition made by a split)."""
+        self.tokens, self.spare = self.cap, self.spare_cap
 
 
 class RateRing:

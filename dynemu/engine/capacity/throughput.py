@@ -56,7 +56,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from dynemu.engine.capacity.buckets import Bucket, RateRing
+from dynemu.engine.capacity.buckets import Bucket, CeilingBucket, RateRing
 from dynemu.engine.capacity.history import CapacityHistory
 from dynemu.engine.capacity.partitions import (
     DEFAULT_PARTITION_SIZE,
@@ -120,8 +120,9 @@ class PartitionBuckets:
     )
 
     def __init__(self, ceiling: float, ceiling_cap: float, now: float, window: int) -> None:
-        # one bucket for reads and writes, in write units (a read unit costs a third)
-        self.ceil = Bucket(ceiling, ceiling_cap, now)
+        # one bucket for reads and writes, in write units (a read unit costs a third), with
+        # a spike allowance as large as the ceiling's own savings
+        self.ceil = CeilingBucket(ceiling, ceiling_cap, now, ceiling_cap)
         self.share = [Bucket(0.0, 0.0, now), Bucket(0.0, 0.0, now)]
         self.boost = [0.0, 0.0]
         self.consumed = [RateRing(window), RateRing(window)]
@@ -206,8 +207,10 @@ class ThroughputState:
         self.consumed = [RateRing(cfg.metrics_window), RateRing(cfg.metrics_window)]
         self.consumed_total = [0.0, 0.0]
         self.throttle_counts: dict[str, int] = {}
-        self.peak = [0.0, 0.0]  # on-demand: the previous peak (units in one second)
-        self._pending: list[deque[tuple[int, float]]] = [deque(), deque()]
+        # on-demand: the previous peak, (reads, writes) of the busiest second, and the
+        # busier seconds not yet old enough to count: (second, (reads, writes), load)
+        self.peak = [0.0, 0.0]
+        self._pending: deque[tuple[int, tuple[float, float], float]] = deque()
         self._peak_scan = int(now)
         self._next_maint = now + 1.0
         self.version = 0  # bumped whenever the partition map changes (persist it then)
@@ -370,23 +373,40 @@ class ThroughputState:
         self._next_maint = int(now) + 1.0
         if self.on_demand:
             self._track_peaks(now)
-            # double the previous peak, reads and writes sharing the partitions
-            needed = 2 * (self.peak[READ] / self.ceilings[READ] + self.peak[WRITE] / self.ceilings[WRITE])
+            # double the previous peak: that second's reads and writes shared the partitions
+            needed = 2 * self.peak_load
             self._ensure_count(int(-(-needed // 1)), now)
         self.policy.maintain(self, now)
         self.history.sync(self, now)
 
+    @property
+    def peak_load(self) -> float:
+        """The previous peak in partition ceilings: ``RCU / 3000 + WCU / 1000`` of its second."""
+        return self.peak[READ] / self.ceilings[READ] + self.peak[WRITE] / self.ceilings[WRITE]
+
     def _track_peaks(self, now: float) -> None:
-        """A second's consumption becomes the previous peak once it is
-        ``on_demand_scale_after`` old: the time the table takes to scale behind it."""
+        """The previous peak is the busiest single second of *combined* consumption, a
+        write unit weighing as much of the partitions as three read units ("4,000 write
+        request units or 12,000 read request units, or a linear combination of both",
+        warm-throughput.html), never the busiest read second plus the busiest write second.
+        A second becomes the previous peak once it is ``on_demand_scale_after`` old: the
+        time the table takes to scale behind it."""
         after = self.cfg.on_demand_scale_after
+        seconds: dict[int, list[float]] = {}
         for k in (READ, WRITE):
-            pending = self._pending[k]
-            for sec, units in sorted(self.consumed[k].completed(now, self._peak_scan)):
-                if units > self.peak[k] and (not pending or pending[-1][1] < units):
-                    pending.append((sec, units))
-            while pending and pending[0][0] + 1 + after <= now:
-                self.peak[k] = max(self.peak[k], pending.popleft()[1])
+            for sec, units in self.consumed[k].completed(now, self._peak_scan):
+                seconds.setdefault(sec, [0.0, 0.0])[k] += units
+        pending = self._pending
+        best = self.peak_load
+        for sec in sorted(seconds):
+            r, w = seconds[sec]
+            load = r / self.ceilings[READ] + w / self.ceilings[WRITE]
+            if load > best and (not pending or pending[-1][2] < load):
+                pending.append((sec, (r, w), load))
+        while pending and pending[0][0] + 1 + after <= now:
+            _, (r, w), load = pending.popleft()
+            if load > self.peak_load:
+                self.peak = [r, w]
         self._peak_scan = int(now)
 
     # splits -----------------------------------------------------------------------------
@@ -401,7 +421,7 @@ class ThroughputState:
         self._configure(now)
         for i in children:
             buckets: PartitionBuckets = self.pmap.parts[i].buckets
-            buckets.ceil.tokens = buckets.ceil.cap
+            buckets.ceil.fill()
             for k in (READ, WRITE):
                 buckets.share[k].tokens = buckets.share[k].cap
 
@@ -456,6 +476,7 @@ class ThroughputState:
                 row[f"burst_{name}"] = share.burst(now) if self._uses_share else 0.0
                 row[f"boost_{name}"] = buckets.boost[k]
                 row[f"consumed_{name}_per_second"] = buckets.consumed[k].rate(now, window, covered=True)
+            row["spike_allowance_seconds"] = buckets.ceil.spare / buckets.ceil.rate if buckets.ceil.rate else 0.0
             row["throttles"] = dict(buckets.throttles)
             rows.append(row)
         return rows
@@ -486,7 +507,8 @@ class ThroughputState:
             "table_rate": [self.table_buckets[k].rate for k in (READ, WRITE)],
             "table_bucket": [self.table_buckets[k].level(now) for k in (READ, WRITE)],
             "consumed_total": list(self.consumed_total),
-            "on_demand_peak": list(self.peak),
+            "on_demand_peak": list(self.peak),  # (reads, writes) of the busiest combined second
+            "on_demand_peak_read_equivalent": self.peak_load * self.ceilings[READ],
             "warm_throughput": list(self.warm_throughput()),
             "throttles": dict(self.throttle_counts),
         }
