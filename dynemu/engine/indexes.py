@@ -454,6 +454,7 @@ class Backfill:
         batch = WriteBatch()
         n = 0
         last = None
+        written: list[tuple[bytes, int, int]] = []  # (entry key suffix, size, 1) for the GSI's partitions
         for key, raw in self.table.store.iterate(ix.cursor + b"\x00", self._end):
             item, size = decode_stored(raw)
             last = key
@@ -463,11 +464,15 @@ class Backfill:
                 batch.put(ek, encode_stored(entry, esize))
                 ix.item_count += 1
                 ix.size_bytes += esize
+                written.append((keyspace.index_hashed_part(ek), esize, 1))
             n += 1
             if n >= limit:
                 break
         batch.put(ix.counts_key, _COUNTS.pack(ix.item_count, ix.size_bytes))
         self.table.store.write(batch)
+        cap = getattr(self.table, "capacity", None)
+        if written and ix.is_global and cap is not None:
+            cap.index_entries_written(ix.name, written)
         if n < limit or last is None:
             ix.cursor = None
             ix.spec.status = "ACTIVE"

@@ -8,7 +8,11 @@ partition's exact item count and size once its batch is written; a partition tha
 ``--partition-size`` then splits in two at its hash midpoint (docs/capacity.md,
 "Partitions": a full partition splits), each child getting the exact count and size of its
 key range read from storage, and the changed partition map is written with the table's next
-commit (or at close).
+commit (or at close). Each GSI's partitions are kept the same way from the entry changes the
+index maintainer derived (``m.derived["indexes"]``): exact entry counts and sizes (an
+entry's size is its projection's DynamoDB size, as IndexSizeBytes counts it), and splits for
+size. A GSI's map is not persisted: it is made on first use, its partitions measured from
+storage then.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ class TableCapacity:
     """The throughput state of one table and the glue to its read and write paths."""
 
     __slots__ = ("spec", "cfg", "store", "state", "index_states", "_saved_version", "_meta_key", "_batch",
-                 "_staged", "_saving", "_now")
+                 "_staged", "_staged_gsi", "_saving", "_now")
 
     def __init__(self, spec: TableSpec, cfg: CapacityConfig, store: Store, now: float, size_bytes: int) -> None:
         self.spec = spec
@@ -89,6 +93,9 @@ class TableCapacity:
         # version its batch saves (or -1).
         self._batch: WriteBatch | None = None
         self._staged: list[tuple[int, int, int]] = []
+        # GSI entry changes of the commit in progress: (GSI state, entry key suffix, size
+        # delta, entry count delta)
+        self._staged_gsi: list[tuple[ThroughputState, bytes, int, int]] = []
         self._saving = -1
         self._now = 0.0
 
@@ -140,7 +147,7 @@ class TableCapacity:
     def _new_index_state(self, ix: Any, now: float) -> ThroughputState:
         spec = ix.spec
         on_demand = self.spec.billing_mode == "PAY_PER_REQUEST"
-        return ThroughputState(
+        state = ThroughputState(
             self.cfg,
             arn=f"{self.spec.arn}/index/{ix.name}",
             now=now,
@@ -150,7 +157,26 @@ class TableCapacity:
             wcu=0 if on_demand else spec.throughput.write,
             max_read=spec.on_demand_max_read if spec.on_demand_max_read and spec.on_demand_max_read > 0 else None,
             max_write=spec.on_demand_max_write if spec.on_demand_max_write and spec.on_demand_max_write > 0 else None,
+            size_bytes=ix.size_bytes,
         )
+        prefix: bytes = ix.prefix
+        pmap = state.pmap
+        pmap.measure = lambda lo, hi: self._measure_range(prefix, lo, hi)
+        if ix.item_count or ix.size_bytes:  # the entries it holds already, partition by partition
+            for i, part in enumerate(pmap.parts):
+                part.size_bytes, part.item_count = pmap.measure(*pmap.bounds(i))
+        return state
+
+    def index_entries_written(self, name: str, changes: list[tuple[bytes, int, int]]) -> None:
+        """Entries written to GSI ``name`` outside the write path (a backfill step), once
+        written: ``(entry key suffix, size delta, count delta)``; nothing to do before the
+        GSI's state exists (it measures its partitions when made)."""
+        state = self.index_states.get(name)
+        if state is None:
+            return
+        full = [p for suffix, size, count in changes if state.note_write(p := state.pmap.find(suffix), size, count)]
+        for p in sorted(set(full), reverse=True):
+            self._split_for_size(state, p, max(self._now, state.created))  # the latest time seen
 
     def sync_indexes(self, indexes: list[Any], now: float) -> None:
         """Follow the table's GSIs after UpdateTable: new ones, deleted ones, new throughput."""
@@ -219,6 +245,8 @@ class TableCapacity:
             self._batch, self._now = batch, now
             if self._staged:
                 self._staged.clear()  # a refused batch's
+            if self._staged_gsi:
+                self._staged_gsi.clear()
             if state.version != self._saved_version:  # the map changed since it was written
                 self._saving = state.version
                 self._put_map(batch)
@@ -227,6 +255,23 @@ class TableCapacity:
         self._staged.append(
             (state.pmap.find(keyspace.hashed_part(m.key)), m.new_size - m.old_size, (m.new is not None) - m.existed)
         )
+        if m.derived is not None and self.index_states:
+            self._stage_index_writes(m.derived.get("indexes"))
+
+    def _stage_index_writes(self, writes: list[Any] | None) -> None:
+        """Stage the GSI entry changes of a mutation (engine.indexes.IndexWrite): a moved
+        entry leaves one partition and enters another."""
+        for w in writes or ():
+            state = self.index_states.get(w.name) if w.is_global else None
+            if state is None:
+                continue
+            if w.old_key is not None and w.old_key == w.new_key:
+                self._staged_gsi.append((state, keyspace.index_hashed_part(w.new_key), w.new_size - w.old_size, 0))
+                continue
+            if w.old_key is not None:
+                self._staged_gsi.append((state, keyspace.index_hashed_part(w.old_key), -w.old_size, -1))
+            if w.new_key is not None:
+                self._staged_gsi.append((state, keyspace.index_hashed_part(w.new_key), w.new_size, 1))
 
     def after_commit(self, batch: WriteBatch) -> None:
         """``batch`` was written: the partitions take its sizes, and those that outgrew
@@ -245,12 +290,30 @@ class TableCapacity:
         self._staged.clear()
         if full is not None:
             for p in sorted(set(full), reverse=True):  # splits only shift the partitions above
-                self._split_for_size(p, self._now)
+                self._split_for_size(self.state, p, self._now)
+        if self._staged_gsi:
+            self._apply_index_writes()
 
-    def _split_for_size(self, p: int, now: float) -> None:
-        """Split partition ``p`` at hash midpoints until every part fits the partition
-        size (or holds a single hash value); each split measures its upper half."""
-        state, pmap = self.state, self.state.pmap
+    def _apply_index_writes(self) -> None:
+        """The staged GSI entry changes, once their batch is written; full GSI partitions split."""
+        full: dict[int, tuple[ThroughputState, set[int]]] = {}
+        for state, suffix, size, count in self._staged_gsi:
+            if self.index_states.get(state.index_name or "") is not state:
+                continue  # the GSI was deleted meanwhile
+            p = state.pmap.find(suffix)
+            if state.note_write(p, size, count):
+                full.setdefault(id(state), (state, set()))[1].add(p)
+        self._staged_gsi.clear()
+        for state, parts in full.values():
+            for p in sorted(parts, reverse=True):
+                self._split_for_size(state, p, self._now)
+
+    def _split_for_size(self, state: ThroughputState, p: int, now: float) -> None:
+        """Split partition ``p`` of ``state`` (the table's or a GSI's) at hash midpoints
+        until every part fits the partition size (or holds a single hash value); each split
+        measures its upper half (``PartitionMap.measure``)."""
+        pmap = state.pmap
+        assert pmap.measure is not None
         pending = [p]
         while pending:
             i = pending.pop()  # splits only shift the partitions above ``i``
@@ -258,13 +321,17 @@ class TableCapacity:
             at = pmap.hash_midpoint(i) if part.size_bytes > pmap.partition_size else None
             if at is None:
                 continue
-            size, count = self._measure(at, pmap.bounds(i)[1])
+            size, count = pmap.measure(at, pmap.bounds(i)[1])
             new = state.split(i, at, now, part.size_bytes - size, part.item_count - count)
             pending += [i, new]
 
     def _measure(self, lo: bytes, hi: bytes | None) -> tuple[int, int]:
         """Exact (size, item count) of the stored items with key suffixes in ``[lo, hi)``."""
-        prefix = keyspace.items_prefix(self.spec.table_id)
+        return self._measure_range(keyspace.items_prefix(self.spec.table_id), lo, hi)
+
+    def _measure_range(self, prefix: bytes, lo: bytes, hi: bytes | None) -> tuple[int, int]:
+        """Exact (size, count) of the stored values under ``prefix`` (the table's items or a
+        GSI's entries, both stored with their DynamoDB size) with suffixes in ``[lo, hi)``."""
         start = prefix + lo
         stop = prefix + hi if hi is not None else keyspace.prefix_end(prefix)
         size = count = 0
