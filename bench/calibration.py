@@ -9,7 +9,11 @@ both, alternating which goes first: on a small provisioned table (5 RCU / 5 WCU,
 x 5 units of burst) and on an on-demand table, bursts of BatchWriteItem, 100-300 KB items,
 TransactWriteItems, Query, Scan and GetItem, all within what the tables document as
 available (the table's throughput, the 300 s of burst savings, the partition ceilings,
-on-demand warm throughput). boto3's retries are off, so every throttle is seen.
+on-demand warm throughput), then on a new on-demand table the large-request sequence a
+suite passing on DynamoDB runs, about 50 ms apart (issue 23): 50 PutItems of 100 KB, one
+TransactWriteItems deleting them, one of 30 Puts of 100 KB, a small PutItem and a
+TransactGetItems, then 700 small items by BatchWriteItem in calls of 25, resending what
+comes back unprocessed. boto3's retries are off, so every throttle is seen.
 
 It prints the throttles seen on the default server (must be 0: throttled requests and
 unprocessed batch items) and the server's CPU time per request on each server, read from
@@ -24,6 +28,7 @@ import itertools
 import os
 import statistics
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -114,12 +119,44 @@ class Workload:
                 page["ExclusiveStartKey"] = out["LastEvaluatedKey"]
 
 
+    def large_requests(self, t: str, gap: float = 0.05) -> None:
+        """The large-request sequence of a new on-demand table, ``gap`` seconds apart."""
+        blob = "x" * (100 * 1024 - 40)
+        for i in range(50):
+            self.call("put_item", TableName=t, Item={"pk": {"S": f"big-{i}"}, "sk": {"N": "0"}, "v": {"S": blob}})
+            time.sleep(gap)
+        self.call("transact_write_items", TransactItems=[
+            {"Delete": {"TableName": t, "Key": {"pk": {"S": f"big-{i}"}, "sk": {"N": "0"}}}} for i in range(50)
+        ])
+        time.sleep(gap)
+        self.call("transact_write_items", TransactItems=[
+            {"Put": {"TableName": t, "Item": {"pk": {"S": f"tx-{i}"}, "sk": {"N": "0"}, "v": {"S": blob}}}}
+            for i in range(30)
+        ])
+        time.sleep(gap)
+        self.call("put_item", TableName=t, Item={"pk": {"S": "small"}, "sk": {"N": "0"}})
+        time.sleep(gap)
+        self.call("transact_get_items", TransactItems=[{"Get": {"TableName": t, "Key": {"pk": {"S": "small"}, "sk": {"N": "0"}}}}])
+        todo = [{"PutRequest": {"Item": {"pk": {"S": f"small-{i}"}, "sk": {"N": "0"}}}} for i in range(700)]
+        pending: list[dict[str, Any]] = []
+        for _ in range(200):  # a throttled call (nothing processed) is counted and resent
+            if not (todo or pending):
+                break
+            time.sleep(gap)
+            take = 25 - len(pending)
+            batch, todo = pending + todo[:take], todo[take:]
+            out = self.call("batch_write_item", RequestItems={t: batch})
+            pending = out["UnprocessedItems"].get(t, []) if out else batch
+
+
 def round_on(ddb: Any) -> Workload:
     w = Workload(ddb)
     # provisioned 5 RCU / 5 WCU: ~75 + 200 + 40 WCU and ~150 RCU, inside its 1,500 saved units
     w.run(w.table(True), users=60, batches=3, large=2, large_kb=100, txs=5, scans=2)
     # on-demand: ~2,500 + 3,000 + 400 WRU in bursts, inside 4 partitions' ceilings
     w.run(w.table(False), users=300, batches=100, large=10, large_kb=300, txs=50, scans=3)
+    # a new on-demand table: ~21,700 WRU of large requests in ~3 s, then 700 small items
+    w.large_requests(w.table(False))
     return w
 
 

@@ -174,8 +174,12 @@ class TableCapacity:
         state = self.index_states.get(name)
         if state is None:
             return
-        full = [p for suffix, size, count in changes if state.note_write(p := state.pmap.find(suffix), size, count)]
-        for p in sorted(set(full), reverse=True):
+        full = set()
+        for suffix, size, count in changes:
+            p = state.pmap.find(suffix)
+            if state.note_write(p, size, count):
+                full.add(p)
+        for p in sorted(full, reverse=True):
             self._split_for_size(state, p, max(self._now, state.created))  # the latest time seen
 
     def sync_indexes(self, indexes: list[Any], now: float) -> None:

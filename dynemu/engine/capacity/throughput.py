@@ -11,6 +11,10 @@ buckets"), so a request costing more than one second of a partition's share
 (a 100 KB write on a 5 WCU table) draws on burst; the balance goes negative only when the
 savings are spent too, and that debt is repaid by refills before the next request is
 admitted -- DynamoDB likewise charges what it read or wrote after admitting a request.
+The partition ceiling adds a spike allowance (``buckets.CeilingBucket``): 3 s of the
+ceiling, saved from capacity left unused, that covers the part of a charge beyond the
+balance, so a large request (a 3 MB transaction) leaves its partitions at zero rather
+than seconds in debt; sustained overload spends the allowance and is held to the ceiling.
 Every bucket starts full, with its burst allowance: new tables, and partitions made by a
 split or a throughput increase (issue 10). A throttled request debits nothing.
 ``throttling=False`` keeps every bucket, debit and metric but admits everything (balances
@@ -42,7 +46,8 @@ warm-throughput.html) and serve up to double their previous peak at once
 30 minutes, then you might experience throttling", on-demand-table-throttling-dynamodb
 knowledge-center article): the partitions grow to carry twice the highest per-second
 consumption seen once that second is ``on_demand_scale_after`` (60 s) old -- the time the
-table takes to scale. Traffic beyond it is throttled by the partition ceilings until then.
+table takes to scale. The peak is one second's *combined* consumption, ``RCU/3000 +
+WCU/1000`` of the same second. Traffic beyond it is throttled by the partition ceilings until then.
 
 Reasons follow ThrottlingReason's ResourceType+OperationType+LimitType form
 (API_ThrottlingReason.html), e.g. ``TableReadKeyRangeThroughputExceeded``. A refusal is a
