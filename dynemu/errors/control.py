@@ -468,6 +468,9 @@ def msg_not_supported(parameter: str) -> str:
 # streams: the API (api/operations/streams)
 MSG_ITERATOR_EXPIRED = "The provided iterator exceeds the maximum age allowed."  # the model's message
 MSG_INVALID_ITERATOR = "Invalid ShardIterator"
+# a StreamArn that is not a stream's ARN at all (reported of the service in
+# amazon-archives/logstash-input-dynamodb#18: "Invalid StreamArn", ValidationException)
+MSG_INVALID_STREAM_ARN = "Invalid StreamArn"
 # undocumented by the service (the API reference only says a future timestamp is a
 # ValidationException); dynemu's wording
 MSG_TIMESTAMP_REQUIRED = "Must specify Timestamp for iterator of type AT_TIMESTAMP"
