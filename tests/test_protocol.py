@@ -131,7 +131,7 @@ def test_service_error_namespace(server_url: str) -> None:
 def test_gzip_request_and_response(server_url: str, ddb: Any) -> None:
     for i in range(60):
         ddb.create_table(
-            TableName=f"gzip-{i:03d}-" + "x" * 30, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            TableName=f"gzip-{i:03d}-" + "x" * 100, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
             AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST",
         )
     try:
@@ -144,7 +144,7 @@ def test_gzip_request_and_response(server_url: str, ddb: Any) -> None:
         assert len(json.loads(gzip.decompress(data))["TableNames"]) >= 60
     finally:
         for i in range(60):
-            ddb.delete_table(TableName=f"gzip-{i:03d}-" + "x" * 30)
+            ddb.delete_table(TableName=f"gzip-{i:03d}-" + "x" * 100)
 
 
 def test_body_over_16_mb(server_url: str) -> None:

@@ -122,11 +122,12 @@ SERIALIZATION = [
     (
         "PutItem",
         put_item({"a": {"B": "abc"}}),
-        "Base64 encoded length is expected a multiple of 4 bytes but found: 3",
+        "'abc' can not be converted to a Blob: Base64 encoded length is expected a multiple of 4 bytes but found: 3",
     ),
-    ("PutItem", put_item({"a": {"B": "QR=="}}), "Invalid last non-pad Base64 character dectected"),
-    # inferred: Coral's older wording without its "'<value>' can not be converted to a Blob: " prefix
-    ("PutItem", put_item({"a": {"B": "ab!="}}), "Invalid Base64 character: '!'"),
+    # issue 24: the service names the value first ("'<value>' can not be converted to a Blob: ")
+    ("PutItem", put_item({"a": {"B": "QR=="}}),
+     "'QR==' can not be converted to a Blob: Invalid last non-pad Base64 character dectected"),
+    ("PutItem", put_item({"a": {"B": "ab!="}}), "'ab!=' can not be converted to a Blob: Invalid Base64 character: '!'"),
     (
         "PutItem",
         put_item({"a": {"BS": ["QQ==", 1]}}),

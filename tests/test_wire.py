@@ -49,11 +49,16 @@ def test_compressed_request_bodies_are_decoded(server_url: str, coding: str, enc
     assert "TableNames" in _body(data)
 
 
+@pytest.mark.parametrize("coding", ["br", "compress"])
+def test_an_unknown_coding_is_refused_never_guessed_at(server_url: str, coding: str) -> None:
+    status, _, data = raw(server_url, b'{"Limit": 1}', extra={"Content-Encoding": coding})
+    assert status == 400, data
+    assert _body(data) == {"__type": SER}
+
+
 @pytest.mark.parametrize(
     ("coding", "body"),
     [
-        ("br", b'{"Limit": 1}'),  # an unknown coding is refused, never guessed at
-        ("compress", b'{"Limit": 1}'),
         ("gzip", b""),  # empty
         ("gzip", gzip.compress(b'{"Limit": 1}')[:-6]),  # truncated
         ("gzip", b'{"Limit": 1}'),  # not gzip at all
@@ -61,10 +66,12 @@ def test_compressed_request_bodies_are_decoded(server_url: str, coding: str, enc
         ("gzip", gzip.compress(b'{"Limit": 1}') + b"trailing"),
     ],
 )
-def test_undecodable_bodies_are_serialization_errors(server_url: str, coding: str, body: bytes) -> None:
+def test_a_body_not_in_its_coding_is_the_services_internal_error(server_url: str, coding: str, body: bytes) -> None:
+    # issue 24: the service answers a body it cannot decode with 500 InternalServerError
     status, _, data = raw(server_url, body, extra={"Content-Encoding": coding})
-    assert status == 400, data
-    assert _body(data) == {"__type": SER}
+    assert status == 500, data
+    assert _body(data) == {"__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
+                           "message": "Internal server error"}
 
 
 # --- response compression ---------------------------------------------------------------------
@@ -73,7 +80,7 @@ def test_undecodable_bodies_are_serialization_errors(server_url: str, coding: st
 @pytest.fixture(scope="module")
 def many_tables(server_url: str) -> Iterator[None]:
     ddb = make_client(server_url)
-    names = [f"wire-{i:03d}-" + "y" * 40 for i in range(40)]
+    names = [f"wire-{i:03d}-" + "y" * 120 for i in range(40)]  # over 4 KB: compressed
     for name in names:
         ddb.create_table(
             TableName=name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],

@@ -63,6 +63,8 @@ _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _date = [0, ""]
 _CRLF = "\r\n"
+# Every answer names its server, as the service's do ("Server: Server").
+SERVER = "Server: Server\r\n"
 CLOSE = "Connection: close\r\n\r\n"
 KEEP_ALIVE = "Connection: keep-alive\r\n\r\n"  # to a client that asked for it (HTTP/1.0 must)
 PERSIST = _CRLF  # HTTP/1.1: persistent unless said otherwise
@@ -91,7 +93,7 @@ def render(reply: Reply, tail: str) -> bytes:
     status, headers, body = reply
     fields = "\r\n".join(map(": ".join, headers))  # "name: value" lines
     text = (f"{status_line(status)}{fields}{_CRLF if headers else ''}Content-Length: {len(body)}\r\n"
-            f"Date: {http_date()}\r\n{tail}")
+            f"Date: {http_date()}\r\n{SERVER}{tail}")
     return text.encode("utf-8", "surrogateescape") + body
 
 

@@ -40,7 +40,9 @@ DYNAMODB_PREFIX = "DynamoDB_20120810."
 STREAMS_PREFIX = "DynamoDBStreams_20120810."
 JSON_TYPES = ("application/x-amz-json-1.0", "application/json")
 CORS_OFF = ("", "off", "none", "false", "no")
-EXPOSED = "x-amzn-RequestId,x-amz-crc32"
+# The response headers a page's script may read (CORS), as the service exposes them: the
+# request id and checksum the SDKs read, and the error headers of the AWS JSON protocols.
+EXPOSED = "x-amzn-RequestId,x-amzn-ErrorType,x-amzn-ErrorMessage,Date,x-amz-crc32"
 
 
 def cors_origins(setting: str | None) -> tuple[str, ...] | None:
@@ -197,7 +199,7 @@ class ApiDispatcher:
     def _respond(self, request: Request, status: int, body: bytes, content_type: str) -> Reply:
         asked = request.headers
         headers = [("Content-Type", content_type), ("x-amzn-RequestId", f"{_RID_PREFIX}{next(_request_ids):012X}")]
-        if len(body) >= compression.MIN_COMPRESS_BYTES and "accept-encoding" in asked:
+        if len(body) > compression.MIN_COMPRESS_BYTES and "accept-encoding" in asked:
             coding = compression.choose_coding_of(tuple(asked.getall("accept-encoding")))
             if coding is not None:
                 body = compression.encode_body(body, coding)
@@ -304,6 +306,10 @@ class ApiDispatcher:
                 coding = ",".join(request.headers.getall("content-encoding"))
                 raw = compression.decode_body(raw, coding, MAX_BODY_BYTES)
             except compression.BadEncoding:
+                # A body that is not in the coding it claims: the service fails it as its own
+                # error (500), and nothing of the request is applied.
+                raise errors.internal_server_error() from None
+            except compression.UnsupportedCoding:
                 raise errors.serialization() from None
         if len(raw) > MAX_BODY_BYTES:
             raise compression.TooLarge()

@@ -13,6 +13,7 @@ from dynemu.errors import (
     MSG_BASE64_CHARACTER,
     MSG_BASE64_LAST,
     MSG_BASE64_LENGTH,
+    MSG_NOT_A_BLOB,
     MSG_NOT_BASE64,
     MSG_NOT_CONVERTIBLE,
     MSG_START_OF_STRUCTURE,
@@ -104,17 +105,21 @@ def check_blob(v: Any) -> Any:
     raise serialization(MSG_UNEXPECTED_FIELD_TYPE)
 
 
+def _not_a_blob(s: str, detail: str) -> DynamoError:
+    return serialization(MSG_NOT_A_BLOB.format(value=s, detail=detail))
+
+
 def _check_base64(s: str) -> None:
     """Coral's strict base64: length a multiple of 4, alphabet, canonical last character."""
     if len(s) % 4:
-        raise serialization(MSG_BASE64_LENGTH.format(len(s)))
+        raise _not_a_blob(s, MSG_BASE64_LENGTH.format(len(s)))
     try:
         raw = binascii.a2b_base64(s, strict_mode=True)
     except (binascii.Error, ValueError):
         body = s.rstrip("=")
         for c in body:
             if c not in _B64_CHARS:
-                raise serialization(MSG_BASE64_CHARACTER.format(c)) from None
-        raise serialization(MSG_BASE64_LAST) from None
+                raise _not_a_blob(s, MSG_BASE64_CHARACTER.format(c)) from None
+        raise _not_a_blob(s, MSG_BASE64_LAST) from None
     if binascii.b2a_base64(raw, newline=False).decode("ascii") != s:
-        raise serialization(MSG_BASE64_LAST)
+        raise _not_a_blob(s, MSG_BASE64_LAST)

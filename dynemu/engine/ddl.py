@@ -363,15 +363,20 @@ def _create_gsi(table: Table, spec: TableSpec, c: GsiDefinition, requested: dict
                 plan: UpdatePlan) -> None:
     name = c.index_name
     if any(s.name == name for s in spec.indexes):
-        raise errors.invalid_parameter(errors.msg_duplicate_index(name))  # UNSURE: no capture found
+        raise errors.validation(errors.MSG_INDEX_EXISTS)
     if sum(1 for s in spec.indexes if s.is_global) >= indexes.MAX_GSI:  # lab DDB-TABLE-169
         raise errors.limit_exceeded(errors.msg_gsi_limit_exceeded(indexes.MAX_GSI))
     # The request's own AttributeDefinitions must define the new index's keys, even one the
     # table already defines ("must include the key element(s) of the new index", API
-    # reference; observed in eu-west-2, nubo-db/dynoxide#144); an attribute already defined
-    # then keeps its type (paritysuite/dynamodb-conformance#78).
+    # reference; observed in eu-west-2, nubo-db/dynoxide#144). A definition of another
+    # attribute the table has keeps that attribute's type (paritysuite/dynamodb-conformance#78),
+    # but the new index's own keys cannot change type (issue 24, item 18).
     keys = [n for n, _ in c.key_schema]
     undefined(keys, requested, list(requested))
+    stored = {a.name: a.type for a in spec.attribute_definitions}
+    for n in keys:
+        if n in stored and stored[n] != requested[n]:
+            raise errors.invalid_parameter(errors.msg_index_key_type_conflict(n, stored[n], requested[n]))
     defs = {**requested, **{a.name: a.type for a in spec.attribute_definitions}}
     hashes, ranges = gsi_key_schema(c.key_schema)
     kind, non_key = projection(c.projection_type, c.non_key_attributes)

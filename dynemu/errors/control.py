@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dynemu.errors.base import CORAL_NS, DynamoError
 from dynemu.errors.requests import (
     MSG_CONSTRAINT,
     MSG_MAX_LENGTH,
@@ -467,6 +468,9 @@ def msg_not_supported(parameter: str) -> str:
 # streams: the API (api/operations/streams)
 MSG_ITERATOR_EXPIRED = "The provided iterator exceeds the maximum age allowed."  # the model's message
 MSG_INVALID_ITERATOR = "Invalid ShardIterator"
+# a StreamArn that is not a stream's ARN at all (reported of the service in
+# amazon-archives/logstash-input-dynamodb#18: "Invalid StreamArn", ValidationException)
+MSG_INVALID_STREAM_ARN = "Invalid StreamArn"
 # undocumented by the service (the API reference only says a future timestamp is a
 # ValidationException); dynemu's wording
 MSG_TIMESTAMP_REQUIRED = "Must specify Timestamp for iterator of type AT_TIMESTAMP"
@@ -549,6 +553,32 @@ def msg_invalid_table_arn(arn: str) -> str:
 
 def msg_resource_arn_not_found(arn: str) -> str:
     return f"Requested resource not found: ResourcArn: {arn} not found"  # sic
+
+
+def msg_too_many_tags(limit: int) -> str:
+    # UNSURE: no public capture of the text; the limit is the developer guide's
+    return f"The number of tags exceeds the limit of {limit}"
+
+
+def msg_not_authorized(account: str, operation: str, arn: str) -> str:
+    # IAM's wording for a denied action ("Troubleshooting access denied error messages",
+    # IAM User Guide); dynemu's caller is the account's root user
+    return f"User: arn:aws:iam::{account}:root is not authorized to perform: dynamodb:{operation} on resource: {arn}"
+
+
+def access_denied(message: str) -> DynamoError:
+    """AccessDeniedException, in Coral's namespace as the service answers it."""
+    return DynamoError("AccessDeniedException", message, namespace=CORAL_NS)
+
+
+# UpdateTable's GlobalSecondaryIndexUpdates (engine/ddl.py): a Create of an index that exists
+# (the service's text, as quoted by btnguyen2k/godynamo's CREATE GSI IF NOT EXISTS), and a new
+# index keyed on an attribute the table defines with another type (UNSURE: no capture of the text).
+MSG_INDEX_EXISTS = "Attempting to create an index which already exists"
+
+
+def msg_index_key_type_conflict(name: str, defined: str, given: str) -> str:
+    return f"Attribute {name} is already defined with type {defined}; AttributeDefinitions gives type {given}"
 
 
 # PartiQL (engine/partiql, api/operations/partiql). The parameter count and the incomplete key

@@ -6,6 +6,9 @@ Part of the catalogue of messages (``dynemu.errors``): every text dynemu says is
 from __future__ import annotations
 
 MSG_NOT_IMPLEMENTED = "dynemu does not implement {operation} yet"
+# Invalid base64 in a B or BS value (SerializationException): Coral names the value, then the
+# reason (errors.MSG_BASE64_*), as the service answers (reported in victorquinn/dynasty#30).
+MSG_NOT_A_BLOB = "'{value}' can not be converted to a Blob: {detail}"
 # Signature Version 4 (api/sigv4.py), as the service words them ("Signing AWS API requests",
 # IAM User Guide; the IncompleteSignature and skew texts as recorded from the service).
 MSG_SIGNATURE_MISMATCH = (

@@ -7,6 +7,7 @@ from typing import Any
 
 from dynemu import errors
 from dynemu.api.protocol import Context
+from dynemu.engine.namespace import ACCOUNT_ID
 from dynemu.engine.table import Table
 
 
@@ -35,17 +36,36 @@ TAG_PATTERN = r"^([\p{L}\p{Z}\p{N}_.:/=+\-@]*)$"
 _TAG_CHARS = re.compile(r"[\w\s.:/=+\-@]*")
 MAX_TAG_KEY = 128
 MAX_TAG_VALUE = 256
+MAX_TAGS = 50  # per resource (developer guide, "Tagging restrictions in DynamoDB")
 
 
-def _table_by_arn(ctx: Context, arn: str | None) -> Table:
+def _check_arn_access(arn: str, operation: str) -> None:
+    """An ARN of another service or of another account is refused by authorization, before
+    any check of its shape (AccessDeniedException, as the service answers: ExtendDB/extenddb#227,
+    verified against DynamoDB). An ARN not starting "arn:" is the malformed-ARN message."""
+    parts = arn.split(":", 5)
+    if len(parts) < 6 or parts[0] != "arn":
+        return
+    if parts[2] != "dynamodb" or parts[4] != ACCOUNT_ID:
+        raise errors.access_denied(errors.msg_not_authorized(ACCOUNT_ID, operation, arn))
+
+
+def _table_by_arn(ctx: Context, arn: str | None, operation: str) -> Table:
     if not arn:
         raise errors.validation(errors.MSG_TABLE_ARN_MISSING)
+    _check_arn_access(arn, operation)
     if not _TABLE_ARN.fullmatch(arn):
         raise errors.validation(errors.msg_invalid_table_arn(arn))
     for table in ctx.db.tables.values():
         if table.spec.arn == arn:
             return table
     raise errors.resource_not_found(errors.msg_resource_arn_not_found(arn))
+
+
+def check_tag_count(tags: list[dict[str, Any]]) -> None:
+    """CreateTable's Tags: at most 50 (ValidationException, issue 24 item 19)."""
+    if len(tags) > MAX_TAGS:
+        raise errors.invalid_parameter(errors.msg_too_many_tags(MAX_TAGS))
 
 
 def check_tags(tags: list[dict[str, Any]]) -> None:
@@ -77,7 +97,7 @@ def check_tags(tags: list[dict[str, Any]]) -> None:
 
 def tag_resource(ctx: Context, body: dict[str, Any]) -> dict[str, Any] | None:
     tags = body.get("Tags") or []
-    table = _table_by_arn(ctx, body["ResourceArn"])
+    table = _table_by_arn(ctx, body["ResourceArn"], "TagResource")
     if not tags:
         raise errors.validation(errors.MSG_NO_TAGS)
     check_tags(tags)
@@ -88,7 +108,7 @@ def tag_resource(ctx: Context, body: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def untag_resource(ctx: Context, body: dict[str, Any]) -> dict[str, Any] | None:
-    table = _table_by_arn(ctx, body["ResourceArn"])
+    table = _table_by_arn(ctx, body["ResourceArn"], "UntagResource")
     keys = body.get("TagKeys") or []
     if not keys:
         raise errors.validation(errors.MSG_NO_TAG_KEYS)
@@ -99,7 +119,7 @@ def untag_resource(ctx: Context, body: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def list_tags_of_resource(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    table = _table_by_arn(ctx, body["ResourceArn"])
+    table = _table_by_arn(ctx, body["ResourceArn"], "ListTagsOfResource")
     tags = [{"Key": k, "Value": v} for k, v in table.spec.tags.items()]
     return {"Tags": tags}
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import re
 import struct
 import zlib
 from hashlib import blake2b
@@ -30,9 +31,18 @@ def _seq_text(seq: int) -> str:
     return str(SEQUENCE_BASE + seq)
 
 
+# A stream's ARN: arn:<partition>:dynamodb:<region>:<account>:table/<name>/stream/<label>.
+_STREAM_ARN = re.compile(r"arn:aws[a-z-]*:dynamodb:[a-z0-9-]+:\d{12}:table/[a-zA-Z0-9_.-]{3,255}/stream/\S+")
+
+
 def _lookup(ctx: Context, arn: str) -> tuple[TableStreams, Stream]:
+    """The stream an ARN names: a malformed ARN is a ValidationException, a well-formed one
+    naming no stream ResourceNotFoundException (DescribeStream, GetShardIterator and
+    ListStreams' ExclusiveStartStreamArn alike)."""
     found = ctx.db.streams.find(arn)
     if found is None:
+        if not _STREAM_ARN.fullmatch(arn):
+            raise errors.validation(errors.MSG_INVALID_STREAM_ARN)
         raise streams.stream_not_found(arn)
     return found
 

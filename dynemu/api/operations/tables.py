@@ -76,11 +76,12 @@ def stream_fields(table: Table) -> dict[str, Any]:
 def _key_schema(body: dict[str, Any]) -> tuple[str, str | None]:
     """The HASH and optional RANGE attribute names of a KeySchema, with DynamoDB's checks."""
     ks = body["KeySchema"]
-    if len(ks) == 2 and ks[0]["AttributeName"] == ks[1]["AttributeName"]:
-        # reported before the definitions are counted (issue 12)
-        raise errors.validation(errors.MSG_KEYS_SAME_NAME)
+    # The definitions are counted first: one attribute as both HASH and RANGE with one
+    # definition is "Some index key attribute have no definition" (issue 24, item 17).
     if len(ks) > len(body["AttributeDefinitions"]):
         raise errors.validation(errors.MSG_KEY_WITHOUT_DEFINITION)
+    if len(ks) == 2 and ks[0]["AttributeName"] == ks[1]["AttributeName"]:
+        raise errors.validation(errors.MSG_KEYS_SAME_NAME)
     hash_name = range_name = None
     for i, element in enumerate(ks):
         kt = element["KeyType"]
@@ -164,6 +165,7 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     )
     ddl.check_throughput_limit(read, write)
     if body.get("Tags"):
+        misc.check_tag_count(body["Tags"])
         misc.check_tags(body["Tags"])  # the tagging restrictions hold at creation too
     name = body["TableName"]
     if ctx.db.lookup(name) is not None:
@@ -220,7 +222,8 @@ def list_tables(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-DELETE_OMITS = ("AttributeDefinitions", "KeySchema", "CreationDateTime")
+DELETE_OMITS = ("AttributeDefinitions", "KeySchema", "CreationDateTime", "GlobalSecondaryIndexes",
+                "LocalSecondaryIndexes")
 
 
 def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
@@ -229,8 +232,9 @@ def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         raise errors.validation(errors.MSG_DELETION_PROTECTED)
     ddl.check_deletable(table)
     description = describe(table, "DELETING")
-    # DeleteTable's description leaves out what only DescribeTable reports (the service's
-    # answer quoted in architect/dynalite#60 and scylladb/scylladb#14132).
+    # DeleteTable's description leaves out what only DescribeTable reports: the key schema,
+    # the definitions and the indexes (the service's answer quoted in architect/dynalite#60
+    # and scylladb/scylladb#14132; issue 24, item 11).
     for member in DELETE_OMITS:
         description.pop(member, None)
     # The table's stream stays readable for 24 hours after the table is deleted.

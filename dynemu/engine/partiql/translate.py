@@ -24,6 +24,7 @@ from dynemu.engine.expressions import ast as ex
 from dynemu.engine.expressions.checks import ExprContext, check_paths
 from dynemu.engine.partiql import ast
 from dynemu.engine.partiql.parser import Parsed, build
+from dynemu.engine.partiql.select_list import select_list
 
 Item = dict[str, Any]
 Value = dict[str, Any]
@@ -329,7 +330,7 @@ def plan_select(s: ast.Select, key_schema: KeySchema) -> ReadPlan:
         if partitions and ranges:
             sort = _sort_condition(s.where, ranges[0][0], ranges[0][2])
     forward = _order(s, key_schema, partitions is not None)
-    projection = Projection(tuple(p.elements for p in s.projection)) if s.projection else None
+    projection = select_list(tuple(p.elements for p in s.projection)) if s.projection else None
     condition = Condition(s.where) if s.where is not None else None
     fixed = tuple(partitions) if partitions is not None else None
     return ReadPlan(s.source.table, s.source.index, fixed, sort, condition, projection, forward)
@@ -395,6 +396,8 @@ def plan_get(s: ast.Select, key_schema: KeySchema) -> KeyedPlan:
     if s.where is not None:
         check_condition(s.where)
     key, rest = split_key(s.where, _key_names(key_schema))
+    # batch and transaction reads keep the ProjectionExpression form (item 21 is reported of
+    # ExecuteStatement only)
     projection = Projection(tuple(p.elements for p in s.projection)) if s.projection else None
     return KeyedPlan("get", s.source.table, key, Condition(rest) if rest is not None else None, projection=projection)
 
