@@ -356,3 +356,27 @@ def test_mrsc_constraints(regions: Regions) -> None:
     assert_validation(errors.MSG_WITNESS_WITHOUT_STRONG, ddb.update_table, TableName=t,
                       GlobalTableWitnessUpdates=[{"Create": {"RegionName": "us-west-2"}}])  # fmt: skip
     assert t not in regions["us-east-1"].list_tables()["TableNames"]  # nothing was created
+
+
+def test_a_gsi_added_on_one_replica_is_added_on_every_replica(regions: Regions) -> None:
+    from tests.test_indexes_update import wait_active
+
+    t = regions.create("us-east-1")
+    regions.add_replica("us-east-1", t, "eu-west-1")
+    put(regions, "us-east-1", t, "a", "x")
+    regions.advance(LAG)
+    regions["us-east-1"].update_table(
+        TableName=t, AttributeDefinitions=[{"AttributeName": "v", "AttributeType": "S"}],
+        GlobalSecondaryIndexUpdates=[{"Create": {
+            "IndexName": "by-v", "KeySchema": [{"AttributeName": "v", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "KEYS_ONLY"},
+        }}],
+    )  # fmt: skip
+    away = wait_active(regions["eu-west-1"], t)
+    assert [g["IndexName"] for g in away["GlobalSecondaryIndexes"]] == ["by-v"]
+    wait_active(regions["us-east-1"], t)
+    put(regions, "us-east-1", t, "b", "x")
+    regions.advance(LAG)
+    q = regions["eu-west-1"].query(TableName=t, IndexName="by-v", KeyConditionExpression="v = :v",
+                                   ExpressionAttributeValues={":v": S("x")})  # fmt: skip
+    assert sorted(i["pk"]["S"] for i in q["Items"]) == ["a", "b"]

@@ -175,7 +175,8 @@ def update(
     rep.groups[(group.access_key, table.name)] = group
     _link(rep, db, region).tables[table.name] = group
     ts = streams.of_table(table)
-    if creates and (ts is None or ts.active is None):  # an existing stream is kept as it is
+    if creates and group.consistency == "EVENTUAL" and (ts is None or ts.active is None):
+        # MREC replicates through the stream; an existing one is kept as it is. MRSC needs none.
         streams.enable(db.streams, table, "NEW_AND_OLD_IMAGES", db.now())
     created = []
     for c in creates:
@@ -238,8 +239,8 @@ def _create_replica(rep: Replication, source_db: Namespace, source: Table, group
     _link(rep, db, c.region).tables[group.name] = group
     _backfill(db, source, table)
     view = streams.of_table(source)
-    view_type = view.active.view_type if view is not None and view.active is not None else "NEW_AND_OLD_IMAGES"
-    streams.enable(db.streams, table, view_type, db.now())
+    if view is not None and view.active is not None:  # the replica streams as the source does
+        streams.enable(db.streams, table, view.active.view_type, db.now())
     state = ttl.describe(source)
     if state.enabled and state.attribute:
         ttl.update(table, state.attribute, True, now)

@@ -15,6 +15,8 @@ ListGlobalTables lists none, and the others find no global table.
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 from typing import Any
 
 from dynemu import errors
@@ -23,6 +25,7 @@ from dynemu.api.protocol import Context
 from dynemu.engine import global_tables
 from dynemu.engine.global_tables import ReplicaCreate
 
+log = logging.getLogger("dynemu.api.global_tables")
 MEMBERS = ("ReplicaUpdates", "GlobalTableWitnessUpdates", "MultiRegionConsistency")
 
 
@@ -59,10 +62,37 @@ def _check_stream(ctx: Context, body: dict[str, Any]) -> None:
         raise errors.invalid_parameter(errors.MSG_STREAM_DISABLE_REPLICA)
 
 
+# What UpdateTable changes on every replica of a global table when asked of one: its GSIs and
+# its capacity mode and throughput (developer guide, "Global tables: how it works"). Each
+# replica keeps its own table class, deletion protection, stream and warm throughput.
+SHARED_MEMBERS = ("GlobalSecondaryIndexUpdates", "AttributeDefinitions", "BillingMode", "ProvisionedThroughput")
+
+
+def _propagate(ctx: Context, body: dict[str, Any]) -> None:
+    """Apply the shared part of an UpdateTable to the other replicas (a replica that refuses
+    it, e.g. a throughput it already has, keeps its own)."""
+    shared = {k: body[k] for k in SHARED_MEMBERS if k in body}
+    if not shared or not any(k in shared for k in ("GlobalSecondaryIndexUpdates", "BillingMode", "ProvisionedThroughput")):
+        return
+    table = ctx.db.lookup(body["TableName"])
+    group = global_tables.group_of(ctx.db, table) if table is not None else None
+    if group is None:
+        return
+    for region in group.replicas:
+        if region == _region(ctx):
+            continue
+        other = dataclasses.replace(ctx, db=ctx.db.replication.open_namespace(region, group.access_key), region=region)
+        try:
+            tables.update_table(other, {"TableName": group.name, **shared})
+        except errors.DynamoError as e:
+            log.info("UpdateTable of %s not applied in %s: %s", group.name, region, e.message)
+
+
 def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     _check_stream(ctx, body)
     if not any(body.get(m) for m in MEMBERS):
         out = tables.update_table(ctx, {k: v for k, v in body.items() if k not in MEMBERS})
+        _propagate(ctx, body)
         out["TableDescription"].update(_fields(ctx, body["TableName"]))
         return out
     if ctx.settings.shared_db:
@@ -70,6 +100,7 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     rest = {k: v for k, v in body.items() if k not in MEMBERS}
     if len(rest) > 1:  # ordinary changes in the same request come first
         tables.update_table(ctx, rest)
+        _propagate(ctx, rest)
     table = ctx.db.get(body["TableName"], control_plane=True)
     creates: list[ReplicaCreate] = []
     updates: list[ReplicaCreate] = []
