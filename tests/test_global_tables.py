@@ -380,3 +380,20 @@ def test_a_gsi_added_on_one_replica_is_added_on_every_replica(regions: Regions) 
     q = regions["eu-west-1"].query(TableName=t, IndexName="by-v", KeyConditionExpression="v = :v",
                                    ExpressionAttributeValues={":v": S("x")})  # fmt: skip
     assert sorted(i["pk"]["S"] for i in q["Items"]) == ["a", "b"]
+
+
+def test_replica_update_sets_that_replicas_own_settings(regions: Regions) -> None:
+    t = regions.create("us-east-1")
+    regions.add_replica("us-east-1", t, "eu-west-1")
+    regions["us-east-1"].update_table(TableName=t, ReplicaUpdates=[{"Update": {
+        "RegionName": "eu-west-1", "TableClassOverride": "STANDARD_INFREQUENT_ACCESS",
+        "OnDemandThroughputOverride": {"MaxReadRequestUnits": 100},
+    }}])  # fmt: skip
+    (rep,) = regions["us-east-1"].describe_table(TableName=t)["Table"]["Replicas"]
+    assert rep["ReplicaTableClassSummary"] == {"TableClass": "STANDARD_INFREQUENT_ACCESS"}
+    assert rep["OnDemandThroughputOverride"] == {"MaxReadRequestUnits": 100}
+    away = regions["eu-west-1"].describe_table(TableName=t)["Table"]
+    assert away["TableClassSummary"] == {"TableClass": "STANDARD_INFREQUENT_ACCESS"}
+    assert away["OnDemandThroughput"]["MaxReadRequestUnits"] == 100
+    home = regions["us-east-1"].describe_table(TableName=t)["Table"]
+    assert "TableClassSummary" not in home and home["OnDemandThroughput"]["MaxReadRequestUnits"] == -1
