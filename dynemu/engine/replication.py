@@ -42,7 +42,6 @@ from typing import Any
 import orjson
 
 from dynemu import errors
-from dynemu.engine import ttl
 from dynemu.engine.cancellation import THROTTLE_ERRORS
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Mutation, Table
@@ -72,7 +71,6 @@ class Change:
     image: Item | None  # None: a delete
     due: float
     pending: list[str] = field(default_factory=list)  # regions not applied yet
-    ttl_delete: bool = False
 
 
 class RegionLink:
@@ -127,7 +125,7 @@ class RegionLink:
             key = {n: image[n] for n in m.table.spec.key_names}
             strong = strong or group.consistency == "STRONG"
             due = now if group.consistency == "STRONG" else now + rep.lag
-            rep.enqueue(Change(group, self.region, version, key, kid, m.new, due, targets, ttl.is_ttl_delete(m)))
+            rep.enqueue(Change(group, self.region, version, key, kid, m.new, due, targets))
         if strong:
             rep.run(now)  # synchronous replication: every replica has it before the answer
 
