@@ -397,3 +397,11 @@ def test_replica_update_sets_that_replicas_own_settings(regions: Regions) -> Non
     assert away["OnDemandThroughput"]["MaxReadRequestUnits"] == 100
     home = regions["us-east-1"].describe_table(TableName=t)["Table"]
     assert "TableClassSummary" not in home and home["OnDemandThroughput"]["MaxReadRequestUnits"] == -1
+
+
+def test_shared_db_has_no_global_tables() -> None:
+    with DynemuServer(shared_db=True) as url:
+        r = Regions(url, None)
+        t = r.create("us-east-1")
+        assert_validation(errors.MSG_GLOBAL_TABLES_SHARED_DB, r["us-east-1"].update_table, TableName=t,
+                          ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])  # fmt: skip
