@@ -50,6 +50,8 @@ class Settings:
     ttl_interval: float = 60.0
     eventual_lag_ms: float = 0.0  # replication-lag model for eventually consistent reads; 0: off
     stale_read_probability: float = 0.5
+    replication_lag_ms: float = 1000.0  # global tables: delay before a write reaches the other regions
+    mrsc_conflict_window_ms: float = 50.0  # global tables (MRSC): a write this recent in another region conflicts
     item_collection_limit: int = 10 * 1024**3  # per partition key value, tables with an LSI
     seed: int = 0  # for the stale-read model's random choices
     max_open_namespaces: int = 64  # LevelDB namespaces kept open; the least recently used idle one closes
@@ -150,6 +152,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ttl-interval", type=float, help="seconds between TTL sweeps on a real clock (default 60)")
     p.add_argument(
         "--eventual-lag-ms", type=float, help="eventually consistent reads may miss writes this recent (default 0: off)"
+    )
+    p.add_argument(
+        "--replication-lag-ms", type=float,
+        help="global tables: a write reaches the other regions' replicas this much later (default 1000)",
+    )
+    p.add_argument(
+        "--mrsc-conflict-window-ms", type=float,
+        help="global tables with strong consistency: writes to one item from two regions this close conflict (default 50)",
     )
     p.add_argument(
         "--stale-read-probability", type=float, help="chance that such a read is stale (default 0.5)"
@@ -272,6 +282,9 @@ def check(s: Settings) -> None:
         raise SettingsError(f"{_label('ttl_interval')} must be positive, got {s.ttl_interval}")
     if s.eventual_lag_ms < 0:
         raise SettingsError(f"{_label('eventual_lag_ms')} must be >= 0, got {s.eventual_lag_ms}")
+    for name in ("replication_lag_ms", "mrsc_conflict_window_ms"):
+        if getattr(s, name) < 0:
+            raise SettingsError(f"{_label(name)} must be >= 0, got {getattr(s, name)}")
     if not 0 <= s.stale_read_probability <= 1:
         raise SettingsError(f"{_label('stale_read_probability')} must be between 0 and 1, got {s.stale_read_probability}")
     if s.max_open_namespaces < 1:

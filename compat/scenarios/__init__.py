@@ -5,6 +5,7 @@ from compat.scenarios import (  # noqa: F401
     capacity,
     errors,
     expressions,
+    global_tables,
     indexes,
     items,
     paging,

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 from aiohttp import web
 
-from dynemu.api import admin_guard
+from dynemu.api import admin_guard, global_tables_admin
 from dynemu.api.admin import Admin
 from dynemu.api.protocol import MAX_BODY_BYTES, ApiDispatcher, Headers, Reply, Request
 from dynemu.api.service import Service
@@ -49,6 +49,7 @@ def create_app(settings: Settings, service: Service | None = None) -> web.Applic
     # unless named by --cors, JSON-only state changes, --admin-token (admin_guard.py).
     admin_app = admin_guard.GuardedApp(app, admin_guard.checker(dispatcher.cors, settings.admin_token))
     Admin(service.namespaces, service.metrics).routes(admin_app)  # type: ignore[arg-type]
+    global_tables_admin.routes(admin_app, service.namespaces)  # type: ignore[arg-type]
     if dispatcher.cors is not None:
         app.router.add_route("OPTIONS", "/", _route(dispatcher, dispatcher.preflight))
     if owned:

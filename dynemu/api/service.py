@@ -39,6 +39,8 @@ def make_namespaces(settings: Settings) -> Namespaces:
         store=settings.store,
         item_collection_limit=settings.item_collection_limit,
         leveldb_open_files=settings.leveldb_open_files,
+        replication_lag_ms=settings.replication_lag_ms,
+        mrsc_conflict_window_ms=settings.mrsc_conflict_window_ms,
     )
 
 
@@ -62,6 +64,7 @@ class Service:
     async def close(self) -> None:
         try:
             self.lifecycle.stop()
+            self.namespaces.replication.stop()
         finally:  # the stores are closed whatever stopping the sweeps did
             self.namespaces.close()
 

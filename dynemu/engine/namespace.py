@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 import uuid
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import orjson
 
@@ -55,6 +56,10 @@ class Namespace:
         self.streams = streams.StreamCatalog(store)  # every retained stream (engine.streams)
         # Called with every table created after start-up, once it is attached.
         self.table_hooks: list[Callable[[Table], None]] = []
+        # Global tables (engine.replication): the server's Replication, and this namespace's
+        # RegionLink once it holds a replica (the write executor calls it; None: no replica).
+        self.replication: Any = None
+        self.replicated: Any = None
         self._load()
         # On a virtual clock, time moves only when advanced: run what is then due.
         clock.on_advance(self._on_advance)

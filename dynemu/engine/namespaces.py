@@ -26,11 +26,13 @@ from dataclasses import dataclass
 
 from dynemu import errors
 from dynemu.cache import BoundedCache
+from dynemu.engine import global_tables
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.indexes import ITEM_COLLECTION_LIMIT
 from dynemu.engine.namespace import Namespace
+from dynemu.engine.replication import Replication
 from dynemu.storage.base import Store
 from dynemu.storage.lazy import LazyStore
 from dynemu.storage.select import open_store, resolve
@@ -137,6 +139,8 @@ class Namespaces:
         store: str = "leveldb",
         item_collection_limit: int = ITEM_COLLECTION_LIMIT,
         leveldb_open_files: int | None = None,
+        replication_lag_ms: float = 1000.0,
+        mrsc_conflict_window_ms: float = 50.0,
     ) -> None:
         """``data_dir`` None means in memory; ``store`` is the on-disk store's setting (memory
         namespaces hold no file descriptors and cannot be closed without losing them: only
@@ -156,6 +160,8 @@ class Namespaces:
         # asks, and the name is a pure function of the pair (refused pairs are not kept)
         self._names: BoundedCache[str] = BoundedCache(_NAMES_KEPT)
         self.unsaved: list[Unsaved] = []  # what closing namespaces could not save (``close``)
+        # Global tables: replicas in other regions' namespaces, and the backlog between them.
+        self.replication = Replication(self.get, clock, replication_lag_ms, mrsc_conflict_window_ms)
         if self.data_dir is not None:
             os.makedirs(self.data_dir, exist_ok=True)
             # Reopen (up to the bound) the namespaces on disk so their TTL sweeps run.
@@ -191,6 +197,8 @@ class Namespaces:
         db = Namespace(store, self.clock, self.capacity, consistency=self.consistency,
                        item_collection_limit=self.item_collection_limit)
         self.databases[name] = db
+        db.replication = self.replication
+        global_tables.load(self.replication, db)
         return db
 
     def get(self, region: str, access_key: str) -> Namespace:

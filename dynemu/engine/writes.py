@@ -57,6 +57,9 @@ class WriteTarget(Protocol):
     @property
     def tokens(self) -> Tokens: ...
 
+    @property
+    def replicated(self) -> Any: ...  # engine.replication.RegionLink of a namespace holding a replica, or None
+
     def now(self) -> float: ...
 
     def commit(self, mutations: Iterable[Mutation], now: float | None = None, batch: WriteBatch | None = None) -> None: ...
@@ -189,7 +192,12 @@ def execute(
         sizes = [(w.table_name or w.table.name, max(w.read_size, w.mutation.new_size if w.mutation else 0))
                  for w in writes]  # fmt: skip
         record = db.tokens.record(token[0], token[1], now, completed=True, replay=sizes)
+    link = db.replicated  # global tables: MRSC checks before, replication after (engine.replication)
+    if link is not None:
+        link.check(result.mutations, on_throttle, now)
     db.commit(result.mutations, now, batch=record)  # the one batch: all or nothing
+    if link is not None:
+        link.written(result.mutations, now)
     return result
 
 

@@ -1,0 +1,170 @@
+"""Global tables on the wire: UpdateTable's ReplicaUpdates, GlobalTableWitnessUpdates and
+MultiRegionConsistency; the Replicas of DescribeTable; and the 2017.11.29 operations.
+
+UpdateTable, DescribeTable and DeleteTable are ``api/operations/tables.py``'s, wrapped here
+(the registry takes these wrappers): a request without global-table members goes through
+unchanged, and a global table's description gains GlobalTableVersion, Replicas,
+MultiRegionConsistency and GlobalTableWitnesses. The engine side is
+``engine/global_tables.py`` (membership, replica creation) and ``engine/replication.py``.
+
+The 2017.11.29 (Legacy) operations: the developer guide recommends 2019.11.21 for every new
+global table and documents them for legacy tables only, which dynemu never has; so
+CreateGlobalTable is refused as the service refuses it where 2017.11.29 is not offered,
+ListGlobalTables lists none, and the others find no global table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any
+
+from dynemu import errors
+from dynemu.api.operations import tables
+from dynemu.api.protocol import Context
+from dynemu.engine import global_tables
+from dynemu.engine.global_tables import ReplicaCreate
+
+log = logging.getLogger("dynemu.api.global_tables")
+MEMBERS = ("ReplicaUpdates", "GlobalTableWitnessUpdates", "MultiRegionConsistency")
+
+
+def _fields(ctx: Context, name: str) -> dict[str, Any]:
+    table = ctx.db.lookup(name)
+    group = global_tables.group_of(ctx.db, table) if table is not None else None
+    if group is None or len(group.replicas) < 2:
+        return {}
+    return global_tables.describe(ctx.db.replication, group, _region(ctx))
+
+
+def _region(ctx: Context) -> str:
+    link = ctx.db.replicated
+    return link.region if link is not None else ctx.region
+
+
+def _action(a: dict[str, Any]) -> ReplicaCreate:
+    return ReplicaCreate(
+        region=a["RegionName"],
+        table_class=a.get("TableClassOverride"),
+        max_read=(a.get("OnDemandThroughputOverride") or {}).get("MaxReadRequestUnits"),
+        read_capacity=(a.get("ProvisionedThroughputOverride") or {}).get("ReadCapacityUnits"),
+    )
+
+
+def _check_stream(ctx: Context, body: dict[str, Any]) -> None:
+    """A replica's stream cannot be turned off while the table is an MREC global table."""
+    stream = body.get("StreamSpecification")
+    if stream is None or stream.get("StreamEnabled"):
+        return
+    table = ctx.db.lookup(body["TableName"])
+    group = global_tables.group_of(ctx.db, table) if table is not None else None
+    if group is not None and len(group.replicas) > 1 and group.consistency == "EVENTUAL":
+        raise errors.invalid_parameter(errors.MSG_STREAM_DISABLE_REPLICA)
+
+
+# What UpdateTable changes on every replica of a global table when asked of one: its GSIs and
+# its capacity mode and throughput (developer guide, "Global tables: how it works"). Each
+# replica keeps its own table class, deletion protection, stream and warm throughput.
+SHARED_MEMBERS = ("GlobalSecondaryIndexUpdates", "AttributeDefinitions", "BillingMode", "ProvisionedThroughput")
+
+
+def _propagate(ctx: Context, body: dict[str, Any]) -> None:
+    """Apply the shared part of an UpdateTable to the other replicas (a replica that refuses
+    it, e.g. a throughput it already has, keeps its own)."""
+    shared = {k: body[k] for k in SHARED_MEMBERS if k in body}
+    if not shared or not any(k in shared for k in ("GlobalSecondaryIndexUpdates", "BillingMode", "ProvisionedThroughput")):
+        return
+    table = ctx.db.lookup(body["TableName"])
+    group = global_tables.group_of(ctx.db, table) if table is not None else None
+    if group is None:
+        return
+    for region in group.replicas:
+        if region == _region(ctx):
+            continue
+        other = dataclasses.replace(ctx, db=ctx.db.replication.open_namespace(region, group.access_key), region=region)
+        try:
+            tables.update_table(other, {"TableName": group.name, **shared})
+        except errors.DynamoError as e:
+            log.info("UpdateTable of %s not applied in %s: %s", group.name, region, e.message)
+
+
+def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    _check_stream(ctx, body)
+    if not any(body.get(m) for m in MEMBERS):
+        out = tables.update_table(ctx, {k: v for k, v in body.items() if k not in MEMBERS})
+        _propagate(ctx, body)
+        out["TableDescription"].update(_fields(ctx, body["TableName"]))
+        return out
+    if ctx.settings.shared_db:
+        raise errors.validation(errors.MSG_GLOBAL_TABLES_SHARED_DB)
+    rest = {k: v for k, v in body.items() if k not in MEMBERS}
+    if len(rest) > 1:  # ordinary changes in the same request come first
+        tables.update_table(ctx, rest)
+        _propagate(ctx, rest)
+    table = ctx.db.get(body["TableName"], control_plane=True)
+    creates: list[ReplicaCreate] = []
+    updates: list[ReplicaCreate] = []
+    deletes: list[str] = []
+    for u in body.get("ReplicaUpdates") or ():
+        if "Create" in u:
+            creates.append(_action(u["Create"]))
+        elif "Update" in u:
+            updates.append(_action(u["Update"]))
+        elif "Delete" in u:
+            deletes.append(u["Delete"]["RegionName"])
+    witnesses = body.get("GlobalTableWitnessUpdates") or ()
+    rep = ctx.db.replication
+    group, created = global_tables.update(
+        rep, ctx.db, table, _region(ctx), ctx.access_key,
+        creates=creates, updates=updates, deletes=deletes,
+        consistency=body.get("MultiRegionConsistency"),
+        witness_creates=[w["Create"]["RegionName"] for w in witnesses if "Create" in w],
+        witness_deletes=[w["Delete"]["RegionName"] for w in witnesses if "Delete" in w],
+    )  # fmt: skip
+    description = tables.describe(table, "UPDATING")
+    if len(group.replicas) > 1 or deletes:
+        description.update(global_tables.describe(rep, group, _region(ctx), created, deletes))
+    global_tables.activate(rep, group, created)  # CREATING in this answer, ACTIVE from now on
+    return {"TableDescription": description}
+
+
+def describe_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    out = tables.describe_table(ctx, body)
+    out["Table"].update(_fields(ctx, body["TableName"]))
+    return out
+
+
+def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    table = ctx.db.lookup(body["TableName"])
+    out = tables.delete_table(ctx, body)
+    if table is not None and ctx.db.replicated is not None:
+        global_tables.on_table_deleted(ctx.db.replication, ctx.db, table.name)
+    return out
+
+
+# --- version 2017.11.29 (Legacy) ---------------------------------------------------------------------
+
+
+def create_global_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    raise errors.invalid_parameter(errors.MSG_LEGACY_VERSION)
+
+
+def list_global_tables(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    return {"GlobalTables": []}
+
+
+def no_global_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    raise errors.global_table_not_found()
+
+
+OPERATIONS = {
+    "UpdateTable": update_table,
+    "DescribeTable": describe_table,
+    "DeleteTable": delete_table,
+    "CreateGlobalTable": create_global_table,
+    "ListGlobalTables": list_global_tables,
+    "DescribeGlobalTable": no_global_table,
+    "UpdateGlobalTable": no_global_table,
+    "DescribeGlobalTableSettings": no_global_table,
+    "UpdateGlobalTableSettings": no_global_table,
+}
