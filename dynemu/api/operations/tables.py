@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations import index_specs, misc
+from dynemu.api.operations import index_specs, misc, restore_fields
 from dynemu.api.operations.common import describe_throughput
 from dynemu.api.protocol import Context
 from dynemu.engine import ddl, streams, ttl
@@ -54,6 +54,7 @@ def describe(table: Table, status: str = "ACTIVE") -> dict[str, Any]:
     out["WarmThroughput"] = {"ReadUnitsPerSecond": reads, "WriteUnitsPerSecond": writes, "Status": "ACTIVE"}
     out.update(index_specs.describe_indexes(table, status))  # LocalSecondaryIndexes, GlobalSecondaryIndexes
     out.update(stream_fields(table))  # StreamSpecification, LatestStreamArn/Label
+    out.update(restore_fields.describe_fields(table, status))  # RestoreSummary of a restored table
     return out
 
 
