@@ -20,25 +20,39 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import orjson
 
 from dynemu import errors
 from dynemu.engine.schema import IndexSpec, TableSpec, Throughput
 from dynemu.engine.table import Table, decode_stored, stored_size
-from dynemu.engine.writes import Write
+from dynemu.engine.writes import Write, WriteResult
 from dynemu.storage import backup_keys, keyspace
 from dynemu.storage.base import Reader, Store, WriteBatch, delete_range
-
-if TYPE_CHECKING:
-    from dynemu.engine.namespace import Namespace
 
 DAY = 86400.0
 SYSTEM_BACKUP_DAYS = 35  # a deleted table's system backup is kept 35 days (PointInTimeRecovery.html)
 _COPY_CHUNK = 1000  # keys per storage batch while copying
 _RESTORE_CHUNK = 256  # writes per executor call (one commit each)
 _BACKUP_ID_COUNTER = "backup-id"
+
+
+class Namespace(Protocol):
+    """What backups and restores need of a namespace (``engine.namespace.Namespace``)."""
+
+    store: Store
+    tables: dict[str, Table]
+
+    def now(self) -> float: ...
+
+    def new_spec_ids(self, name: str, region: str) -> tuple[int, str, str]: ...
+
+    def add_table(self, spec: TableSpec) -> Table: ...
+
+    def lookup(self, name: str) -> Table | None: ...
+
+    def execute(self, writes: list[Write], *, on_throttle: Any = ...) -> WriteResult: ...
 
 
 @dataclass

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 import orjson
 
 from dynemu import errors
-from dynemu.engine import consistency, indexes, streams, ttl
+from dynemu.engine import consistency, indexes, pitr, streams, ttl
 from dynemu.engine import writes as writes_
 from dynemu.engine.capacity.admission import TableCapacity
 from dynemu.engine.capacity.throughput import CapacityConfig
@@ -73,6 +73,7 @@ class Namespace:
         streams.bind(self.streams, table)
         ttl.load(table)
         consistency.attach(table, self.consistency)
+        pitr.load(table)  # the change history of a table with point-in-time recovery on
         return table
 
     def close(self) -> list[str]:

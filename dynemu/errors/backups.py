@@ -54,14 +54,9 @@ def invalid_restore_time(earliest: str, latest: str, asked: str) -> DynamoError:
     )
 
 
-MSG_RESTORE_TIME_CHOICE = "Only one of RestoreDateTime and UseLatestRestorableTime may be specified"  # UNSURE
+MSG_RESTORE_TIME_CHOICE = "Exactly one of RestoreDateTime and UseLatestRestorableTime must be specified"  # UNSURE
 MSG_RESTORE_SOURCE_CHOICE = "Exactly one of SourceTableArn and SourceTableName must be specified"  # UNSURE
 MSG_DELETE_SYSTEM_BACKUP = "System backups cannot be deleted"  # UNSURE
-
-
-def msg_recovery_period(days: int) -> str:
-    # UNSURE: RecoveryPeriodInDays is 1 to 35 (API_PointInTimeRecoverySpecification)
-    return f"RecoveryPeriodInDays must be between 1 and 35, got: {days}"
 
 
 def msg_index_override_unknown(name: str) -> str:

@@ -6,17 +6,17 @@ table at creation; PITR is DISABLED until UpdateContinuousBackups enables it
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations import restores
+from dynemu.api.operations import restore_fields, restores
 from dynemu.api.operations.common import describe_throughput
 from dynemu.api.protocol import Context
-from dynemu.engine import backups, streams, ttl
+from dynemu.engine import backups, pitr
 from dynemu.engine.backups import Backup
+from dynemu.engine.schema import TableSpec
 from dynemu.engine.table import Table
-
-LATEST_LAG = 300.0  # "LatestRestorableDateTime is typically 5 minutes before the current time"
 
 
 def _table(ctx: Context, name: str) -> Table:
@@ -31,52 +31,71 @@ def _table(ctx: Context, name: str) -> Table:
     return table
 
 
-def _description(table: Table, now: float) -> dict[str, Any]:
+def _description(ctx: Context, table: Table) -> dict[str, Any]:
     spec = table.spec
-    pitr: dict[str, Any] = {"PointInTimeRecoveryStatus": "DISABLED"}
+    pitr_: dict[str, Any] = {"PointInTimeRecoveryStatus": "DISABLED"}
     if spec.pitr_since is not None:
-        earliest = max(spec.pitr_since, now - spec.pitr_days * 86400.0)
-        pitr = {
+        now = ctx.db.now()
+        pitr.maintain(ctx.db.store, now)
+        r = pitr.record_of(ctx.db.store, spec.table_id) or pitr.Recovery(spec.table_id, spec.pitr_since,
+                                                                          spec.pitr_days, {})
+        earliest, latest = r.window(now)
+        pitr_ = {
             "PointInTimeRecoveryStatus": "ENABLED",
             "RecoveryPeriodInDays": spec.pitr_days,
             "EarliestRestorableDateTime": earliest,
-            "LatestRestorableDateTime": max(earliest, now - LATEST_LAG),
+            "LatestRestorableDateTime": latest,
         }
-    return {"ContinuousBackupsStatus": "ENABLED", "PointInTimeRecoveryDescription": pitr}
+    return {"ContinuousBackupsStatus": "ENABLED", "PointInTimeRecoveryDescription": pitr_}
 
 
 def describe_continuous_backups(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     table = _table(ctx, body["TableName"])
-    return {"ContinuousBackupsDescription": _description(table, ctx.db.now())}
+    return {"ContinuousBackupsDescription": _description(ctx, table)}
 
 
 def update_continuous_backups(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    """Enabling starts keeping the change history (engine/pitr.py); disabling drops it."""
     table = _table(ctx, body["TableName"])
     spec = body["PointInTimeRecoverySpecification"]
-    now = ctx.db.now()
     if spec["PointInTimeRecoveryEnabled"]:
-        if table.spec.pitr_since is None:
-            table.spec.pitr_since = now
-        table.spec.pitr_days = int(spec.get("RecoveryPeriodInDays") or table.spec.pitr_days)
+        pitr.enable(ctx.db, table, int(spec.get("RecoveryPeriodInDays") or table.spec.pitr_days))
     else:
-        table.spec.pitr_since = None
+        pitr.disable(ctx.db, table)
     ctx.db.save_spec(table)
-    return {"ContinuousBackupsDescription": _description(table, now)}
+    return {"ContinuousBackupsDescription": _description(ctx, table)}
+
+
+def restore_table_to_point_in_time(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    """By SourceTableName or SourceTableArn, to RestoreDateTime or the latest restorable
+    time, with the overrides of RestoreTableFromBackup (API_RestoreTableToPointInTime)."""
+    name, arn = body.get("SourceTableName"), body.get("SourceTableArn")
+    if (name is None) == (arn is None):
+        raise errors.validation(errors.MSG_RESTORE_SOURCE_CHOICE)
+    at, latest_wanted = body.get("RestoreDateTime"), bool(body.get("UseLatestRestorableTime"))
+    if (at is not None) == latest_wanted:  # both, or neither
+        raise errors.validation(errors.MSG_RESTORE_TIME_CHOICE)
+    now = ctx.db.now()
+    pitr.maintain(ctx.db.store, now)
+    r = pitr.source(ctx.db, name, arn)
+    target = body["TargetTableName"]
+    if ctx.db.lookup(target) is not None:
+        raise errors.table_already_exists(target)
+    earliest, latest = r.window(now)
+    when = latest if latest_wanted else float(at)
+    if not earliest <= when <= latest:
+        raise errors.invalid_restore_time(_utc(earliest), _utc(latest), _utc(when))
+    source = TableSpec.from_record(r.spec)
+    spec = restores.restored_spec(ctx, source, body)
+    summary = {"SourceTableArn": source.arn, "RestoreDateTime": when}
+    return restores.restore(ctx, spec, pitr.items_at(ctx.db.store, r.table_id, when), body, summary)
+
+
+def _utc(t: float) -> str:
+    return datetime.fromtimestamp(t, tz=UTC).isoformat(timespec="milliseconds")
 
 
 # --- on-demand backups --------------------------------------------------------------------------
-
-
-def _features(table: Table) -> dict[str, Any]:
-    """SourceTableFeatureDetails kept with a backup: the stream and TTL settings it had."""
-    out: dict[str, Any] = {}
-    ts = streams.of_table(table)
-    if ts is not None and ts.active is not None:
-        out["StreamDescription"] = {"StreamEnabled": True, "StreamViewType": ts.active.view_type}
-    state = ttl.describe(table)
-    if state.enabled and state.attribute is not None:
-        out["TimeToLiveDescription"] = {"TimeToLiveStatus": "ENABLED", "AttributeName": state.attribute}
-    return out
 
 
 def _details(b: Backup, status: str = "AVAILABLE") -> dict[str, Any]:
@@ -136,7 +155,7 @@ def _backup_description(b: Backup, status: str = "AVAILABLE") -> dict[str, Any]:
 
 def create_backup(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     table = _table(ctx, body["TableName"])
-    b = backups.create(ctx.db, table, body["BackupName"], _features(table))
+    b = backups.create(ctx.db, table, body["BackupName"], restore_fields.source_features(table))
     # CREATING in the answer; AVAILABLE from the next DescribeBackup (the copy is already whole)
     return {"BackupDetails": _details(b, "CREATING")}
 
@@ -210,6 +229,7 @@ OPERATIONS = {
     "DeleteBackup": delete_backup,
     "ListBackups": list_backups,
     "RestoreTableFromBackup": restore_table_from_backup,
+    "RestoreTableToPointInTime": restore_table_to_point_in_time,
     "DescribeContinuousBackups": describe_continuous_backups,
     "UpdateContinuousBackups": update_continuous_backups,
 }

@@ -229,6 +229,7 @@ def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if table.spec.deletion_protection:
         raise errors.validation(errors.MSG_DELETION_PROTECTED)
     ddl.check_deletable(table)
+    restore_fields.on_table_deleted(ctx.db, table)  # PITR history and system backup (engine/pitr.py)
     description = describe(table, "DELETING")
     # DeleteTable's description leaves out what only DescribeTable reports (the service's
     # answer quoted in architect/dynalite#60 and scylladb/scylladb#14132).
