@@ -20,6 +20,7 @@ from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import make_clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.lifecycle import Lifecycle
+from dynemu.engine.limits import AccountLimits
 from dynemu.engine.namespaces import Namespaces
 
 
@@ -39,6 +40,11 @@ def make_namespaces(settings: Settings) -> Namespaces:
         store=settings.store,
         item_collection_limit=settings.item_collection_limit,
         leveldb_open_files=settings.leveldb_open_files,
+        account_limits=AccountLimits(
+            max_tables=settings.max_tables, max_table_operations=settings.max_table_operations,
+            max_backups=settings.max_backups, decreases_per_day=settings.max_throughput_decreases,
+            ttl_change_seconds=settings.ttl_change_seconds,
+        ),
     )
 
 

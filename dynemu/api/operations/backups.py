@@ -13,7 +13,7 @@ from dynemu import errors
 from dynemu.api.operations import restore_fields, restores
 from dynemu.api.operations.common import describe_throughput
 from dynemu.api.protocol import Context
-from dynemu.engine import backups, pitr
+from dynemu.engine import backups, limits, pitr
 from dynemu.engine.backups import Backup
 from dynemu.engine.schema import TableSpec
 from dynemu.engine.table import Table
@@ -155,6 +155,7 @@ def _backup_description(b: Backup, status: str = "AVAILABLE") -> dict[str, Any]:
 
 def create_backup(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     table = _table(ctx, body["TableName"])
+    limits.check_backups(ctx.db.limits, sum(1 for b in backups.all_backups(ctx.db.store) if b.kind == "USER"))
     b = backups.create(ctx.db, table, body["BackupName"], restore_fields.source_features(table))
     # CREATING in the answer; AVAILABLE from the next DescribeBackup (the copy is already whole)
     return {"BackupDetails": _details(b, "CREATING")}

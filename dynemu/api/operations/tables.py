@@ -8,7 +8,7 @@ from dynemu import errors
 from dynemu.api.operations import index_specs, misc, restore_fields
 from dynemu.api.operations.common import describe_throughput
 from dynemu.api.protocol import Context
-from dynemu.engine import ddl, streams, ttl
+from dynemu.engine import ddl, limits, streams, ttl
 from dynemu.engine.schema import KeyAttr, TableSpec, Throughput
 from dynemu.engine.table import Table
 
@@ -229,6 +229,7 @@ def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if table.spec.deletion_protection:
         raise errors.validation(errors.MSG_DELETION_PROTECTED)
     ddl.check_deletable(table)
+    limits.check_table_operation(ctx.db.limits, ctx.db.tables.values(), table)
     restore_fields.on_table_deleted(ctx.db, table)  # PITR history and system backup (engine/pitr.py)
     description = describe(table, "DELETING")
     # DeleteTable's description leaves out what only DescribeTable reports (the service's
@@ -276,6 +277,7 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         streams.validate_spec(stream, creating=False)
     index_specs.check_updates(body)
     table = ctx.db.get(body["TableName"], control_plane=True)
+    limits.check_table_operation(ctx.db.limits, ctx.db.tables.values(), table)
     plan, table_changed = ddl.update_table(ctx.db, table, _table_update(body), ctx.region)
     if plan is None and not table_changed and body.get("StreamSpecification") is None:
         return {"TableDescription": describe(table, "ACTIVE")}  # a no-op: the table as it is
