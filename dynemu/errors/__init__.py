@@ -15,6 +15,7 @@ from dynemu.errors.control import *
 from dynemu.errors.http import *
 from dynemu.errors.items import *
 from dynemu.errors.limits import *
+from dynemu.errors.policies import *
 from dynemu.errors.reads import *
 from dynemu.errors.requests import *
 from dynemu.errors.storage import *

@@ -1,4 +1,4 @@
-"""The key layout of backups and point-in-time recovery, beside ``keyspace``'s (whose
+"""The key layout of backups, point-in-time recovery and resource policies, beside ``keyspace``'s (whose
 conventions it follows: fixed-width big-endian integers, ``hashed`` is an item key without
 its table prefix, ``keyspace.hashed_part``)::
 
@@ -84,3 +84,12 @@ def pitr_log_entry(value: bytes) -> tuple[bytes, bytes | None]:
 def item_key(table_id: int, hashed: bytes) -> bytes:
     """The item key of ``hashed`` in table ``table_id``."""
     return keyspace.items_prefix(table_id) + hashed
+
+
+# Resource-based policies (engine/resource_policies.py), by the ARN of a table or a stream:
+#     m/y/<arn utf-8>                        the policy document and its revision id
+POLICY_META_PREFIX = keyspace.META_PREFIX + b"y/"
+
+
+def policy_key(arn: str) -> bytes:
+    return POLICY_META_PREFIX + arn.encode("utf-8")

@@ -28,6 +28,7 @@ def handlers() -> dict[str, dict[str, Handler]]:
         batch,
         items,
         misc,
+        policies,
         query,
         streams,
         tables,
@@ -41,4 +42,5 @@ def handlers() -> dict[str, dict[str, Handler]]:
     for name, operations in _LAZY.items():
         dynamodb.update({op: _lazy(name, op) for op in operations})
     dynamodb.update(backups.OPERATIONS)
+    dynamodb.update(policies.OPERATIONS)
     return {DYNAMODB_PREFIX: dynamodb, STREAMS_PREFIX: dict(streams.OPERATIONS)}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynemu.engine import backups, pitr, streams, ttl
+from dynemu.engine import backups, pitr, resource_policies, streams, ttl
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.table import Table
 
@@ -38,3 +38,4 @@ def source_features(table: Table) -> dict[str, Any]:
 
 def on_table_deleted(db: Namespace, table: Table) -> None:
     pitr.on_table_deleted(db, table, source_features(table))
+    resource_policies.on_table_deleted(db.store, table)

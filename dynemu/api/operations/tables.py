@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations import index_specs, misc, restore_fields
+from dynemu.api.operations import index_specs, misc, policies, restore_fields
 from dynemu.api.operations.common import describe_throughput
 from dynemu.api.protocol import Context
 from dynemu.engine import ddl, limits, streams, ttl
@@ -166,6 +166,7 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     ddl.check_throughput_limit(read, write)
     if body.get("Tags"):
         misc.check_tags(body["Tags"])  # the tagging restrictions hold at creation too
+    policy = policies.check_create(body)  # ResourcePolicy (engine/resource_policies.py)
     name = body["TableName"]
     if ctx.db.lookup(name) is not None:
         raise errors.resource_in_use(errors.msg_table_exists(name))
@@ -195,6 +196,7 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         indexes=index_defs,
     )
     table = ctx.db.add_table(spec)
+    policies.attach_at_create(ctx, table, policy)
     if stream_on:
         streams.enable(ctx.db.streams, table, stream_view, now)  # type: ignore[arg-type]
     # CreateTable answers CREATING; the table is ACTIVE by the next DescribeTable.
