@@ -179,3 +179,28 @@ def test_disabling_drops_the_history(virtual: tuple[Any, Any]) -> None:
         "PointInTimeRecoveryEnabled": False})
     assert_error("PointInTimeRecoveryUnavailableException", None, ddb.restore_table_to_point_in_time,
                  SourceTableName=name, TargetTableName=f"{name}-x", UseLatestRestorableTime=True)
+
+
+def test_history_and_backups_survive_a_restart(tmp_path: Any) -> None:
+    """On disk, a restarted server keeps logging the changes of a PITR table, and keeps its backups."""
+    first = DynemuServer(data_dir=str(tmp_path), clock="virtual")
+    ddb = make_client(first.start())
+    try:
+        name = _table(ddb)
+        ddb.put_item(TableName=name, Item={"pk": S("a"), "v": N(1)})
+        arn = ddb.create_backup(TableName=name, BackupName="kept")["BackupDetails"]["BackupArn"]
+    finally:
+        first.stop()
+    second = DynemuServer(data_dir=str(tmp_path), clock="virtual")
+    url = second.start()
+    try:
+        ddb, clock = make_client(url), second.app[NAMESPACES].clock
+        ddb.put_item(TableName=name, Item={"pk": S("a"), "v": N(2)})
+        clock.advance(HOUR)
+        ddb.restore_table_to_point_in_time(SourceTableName=name, TargetTableName=f"{name}-now",
+                                           UseLatestRestorableTime=True)
+        assert ddb.get_item(TableName=f"{name}-now", Key={"pk": S("a")})["Item"]["v"] == N(2)
+        ddb.restore_table_from_backup(TargetTableName=f"{name}-backup", BackupArn=arn)
+        assert ddb.get_item(TableName=f"{name}-backup", Key={"pk": S("a")})["Item"]["v"] == N(1)
+    finally:
+        second.stop()
