@@ -193,3 +193,24 @@ def test_list_backups_filters_and_paging(ddb: Any, make_table: Callable[..., str
     for arn in [*arns, other]:
         ddb.delete_backup(BackupArn=arn)
     assert ddb.list_backups(TableName=a)["BackupSummaries"] == []
+
+
+def test_restores_consume_no_capacity_and_start_with_a_full_burst(ddb: Any) -> None:
+    source, target = name_of("src"), name_of("dst")
+    ddb.create_table(TableName=source, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                     ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})
+    try:
+        for i in range(60):  # within the burst of a 1 WCU table (300 units)
+            ddb.put_item(TableName=source, Item={"pk": S(f"k{i}"), "pad": S("x" * 900)})
+        arn = ddb.create_backup(TableName=source, BackupName="small")["BackupDetails"]["BackupArn"]
+        # 60 items at 1 WCU: restoring through the table's capacity would take a minute
+        ddb.restore_table_from_backup(TargetTableName=target, BackupArn=arn)
+        t = ddb.describe_table(TableName=target)["Table"]
+        assert t["ItemCount"] == 60 and t["ProvisionedThroughput"]["WriteCapacityUnits"] == 1
+        # the restored table starts with its burst: the same writes again are admitted
+        for i in range(60):
+            ddb.put_item(TableName=target, Item={"pk": S(f"n{i}"), "pad": S("y" * 900)})
+        assert ddb.describe_table(TableName=target)["Table"]["ItemCount"] == 120
+    finally:
+        _drop(ddb, source, target)
