@@ -65,6 +65,7 @@ class Settings:
     max_backups: int = 0  # on-demand backups per account; 0: no limit, as DynamoDB
     max_throughput_decreases: int = 4  # provisioned throughput decreases per UTC day, then one an hour
     ttl_change_seconds: float = 3600.0  # seconds between two changes of a table's TTL setting
+    control_plane_throttling: bool = False  # documented rates of CreateBackup, ListBackups, ...
     extra: dict[str, str] = field(default_factory=dict)
 
     def namespace_mode(self) -> str:
@@ -175,6 +176,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--ttl-change-seconds", type=float, help="seconds between two TTL changes of a table (default 3600)"
+    )
+    p.add_argument(
+        "--control-plane-throttling", choices=("on", "off"),
+        help="on: CreateBackup, RestoreTableFromBackup, ListBackups, DescribeLimits at their documented rates (default off)",
     )
     p.add_argument(
         "--max-open-namespaces", type=int, help="LevelDB namespaces kept open at once; idle ones close (default 64)"

@@ -111,3 +111,26 @@ def test_simultaneous_table_operations() -> None:
         "Subscriber limit exceeded: Only 2 tables can be created, updated, or deleted simultaneously")
     with pytest.raises(errors.DynamoError):
         limits.check_new_table(cfg, [busy, busy])
+
+
+def test_control_plane_rates_when_asked() -> None:
+    server = DynemuServer(clock="virtual", control_plane_throttling="on")
+    url = server.start()
+    try:
+        ddb, clock = make_client(url), server.app[NAMESPACES].clock
+        for _ in range(5):
+            ddb.list_backups()
+        assert_error("ThrottlingException", "Rate of requests exceeds the allowed throughput.", ddb.list_backups)
+        clock.advance(0.2)  # one call's worth at five a second
+        ddb.list_backups()
+        ddb.describe_limits()
+        assert_error("ThrottlingException", None, ddb.describe_limits)
+        clock.advance(60)
+        ddb.describe_limits()
+    finally:
+        server.stop()
+
+
+def test_control_plane_rates_are_off_by_default(ddb: Any) -> None:
+    for _ in range(3):
+        ddb.describe_limits()

@@ -9,12 +9,16 @@ quotas in Amazon DynamoDB"; LimitExceededException in the API reference):
 - one GSI created or deleted per UpdateTable, and none while another is being built;
 - backups per account: DynamoDB has no such limit (``max_backups`` 0), settable to test one;
 - provisioned throughput decreases: 4 in a UTC day, then one per hour;
-- Time to Live: one change of a table's TTL setting per hour.
+- Time to Live: one change of a table's TTL setting per hour;
+- with ``--control-plane-throttling on``, the documented rates of control-plane calls:
+  CreateBackup 50 a second, RestoreTableFromBackup 10, ListBackups 5, DescribeLimits once a
+  minute (their API references), beyond which ThrottlingException. Off by default: a test
+  suite polling these faster than the service allows would be throttled.
 
 Each is a field of ``AccountLimits`` (a command-line flag, DynamoDB's default). The state
 they count is derived from what the namespace already holds (its tables, their specs, the
-backups' records): one bounded record per account and operation, nothing that grows with
-history.
+backups' records); the rates keep one token bucket per account (namespace) and rated
+operation: bounded records, nothing that grows with history.
 """
 
 from __future__ import annotations
@@ -43,9 +47,42 @@ class AccountLimits:
     account_max_write: int = 80000
     table_max_read: int = 40000
     table_max_write: int = 40000
+    control_plane_throttling: bool = False  # the per-operation rates below
 
 
 DEFAULT = AccountLimits()
+
+# Calls per second an account may make of these operations (each one's API reference).
+CONTROL_RATES: dict[str, float] = {
+    "CreateBackup": 50.0,  # "You can call CreateBackup at a maximum rate of 50 times per second"
+    "RestoreTableFromBackup": 10.0,  # "at a maximum rate of 10 times per second"
+    "ListBackups": 5.0,  # "You can call ListBackups a maximum of five times per second"
+    "DescribeLimits": 1 / 60,  # "throttling errors if you call it more than once in a minute"
+}
+
+
+class ControlPlane:
+    """One account's admission of rated control-plane calls: a token bucket per operation,
+    holding up to one second of calls (at least one call), refilled at the operation's rate."""
+
+    __slots__ = ("rates", "buckets")
+
+    def __init__(self, limits: AccountLimits) -> None:
+        self.rates = CONTROL_RATES if limits.control_plane_throttling else {}
+        self.buckets: dict[str, tuple[float, float]] = {}  # operation -> (tokens, when)
+
+    def admit(self, operation: str, now: float) -> None:
+        """Take one call of ``operation``, else ThrottlingException."""
+        rate = self.rates.get(operation)
+        if rate is None:
+            return
+        most = max(1.0, rate)
+        tokens, then = self.buckets.get(operation, (most, now))
+        tokens = min(most, tokens + max(0.0, now - then) * rate)
+        if tokens < 1.0:
+            self.buckets[operation] = (tokens, now)
+            raise errors.control_plane_throttled()
+        self.buckets[operation] = (tokens - 1.0, now)
 
 
 class _IndexSpec(Protocol):

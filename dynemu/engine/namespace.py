@@ -52,6 +52,7 @@ class Namespace:
         self.consistency = consistency or ConsistencyConfig()
         self.item_collection_limit = item_collection_limit
         self.limits = account_limits  # tables, simultaneous operations, backups, quotas (engine.limits)
+        self.control_plane = limits.ControlPlane(account_limits)  # rated control-plane calls
         self.tables: dict[str, Table] = {}
         self.tokens = Tokens(store)  # TransactWriteItems' ClientRequestTokens, in the store (engine.tokens)
         self.streams = streams.StreamCatalog(store)  # every retained stream (engine.streams)

@@ -3,6 +3,8 @@ what was exceeded, as the service's "Subscriber limit exceeded" texts do."""
 
 from __future__ import annotations
 
+from dynemu.errors.base import DynamoError
+
 
 def msg_table_limit(limit: int) -> str:
     # "Subscriber limit exceeded: There is a limit of 256 tables per subscriber" (the service's
@@ -19,3 +21,9 @@ def msg_simultaneous_operations(limit: int) -> str:
 def msg_backup_limit(limit: int) -> str:
     # UNSURE: DynamoDB sets no limit on on-demand backups; this one exists only with --max-backups
     return f"Subscriber limit exceeded: There is a limit of {limit} backups per subscriber"
+
+
+def control_plane_throttled() -> DynamoError:
+    # "ThrottlingException: Rate of requests exceeds the allowed throughput." (the service's
+    # answer to control-plane calls made too fast; DynamoDB's common errors)
+    return DynamoError("ThrottlingException", "Rate of requests exceeds the allowed throughput.")

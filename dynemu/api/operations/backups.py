@@ -154,6 +154,7 @@ def _backup_description(b: Backup, status: str = "AVAILABLE") -> dict[str, Any]:
 
 
 def create_backup(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    ctx.db.control_plane.admit("CreateBackup", ctx.db.now())
     table = _table(ctx, body["TableName"])
     limits.check_backups(ctx.db.limits, sum(1 for b in backups.all_backups(ctx.db.store) if b.kind == "USER"))
     b = backups.create(ctx.db, table, body["BackupName"], restore_fields.source_features(table))
@@ -194,6 +195,7 @@ def _ms(t: float) -> int:
 def list_backups(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     """Oldest first; TimeRangeLowerBound inclusive, TimeRangeUpperBound exclusive; BackupType
     USER unless asked (API_ListBackups); ExclusiveStartBackupArn / LastEvaluatedBackupArn."""
+    ctx.db.control_plane.admit("ListBackups", ctx.db.now())
     backups.expire(ctx.db.store, ctx.db.now())
     found = sorted((b for b in backups.all_backups(ctx.db.store) if _in_range(b, body)),
                    key=lambda b: (b.created, b.backup_id))
@@ -215,6 +217,7 @@ def _summary(b: Backup) -> dict[str, Any]:
 
 
 def restore_table_from_backup(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    ctx.db.control_plane.admit("RestoreTableFromBackup", ctx.db.now())
     b = backups.find(ctx.db.store, body["BackupArn"])
     target = body["TargetTableName"]
     if ctx.db.lookup(target) is not None:

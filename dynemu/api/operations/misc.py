@@ -18,6 +18,7 @@ def describe_endpoints(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 
 def describe_limits(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     # The configured quotas (engine/limits.py; developer guide, "Service, account, and table quotas").
+    ctx.db.control_plane.admit("DescribeLimits", ctx.db.now())
     return limits.describe(ctx.db.limits)
 
 
