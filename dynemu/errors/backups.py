@@ -20,16 +20,6 @@ def table_already_exists(name: str) -> DynamoError:
     return DynamoError("TableAlreadyExistsException", f"Table already exists: {name}")
 
 
-def table_in_use(name: str) -> DynamoError:
-    # UNSURE: "A target table with the specified name is either being created or deleted" (API reference)
-    return DynamoError("TableInUseException", f"Table is being created or deleted: {name}")
-
-
-def backup_in_use(arn: str) -> DynamoError:
-    # UNSURE: "There is another ongoing conflicting backup control plane operation" (API reference)
-    return DynamoError("BackupInUseException", f"Backup is in use: {arn}")
-
-
 def source_table_not_found(name: str) -> DynamoError:
     # UNSURE: SourceTableNotFoundException, "A source table with the name TableName does not
     # currently exist within the subscriber's account" (API reference)
@@ -62,8 +52,3 @@ MSG_DELETE_SYSTEM_BACKUP = "System backups cannot be deleted"  # UNSURE
 def msg_index_override_unknown(name: str) -> str:
     # UNSURE: "The indexes provided should match existing secondary indexes" (API reference)
     return f"Index {name} is not an index of the backed up table"
-
-
-def msg_time_range(lower: str, upper: str) -> str:
-    # UNSURE: ListBackups' TimeRangeLowerBound is inclusive, TimeRangeUpperBound exclusive
-    return f"TimeRangeLowerBound {lower} must be before TimeRangeUpperBound {upper}"
