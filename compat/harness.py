@@ -42,6 +42,7 @@ AREAS = {
     "capacity": "ReturnConsumedCapacity",
     "errors": "Common errors",
     "partiql": "PartiQL (ExecuteStatement, BatchExecuteStatement)",
+    "backups": "Backups, point-in-time recovery and resource policies",
 }
 
 

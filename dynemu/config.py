@@ -61,6 +61,13 @@ class Settings:
     admin_token: str | None = None  # when set, admin API state changes need it (Bearer)
     verify_signatures: bool = False  # check SigV4 signatures against known credentials
     credentials_file: str | None = None  # access keys and secrets for --verify-signatures
+    # account limits (engine/limits.py), DynamoDB's defaults
+    max_tables: int = 2500  # tables per account in a region
+    max_table_operations: int = 500  # tables created, updated or deleted at once
+    max_backups: int = 0  # on-demand backups per account; 0: no limit, as DynamoDB
+    max_throughput_decreases: int = 4  # provisioned throughput decreases per UTC day, then one an hour
+    ttl_change_seconds: float = 3600.0  # seconds between two changes of a table's TTL setting
+    control_plane_throttling: bool = False  # documented rates of CreateBackup, ListBackups, ...
     extra: dict[str, str] = field(default_factory=dict)
 
     def namespace_mode(self) -> str:
@@ -168,6 +175,22 @@ def _parser() -> argparse.ArgumentParser:
         "--item-collection-limit", type=_size, help="item collection size limit with an LSI (default 10GB)"
     )
     p.add_argument("--seed", type=int, help="seed of the stale-read model (default 0)")
+    p.add_argument("--max-tables", type=int, help="tables per account in a region (default 2500)")
+    p.add_argument(
+        "--max-table-operations", type=int, help="tables created, updated or deleted at once (default 500)"
+    )
+    p.add_argument("--max-backups", type=int, help="on-demand backups per account (default 0: no limit)")
+    p.add_argument(
+        "--max-throughput-decreases", type=int,
+        help="provisioned throughput decreases per UTC day before one an hour (default 4)",
+    )
+    p.add_argument(
+        "--ttl-change-seconds", type=float, help="seconds between two TTL changes of a table (default 3600)"
+    )
+    p.add_argument(
+        "--control-plane-throttling", choices=("on", "off"),
+        help="on: CreateBackup, RestoreTableFromBackup, ListBackups, DescribeLimits at their documented rates (default off)",
+    )
     p.add_argument(
         "--max-open-namespaces", type=int, help="LevelDB namespaces kept open at once; idle ones close (default 64)"
     )
@@ -293,7 +316,8 @@ def check(s: Settings) -> None:
         raise SettingsError(f"{_label('leveldb_open_files')} must be at least 1, got {s.leveldb_open_files}")
     if s.request_timeout <= 0:
         raise SettingsError(f"{_label('request_timeout')} must be positive, got {s.request_timeout}")
-    for name in ("partition_size", "item_collection_limit"):
+    for name in ("partition_size", "item_collection_limit", "max_tables", "max_table_operations",
+                 "max_throughput_decreases"):
         if getattr(s, name) <= 0:
             raise SettingsError(f"{_label(name)} must be positive, got {getattr(s, name)}")
 

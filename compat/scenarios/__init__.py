@@ -1,6 +1,7 @@
 """The scenario modules; importing this package registers every scenario."""
 
 from compat.scenarios import (  # noqa: F401
+    backups,
     batch,
     capacity,
     errors,

@@ -30,6 +30,7 @@ from dynemu.api import compression, sigv4
 from dynemu.api.validation import RequestValidator
 from dynemu.cache import BoundedCache
 from dynemu.config import Settings
+from dynemu.engine import resource_policies
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces, check_access_key, check_region
 
@@ -331,6 +332,8 @@ class ApiDispatcher:
         validator, operation, handler = route
         validator.validate(operation, body)  # a body that is not an object is refused here
         ctx = Context(self.namespaces.get(region, access_key), region, access_key, self.settings, request.host)
+        if self.credentials is not None:  # an explicit Deny of a resource-based policy (engine/resource_policies.py)
+            resource_policies.enforce(ctx.db, access_key, operation, body)
         return handler(ctx, body)
 
     def _route(self, target: str, body: Any) -> tuple[RequestValidator, str, Handler]:

@@ -20,6 +20,7 @@ from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import make_clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.lifecycle import Lifecycle
+from dynemu.engine.limits import AccountLimits
 from dynemu.engine.namespaces import Namespaces
 
 
@@ -41,6 +42,12 @@ def make_namespaces(settings: Settings) -> Namespaces:
         leveldb_open_files=settings.leveldb_open_files,
         replication_lag_ms=settings.replication_lag_ms,
         mrsc_conflict_window_ms=settings.mrsc_conflict_window_ms,
+        account_limits=AccountLimits(
+            max_tables=settings.max_tables, max_table_operations=settings.max_table_operations,
+            max_backups=settings.max_backups, decreases_per_day=settings.max_throughput_decreases,
+            ttl_change_seconds=settings.ttl_change_seconds,
+            control_plane_throttling=settings.control_plane_throttling,
+        ),
     )
 
 

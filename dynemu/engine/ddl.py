@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from dynemu import errors
-from dynemu.engine import indexes, streams
+from dynemu.engine import indexes, limits, streams
 from dynemu.engine.indexes import Index
 from dynemu.engine.schema import IndexSpec, KeyAttr, TableSpec, Throughput
 from dynemu.engine.table import Table
@@ -222,14 +222,14 @@ def _switch_billing(spec: TableSpec, u: TableUpdate, now: float) -> None:
     spec.throughput.read, spec.throughput.write = pt
 
 
-def _change_throughput(tp: Throughput, read: int, write: int, now: float) -> None:
+def _change_throughput(tp: Throughput, read: int, write: int, now: float, per_day: int) -> None:
     if read == tp.read and write == tp.write:
         raise errors.validation(errors.msg_table_throughput_unchanged(tp.read, read, tp.write, write))
     check_throughput_limit(read, write)
-    tp.change(read, write, now)
+    tp.change(read, write, now, per_day)
 
 
-def _table_settings(spec: TableSpec, u: TableUpdate, now: float) -> bool:
+def _table_settings(spec: TableSpec, u: TableUpdate, now: float, per_day: int) -> bool:
     """Apply the table's own settings to ``spec``; whether any was given."""
     changed = False
     if u.billing_mode is not None and u.billing_mode != spec.billing_mode:
@@ -238,7 +238,7 @@ def _table_settings(spec: TableSpec, u: TableUpdate, now: float) -> bool:
     elif u.provisioned is not None:
         if spec.billing_mode == "PAY_PER_REQUEST":
             raise errors.invalid_parameter(errors.MSG_THROUGHPUT_ON_DEMAND)
-        _change_throughput(spec.throughput, *u.provisioned, now)
+        _change_throughput(spec.throughput, *u.provisioned, now, per_day)
         changed = True
     if u.deletion_protection is not None:
         spec.deletion_protection = u.deletion_protection
@@ -266,9 +266,9 @@ def update_table(db: Namespace, table: Table, u: TableUpdate, region: str) -> tu
     was_on_demand = table.spec.billing_mode == "PAY_PER_REQUEST"
     spec = copy.deepcopy(table.spec)  # a request refused half-way changes nothing
     now = db.now()
-    changed = table_changed = _table_settings(spec, u, now)
+    changed = table_changed = _table_settings(spec, u, now, db.limits.decreases_per_day)
     # GlobalSecondaryIndexUpdates, and what a billing switch does to GSIs
-    plan = update_indexes(table, spec, u, now, was_on_demand, region)
+    plan = update_indexes(table, spec, u, now, was_on_demand, region, db.limits.decreases_per_day)
     if u.gsi_creates or u.gsi_deletes or u.gsi_changes:
         changed = True
     elif u.gsi_updates_given and changed:
@@ -298,7 +298,8 @@ def _not_found(name: str, table: str) -> errors.DynamoError:
 
 
 def update_indexes(
-    table: Table, spec: TableSpec, u: TableUpdate, now: float, was_on_demand: bool, region: str
+    table: Table, spec: TableSpec, u: TableUpdate, now: float, was_on_demand: bool, region: str,
+    per_day: int = limits.DEFAULT.decreases_per_day,
 ) -> UpdatePlan | None:
     """Apply GlobalSecondaryIndexUpdates (and a billing switch's effect on GSIs) to the
     copy ``spec``; None when the request does not touch the indexes."""
@@ -308,20 +309,20 @@ def update_indexes(
     creates, deletes, changes = u.gsi_creates, u.gsi_deletes, u.gsi_changes
     if not (creates or deletes or changes) and not (switched and gsis):
         return None
+    # one GSI created or deleted per request, checked before anything else about them
+    # (engine.limits); a CREATING index may itself be deleted (once backfilling: DDB-TABLE-149)
+    busy = any(s.status != "ACTIVE" and s.name not in deletes for s in gsis.values())
+    limits.check_index_changes(len(creates), len(deletes), busy)
     plan = UpdatePlan()
     for name in [*deletes, *changes]:
         if name not in gsis:
             raise _not_found(name, table.name)
-    # a CREATING index may itself be deleted (once backfilling: DDB-TABLE-149)
-    busy = any(s.status != "ACTIVE" and s.name not in deletes for s in gsis.values())
-    if len(creates) + len(deletes) > 1 or ((creates or deletes) and busy):
-        raise errors.limit_exceeded(errors.MSG_ONE_ONLINE_INDEX)
     if switched and not on_demand:
         missing = [n for n in gsis if n not in changes or changes[n].provisioned is None]
         if missing:  # the service's text (crossplane-contrib/provider-upjet-aws#1041)
             raise errors.invalid_parameter(errors.msg_index_throughput_required(missing))
     for name, change in changes.items():
-        _update_gsi(gsis[name], change, on_demand, switched, now, plan)
+        _update_gsi(gsis[name], change, on_demand, switched, now, plan, per_day)
     if switched and on_demand:
         for s in gsis.values():
             s.throughput.read = s.throughput.write = 0
@@ -338,7 +339,7 @@ def update_indexes(
 
 
 def _update_gsi(s: IndexSpec, change: GsiChange, on_demand: bool, switched: bool, now: float,
-                plan: UpdatePlan) -> None:
+                plan: UpdatePlan, per_day: int) -> None:
     pt = change.provisioned
     if on_demand and (pt is not None or (not change.on_demand and not change.warm)):
         raise errors.invalid_parameter(errors.msg_on_demand_index_updates(s.name))
@@ -351,7 +352,7 @@ def _update_gsi(s: IndexSpec, change: GsiChange, on_demand: bool, switched: bool
         if switched:
             tp.read, tp.write = read, write
         else:
-            tp.change(read, write, now)
+            tp.change(read, write, now, per_day)
     if change.on_demand:
         if change.on_demand_max_read is not None:
             s.on_demand_max_read = change.on_demand_max_read

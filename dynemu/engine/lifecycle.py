@@ -24,7 +24,7 @@ import logging
 import math
 
 from dynemu import errors
-from dynemu.engine import streams, ttl
+from dynemu.engine import pitr, streams, ttl
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import Namespaces
 from dynemu.engine.schema import Item
@@ -112,6 +112,7 @@ class Lifecycle:
         for db in list(self.namespaces.databases.values()):
             deleted += sweep(db, now)
             db.streams.maintain(now)
+            pitr.maintain(db.store, now)  # history older than each PITR window; expired system backups
         return deleted
 
     def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:

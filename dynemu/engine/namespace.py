@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from dynemu import errors
-from dynemu.engine import consistency, indexes, streams, ttl
+from dynemu.engine import consistency, indexes, limits, pitr, streams, ttl
 from dynemu.engine import writes as writes_
 from dynemu.engine.capacity.admission import TableCapacity
 from dynemu.engine.capacity.throughput import CapacityConfig
@@ -44,6 +44,7 @@ class Namespace:
         *,
         consistency: ConsistencyConfig | None = None,
         item_collection_limit: int = indexes.ITEM_COLLECTION_LIMIT,
+        account_limits: limits.AccountLimits = limits.DEFAULT,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -51,6 +52,8 @@ class Namespace:
         self.capacity_config = capacity or CapacityConfig()
         self.consistency = consistency or ConsistencyConfig()
         self.item_collection_limit = item_collection_limit
+        self.limits = account_limits  # tables, simultaneous operations, backups, quotas (engine.limits)
+        self.control_plane = limits.ControlPlane(account_limits)  # rated control-plane calls
         self.tables: dict[str, Table] = {}
         self.tokens = Tokens(store)  # TransactWriteItems' ClientRequestTokens, in the store (engine.tokens)
         self.streams = streams.StreamCatalog(store)  # every retained stream (engine.streams)
@@ -78,6 +81,7 @@ class Namespace:
         streams.bind(self.streams, table)
         ttl.load(table)
         consistency.attach(table, self.consistency)
+        pitr.load(table)  # the change history of a table with point-in-time recovery on
         return table
 
     def close(self) -> list[str]:
@@ -144,6 +148,7 @@ class Namespace:
     def add_table(self, spec: TableSpec) -> Table:
         if spec.name in self.tables:
             raise errors.resource_in_use(errors.msg_table_exists(spec.name))
+        limits.check_new_table(self.limits, self.tables.values())  # CreateTable and restores
         batch = WriteBatch()
         batch.put(keyspace.meta_counter_key(_TABLE_ID_COUNTER), str(spec.table_id).encode())
         batch.put(keyspace.meta_table_key(spec.name), orjson.dumps(spec.to_record()))

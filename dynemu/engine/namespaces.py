@@ -31,6 +31,8 @@ from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.indexes import ITEM_COLLECTION_LIMIT
+from dynemu.engine.limits import DEFAULT as DEFAULT_LIMITS
+from dynemu.engine.limits import AccountLimits
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.replication import Replication
 from dynemu.storage.base import Store
@@ -141,6 +143,7 @@ class Namespaces:
         leveldb_open_files: int | None = None,
         replication_lag_ms: float = 1000.0,
         mrsc_conflict_window_ms: float = 50.0,
+        account_limits: AccountLimits = DEFAULT_LIMITS,
     ) -> None:
         """``data_dir`` None means in memory; ``store`` is the on-disk store's setting (memory
         namespaces hold no file descriptors and cannot be closed without losing them: only
@@ -151,6 +154,7 @@ class Namespaces:
         self.capacity = capacity
         self.consistency = consistency or ConsistencyConfig()
         self.item_collection_limit = item_collection_limit
+        self.account_limits = account_limits  # every namespace's (engine.limits)
         self.leveldb_open_files = leveldb_open_files  # --leveldb-open-files (None: the store's default)
         self.shared_db = shared_db
         self.isolate_access_keys = isolate_access_keys
@@ -195,7 +199,7 @@ class Namespaces:
         else:  # never written: its first write creates the store (read-only calls leave no trace)
             store = LazyStore(functools.partial(self._open_store, name))
         db = Namespace(store, self.clock, self.capacity, consistency=self.consistency,
-                       item_collection_limit=self.item_collection_limit)
+                       item_collection_limit=self.item_collection_limit, account_limits=self.account_limits)
         self.databases[name] = db
         db.replication = self.replication
         global_tables.load(self.replication, db)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from dynemu import errors
+from dynemu.engine import limits
 
 Value = dict[str, Any]
 Item = dict[str, Value]
@@ -42,35 +42,17 @@ class Throughput:
     decreases_today: int = 0
     decrease_day: int = 0  # UTC day number the counter belongs to
 
-    def change(self, read: int, write: int, now: float) -> None:
-        """Apply a provisioned-throughput change, enforcing the daily decrease quota: four
-        decreases in a UTC day, then at most one every hour ("Service, account, and table
-        quotas": throughput decreases per day; the service's LimitExceededException text)."""
-        day = int(now // DAY_SECONDS)
-        if self.decrease_day != day:
-            self.decrease_day, self.decreases_today = day, 0
+    def change(self, read: int, write: int, now: float, per_day: int = limits.DEFAULT.decreases_per_day) -> None:
+        """Apply a provisioned-throughput change, within the daily decrease quota
+        (``limits.check_decrease``: ``per_day`` decreases in a UTC day, then one an hour)."""
+        limits.check_decrease(self, read, write, now, per_day)
         decrease = read < self.read or write < self.write
-        if decrease and self.decreases_today >= 4 and self.last_decrease is not None:
-            if now - self.last_decrease < 3600:
-                raise errors.limit_exceeded(errors.msg_decreases_limited(
-                    self.decreases_today, _utc_text(self.last_decrease), _utc_text(self.last_decrease + 3600)
-                ))
         if read > self.read or write > self.write:
             self.last_increase = now
         if decrease:
             self.last_decrease = now
             self.decreases_today += 1
         self.read, self.write = read, write
-
-
-DAY_SECONDS = 86400
-
-
-def _utc_text(t: float) -> str:
-    """A time as the service writes it in quota messages: "Wednesday, July 25, 2018 8:48:14 PM UTC"."""
-    d = datetime.fromtimestamp(t, tz=UTC)
-    hour = d.hour % 12 or 12
-    return f"{d:%A}, {d:%B} {d.day}, {d.year} {hour}:{d:%M:%S} {'AM' if d.hour < 12 else 'PM'} UTC"
 
 
 @dataclass

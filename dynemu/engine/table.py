@@ -113,7 +113,7 @@ class Table:
     write observers in a fixed order: ``observers``."""
 
     __slots__ = ("spec", "store", "item_count", "size_bytes", "capacity", "_indexes", "_stream", "_ttl", "_recent",
-                 "_id", "_prefix", "observers", "planners", "counts_key")
+                 "_history", "_id", "_prefix", "observers", "planners", "counts_key")
 
     def __init__(self, spec: TableSpec, store: Store, item_count: int = 0, size_bytes: int = 0) -> None:
         self.spec = spec
@@ -127,6 +127,7 @@ class Table:
         self._stream: Any = None  # StreamWriter (engine.streams), while the table has a stream
         self._ttl: Any = None  # TTLIndex (engine.ttl), once TTL was ever set on the table
         self._recent: Any = None  # RecentWrites (engine.consistency), when the stale-read model is on
+        self._history: Any = None  # ChangeHistory (engine.pitr), while point-in-time recovery is on
         self._id = spec.table_id
         self._prefix = keyspace.items_prefix(spec.table_id)
         self.counts_key = counts_key_of(spec.table_id)  # its item count and size (Namespace.commit)
@@ -143,7 +144,8 @@ class Table:
         ix = self._indexes
         if ix is not None and not ix.indexes and ix.current_spec() is self.spec:
             ix = None  # no index: nothing to plan or commit (engine.indexes)
-        self.observers = tuple(o for o in (self.capacity, ix, self._stream, self._ttl, self._recent) if o is not None)
+        self.observers = tuple(o for o in (self.capacity, ix, self._stream, self._ttl, self._recent, self._history)
+                               if o is not None)
         self.planners = (ix,) if ix is not None else ()
 
     @property
@@ -180,6 +182,15 @@ class Table:
     @recent.setter
     def recent(self, value: Any) -> None:
         self._recent = value
+        self._attached()
+
+    @property
+    def history(self) -> Any:
+        return self._history
+
+    @history.setter
+    def history(self, value: Any) -> None:
+        self._history = value
         self._attached()
 
     @property

@@ -30,12 +30,13 @@ from dataclasses import dataclass
 import orjson
 
 from dynemu import errors
+from dynemu.engine import limits
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Mutation, Table, decode_stored
 from dynemu.storage import keyspace
 from dynemu.storage.base import WriteBatch, delete_range
 
-COOLDOWN_SECONDS = 3600.0  # "Any additional UpdateTimeToLive calls ... during this one hour"
+COOLDOWN_SECONDS = limits.DEFAULT.ttl_change_seconds  # "Any additional UpdateTimeToLive calls ... during this one hour"
 TRANSITION_SECONDS = 0.0  # ENABLING/DISABLING; the live service shows the settled state at once
 MAX_AGE_SECONDS = 5 * 365 * 86400  # expiry more than five years in the past: never deleted
 _CHUNK = 10_000  # index entries per storage batch when building or dropping the index
@@ -196,8 +197,9 @@ def _state_record(state: TTLState) -> bytes:
 # --- UpdateTimeToLive / DescribeTimeToLive ------------------------------------------------------------
 
 
-def update(table: Table, attribute: str, enabled: bool, now: float) -> None:
-    """Apply an UpdateTimeToLive, with the service's checks in its order."""
+def update(table: Table, attribute: str, enabled: bool, now: float, cooldown: float = COOLDOWN_SECONDS) -> None:
+    """Apply an UpdateTimeToLive, with the service's checks in its order; ``cooldown``: the
+    seconds between two changes (engine.limits, one hour by default)."""
     idx = attach(table)
     state = idx.state
     if state.enabled and state.attribute != attribute:
@@ -206,8 +208,7 @@ def update(table: Table, attribute: str, enabled: bool, now: float) -> None:
         raise errors.validation(errors.MSG_ALREADY_ENABLED)
     if not enabled and not state.enabled:
         raise errors.validation(errors.MSG_ALREADY_DISABLED)
-    if state.changed_at is not None and now - state.changed_at < COOLDOWN_SECONDS:
-        raise errors.validation(errors.MSG_COOLDOWN)
+    limits.check_ttl_change(state.changed_at, now, cooldown)
     new = TTLState(attribute if enabled else None, enabled, now)
     key = _meta_key(table.spec.table_id)
     if enabled:

@@ -9,10 +9,13 @@ package imports nothing else from dynemu.
 """
 
 # ruff: noqa: F401, F403
+from dynemu.errors.backups import *
 from dynemu.errors.base import *
 from dynemu.errors.control import *
 from dynemu.errors.http import *
 from dynemu.errors.items import *
+from dynemu.errors.limits import *
+from dynemu.errors.policies import *
 from dynemu.errors.reads import *
 from dynemu.errors.replication import *
 from dynemu.errors.requests import *

@@ -7,6 +7,7 @@ from typing import Any
 
 from dynemu import errors
 from dynemu.api.protocol import Context
+from dynemu.engine import limits
 from dynemu.engine.namespace import ACCOUNT_ID
 from dynemu.engine.table import Table
 
@@ -17,13 +18,9 @@ def describe_endpoints(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def describe_limits(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    # Default quotas (developer guide, "Service, account, and table quotas").
-    return {
-        "AccountMaxReadCapacityUnits": 80000,
-        "AccountMaxWriteCapacityUnits": 80000,
-        "TableMaxReadCapacityUnits": 40000,
-        "TableMaxWriteCapacityUnits": 40000,
-    }
+    # The configured quotas (engine/limits.py; developer guide, "Service, account, and table quotas").
+    ctx.db.control_plane.admit("DescribeLimits", ctx.db.now())
+    return limits.describe(ctx.db.limits)
 
 
 # A table ARN: arn:<partition>:dynamodb:<region>:<account>:table/<name>. Anything else,

@@ -29,6 +29,7 @@ def handlers() -> dict[str, dict[str, Handler]]:
         global_tables,
         items,
         misc,
+        policies,
         query,
         streams,
         tables,
@@ -43,4 +44,5 @@ def handlers() -> dict[str, dict[str, Handler]]:
         dynamodb.update({op: _lazy(name, op) for op in operations})
     dynamodb.update(backups.OPERATIONS)
     dynamodb.update(global_tables.OPERATIONS)  # wraps UpdateTable, DescribeTable, DeleteTable
+    dynamodb.update(policies.OPERATIONS)
     return {DYNAMODB_PREFIX: dynamodb, STREAMS_PREFIX: dict(streams.OPERATIONS)}

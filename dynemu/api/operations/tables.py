@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations import index_specs, misc
+from dynemu.api.operations import index_specs, misc, policies, restore_fields
 from dynemu.api.operations.common import describe_throughput
 from dynemu.api.protocol import Context
-from dynemu.engine import ddl, streams, ttl
+from dynemu.engine import ddl, limits, streams, ttl
 from dynemu.engine.schema import KeyAttr, TableSpec, Throughput
 from dynemu.engine.table import Table
 
@@ -54,6 +54,7 @@ def describe(table: Table, status: str = "ACTIVE") -> dict[str, Any]:
     out["WarmThroughput"] = {"ReadUnitsPerSecond": reads, "WriteUnitsPerSecond": writes, "Status": "ACTIVE"}
     out.update(index_specs.describe_indexes(table, status))  # LocalSecondaryIndexes, GlobalSecondaryIndexes
     out.update(stream_fields(table))  # StreamSpecification, LatestStreamArn/Label
+    out.update(restore_fields.describe_fields(table, status))  # RestoreSummary of a restored table
     return out
 
 
@@ -167,6 +168,7 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if body.get("Tags"):
         misc.check_tag_count(body["Tags"])
         misc.check_tags(body["Tags"])  # the tagging restrictions hold at creation too
+    policy = policies.check_create(body)  # ResourcePolicy (engine/resource_policies.py)
     name = body["TableName"]
     if ctx.db.lookup(name) is not None:
         raise errors.resource_in_use(errors.msg_table_exists(name))
@@ -196,6 +198,7 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         indexes=index_defs,
     )
     table = ctx.db.add_table(spec)
+    policies.attach_at_create(ctx, table, policy)
     if stream_on:
         streams.enable(ctx.db.streams, table, stream_view, now)  # type: ignore[arg-type]
     # CreateTable answers CREATING; the table is ACTIVE by the next DescribeTable.
@@ -231,6 +234,8 @@ def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if table.spec.deletion_protection:
         raise errors.validation(errors.MSG_DELETION_PROTECTED)
     ddl.check_deletable(table)
+    limits.check_table_operation(ctx.db.limits, ctx.db.tables.values(), table)
+    restore_fields.on_table_deleted(ctx.db, table)  # PITR history and system backup (engine/pitr.py)
     description = describe(table, "DELETING")
     # DeleteTable's description leaves out what only DescribeTable reports: the key schema,
     # the definitions and the indexes (the service's answer quoted in architect/dynalite#60
@@ -278,6 +283,7 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         streams.validate_spec(stream, creating=False)
     index_specs.check_updates(body)
     table = ctx.db.get(body["TableName"], control_plane=True)
+    limits.check_table_operation(ctx.db.limits, ctx.db.tables.values(), table)
     plan, table_changed = ddl.update_table(ctx.db, table, _table_update(body), ctx.region)
     if plan is None and not table_changed and body.get("StreamSpecification") is None:
         return {"TableDescription": describe(table, "ACTIVE")}  # a no-op: the table as it is

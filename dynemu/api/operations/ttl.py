@@ -11,14 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from dynemu.api.protocol import Context
-from dynemu.engine import ttl
+from dynemu.engine import limits, ttl
 
 
 def update_time_to_live(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     spec = body["TimeToLiveSpecification"]
     table = ctx.db.get(body["TableName"], control_plane=True)
     enabled = bool(spec["Enabled"])
-    ttl.update(table, spec["AttributeName"], enabled, ctx.db.now())
+    limits.check_table_operation(ctx.db.limits, ctx.db.tables.values(), table)
+    ttl.update(table, spec["AttributeName"], enabled, ctx.db.now(), ctx.db.limits.ttl_change_seconds)
     return {"TimeToLiveSpecification": {"Enabled": enabled, "AttributeName": spec["AttributeName"]}}
 
 
