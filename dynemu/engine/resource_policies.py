@@ -243,4 +243,4 @@ def enforce(db: Catalog, access_key: str, operation: str, body: dict[str, Any]) 
             continue
         resources = [arn] + ([f"{arn}/index/{index}"] if index else [])
         if _denies(orjson.loads(policy.document), caller, action, resources):
-            raise errors.access_denied(caller, action, resources[-1])
+            raise errors.access_denied_by_policy(caller, action, resources[-1])

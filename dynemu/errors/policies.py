@@ -3,7 +3,8 @@ are not public; each is marked UNSURE and listed in issue 27's report."""
 
 from __future__ import annotations
 
-from dynemu.errors.base import CORAL_NS, DynamoError
+from dynemu.errors.base import DynamoError
+from dynemu.errors.control import access_denied
 
 MAX_POLICY_TEXT = "20 KB"
 
@@ -42,12 +43,10 @@ MSG_POLICY_NO_ACTION = "Invalid policy document: each Statement needs an Action 
 MSG_POLICY_NO_PRINCIPAL = "Invalid policy document: each Statement needs a Principal or NotPrincipal"  # UNSURE
 
 
-def access_denied(caller: str, action: str, resource: str) -> DynamoError:
+def access_denied_by_policy(caller: str, action: str, resource: str) -> DynamoError:
     # AWS's wording for an explicit deny ("User: <arn> is not authorized to perform: <action> on
     # resource: <arn> with an explicit deny in a resource-based policy", IAM troubleshooting guide)
-    return DynamoError(
-        "AccessDeniedException",
+    return access_denied(
         f"User: {caller} is not authorized to perform: {action} on resource: {resource} "
-        "with an explicit deny in a resource-based policy",
-        namespace=CORAL_NS,
+        "with an explicit deny in a resource-based policy"
     )
