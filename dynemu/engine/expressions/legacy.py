@@ -204,6 +204,8 @@ def check_key_condition_values(key: KeyCondition) -> None:
 def attributes_to_get(names: list[str]) -> Projection:
     seen: set[str] = set()
     for name in names:
+        if not name:  # attribute names are at least one character long (naming rules)
+            raise invalid_parameter(errors.MSG_EMPTY_NAME)
         if name in seen:
             raise invalid_parameter(errors.msg_duplicate_attribute_name(name))
         seen.add(name)
