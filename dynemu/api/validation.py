@@ -133,6 +133,7 @@ _TABLE_RX = re.compile(TABLE_PATTERN)
 _TABLE_TESTS: dict[str, tuple[Callable[[str], bool], str]] = {
     "min1": (lambda s: len(s) >= 1, MSG_MIN_LENGTH.format(1)),
     "min3": (lambda s: len(s) >= 3, MSG_MIN_LENGTH.format(3)),
+    "min3+": (lambda s: not s or len(s) >= 3, MSG_MIN_LENGTH.format(3)),
     "max255": (lambda s: _utf16_len(s) <= 255, MSG_MAX_LENGTH.format(255)),
     "pattern": (lambda s: _TABLE_RX.fullmatch(s) is not None, MSG_PATTERN.format(TABLE_PATTERN)),
     "pattern+": (lambda s: not s or _TABLE_RX.fullmatch(s) is not None, MSG_PATTERN.format(TABLE_PATTERN)),

@@ -73,17 +73,19 @@ MEMBER_CONSTRAINTS: dict[tuple[str, str], dict[str, int]] = {
 }
 
 # Table names. Since table ARNs are accepted the model types `TableName` members as TableArn
-# (1..1024, no pattern); the service still checks plain names: data-plane operations accept
-# any non-empty name matching the pattern (dynoxide, eu-west-2), control-plane ones keep the
-# 3..255 rule, DescribeTable listing length before pattern (2026 capture). Checks in order;
-# "pattern+" skips the empty string.
+# (1..1024, no pattern); the service still checks plain names against the naming rules
+# (3..255 characters of the pattern), before any table lookup: an item operation on "ab" is a
+# ValidationException, never ResourceNotFoundException (issue 24, observed against the
+# service). Control-plane operations report pattern, then length; DescribeTable length before
+# pattern (2026 capture). Checks in order; "pattern+" and "min3+" skip the empty string, which
+# data-plane operations report as shorter than 1 alone.
 TABLE_PATTERN = "[a-zA-Z0-9_.-]+"
 DATA_PLANE = frozenset(
     "GetItem PutItem UpdateItem DeleteItem Query Scan BatchGetItem BatchWriteItem TransactGetItems "
     "TransactWriteItems".split()
 )
 TABLE_NAME_CHECKS: dict[str, tuple[str, ...]] = {
-    "data": ("min1", "pattern+", "max255"),
+    "data": ("min1", "pattern+", "min3+", "max255"),
     "control": ("pattern", "min3", "max255"),
     "DescribeTable": ("min3", "pattern", "max255"),
 }

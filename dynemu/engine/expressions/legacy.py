@@ -92,7 +92,15 @@ def condition_node(name: str, op: str, values: list[Value]) -> ast.Node:
     if op == "CONTAINS":
         return ast.Func("contains", (path, literals[0]))
     if op == "NOT_CONTAINS":
-        return ast.Not(ast.Func("contains", (path, literals[0])))
+        # API reference, Condition / ExpectedAttributeValue, ComparisonOperator: NOT_CONTAINS
+        # "checks for absence of a subsequence, or absence of a value in a set" (and of an
+        # element in a list). Its truth table, for the target attribute a and the value v:
+        #   a missing                                  -> false: the condition fails
+        #   a S (B): v an S (B) not a substring (subsequence) of a -> true, else false
+        #   a SS / NS / BS: v not a member (v of another type: true)
+        #   a L: no element equal to v                 -> true, else false
+        #   a of a type that cannot contain v (N, BOOL, NULL, M; S against a B v, ...) -> true
+        return ast.And((ast.Func("attribute_exists", (path,)), ast.Not(ast.Func("contains", (path, literals[0])))))
     if op == "BEGINS_WITH":
         return ast.Func("begins_with", (path, literals[0]))
     if op == "IN":
