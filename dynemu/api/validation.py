@@ -457,7 +457,7 @@ class _Compiler:
 
     # -- collections
 
-    def _variant(self, shape: botocore.model.Shape, constraints: dict[str, int]) -> _Node:
+    def _variant(self, shape: botocore.model.Shape, constraints: dict[str, int | None]) -> _Node:
         """A node for ``shape`` compiled with other length constraints (not cached)."""
         cached = self.cache.pop(shape.name, None)
         self._length_override = constraints
@@ -475,7 +475,7 @@ class _Compiler:
         meta.update(override if override is not None else EXTRA_CONSTRAINTS.get(shape.name, {}))
         if meta.get("min"):
             node.own.append((lambda v, lo=meta["min"]: len(v) >= lo, MSG_MIN_LENGTH.format(meta["min"])))
-        if "max" in meta:
+        if meta.get("max") is not None:  # an override of None drops the model's maximum
             node.own.append((lambda v, hi=meta["max"]: len(v) <= hi, MSG_MAX_LENGTH.format(meta["max"])))
         node.bracket = [m for _, m in reversed(node.own)]
 
