@@ -34,7 +34,7 @@ from .tokenizer import ATTR_NAME, ATTR_VALUE, EOF, NAME, NUMBER, PUNCT, Token, s
 # functions; a condition 149 groups deep is valid), so a deeper text fails the operator count
 # first. Parsing, checking and evaluating take a few frames per level: the interpreter's
 # recursion limit is raised to fit (pure-Python frames; 3.11 keeps them off the C stack).
-MAX_DEPTH = 400
+MAX_DEPTH = 310
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 8000))
 
 COMPARATORS = frozenset(("=", "<>", "<", "<=", ">", ">="))
