@@ -104,6 +104,15 @@ def test_empty_name_in_items_and_attribute_updates(raw: Any, table: str) -> None
     assert _get(raw, table, "e") is None
 
 
+def test_empty_name_in_legacy_conditions(raw: Any, table: str) -> None:
+    assert_validation(EMPTY_NAME, raw.put_item, TableName=table, Item={"pk": S("e")}, Expected={"": {"Exists": False}})
+    assert_validation(EMPTY_NAME, raw.scan, TableName=table, ScanFilter={"": {"ComparisonOperator": "NULL"}})
+    assert_validation(EMPTY_NAME, raw.query, TableName=table,
+                      KeyConditions={"pk": {"ComparisonOperator": "EQ", "AttributeValueList": [S("e")]}},
+                      QueryFilter={"": {"ComparisonOperator": "NULL"}})
+    assert _get(raw, table, "e") is None
+
+
 @pytest.mark.parametrize("where", ["projection", "update", "condition"])
 def test_empty_name_behind_a_placeholder(raw: Any, table: str, where: str) -> None:
     message = "ExpressionAttributeNames contains invalid value: Empty attribute name for key #n"

@@ -123,6 +123,8 @@ def expected_condition(expected: dict[str, Any], conditional_operator: str | Non
     """Validate ``Expected`` and return its bound condition tree."""
     nodes: list[ast.Node] = []
     for name, cond in expected.items():
+        if not name:  # as in an item (naming rules)
+            raise invalid_parameter(errors.MSG_EMPTY_NAME)
         cond = cond or {}
         if "AttributeValueList" in cond and "Value" in cond:
             raise invalid_parameter(errors.msg_value_and_list(name))
@@ -170,6 +172,8 @@ def checked_conditions(conditions: dict[str, Any], *, key: bool = False) -> list
     """Validate a map of ``Condition`` (attribute -> ComparisonOperator + values)."""
     result = []
     for name, cond in conditions.items():
+        if not name and not key:  # an attribute name is at least one character long (naming rules)
+            raise invalid_parameter(errors.MSG_EMPTY_NAME)
         op = cond.get("ComparisonOperator")
         values = _values(cond.get("AttributeValueList") or [])
         if not _count_ok(op, len(values)):
