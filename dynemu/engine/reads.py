@@ -308,18 +308,22 @@ def _start_key(table: Table, ix: Index | None, esk: Item | None, invalid: str) -
     names = ix.lek_names if ix is not None else spec.key_names
     try:
         esk = values.validate_item(esk)
-        if len(esk) == len(names) and all(n in esk for n in names):
-            types = {a.name: a.type for a in spec.attribute_definitions}
-            if any(types.get(n) not in esk[n] for n in names):
-                raise errors.validation(errors.MSG_INVALID_START_SCHEMA)
-        if ix is None:
-            return table.key_for_request(esk)
     except errors.DynamoError as err:
-        if err.type_name != "ValidationException" or err.message == errors.MSG_INVALID_START_SCHEMA:
+        if err.type_name != "ValidationException":
             raise
         raise errors.validation(invalid) from None
     if len(esk) != len(names) or any(n not in esk for n in names):
         raise errors.validation(invalid)
+    types = {a.name: a.type for a in spec.attribute_definitions}
+    if any(types.get(n) not in esk[n] for n in names):
+        raise errors.validation(errors.MSG_INVALID_START_SCHEMA)
+    if ix is None:
+        try:
+            return table.key_for_request(esk)
+        except errors.DynamoError as err:  # an empty or oversized key value
+            if err.type_name != "ValidationException":
+                raise
+            raise errors.validation(invalid) from None
     sk = esk[spec.range_key.name] if spec.range_key is not None else None
     key = ix.entry_key(esk, keyspace.encode_table_key(esk[spec.hash_key.name], sk))
     if key is None:
