@@ -190,7 +190,8 @@ RETURN_VALUES: list[tuple[str, dict[str, Any], str, dict[str, Any] | None]] = [
     ("REMOVE m.y", {}, "UPDATED_OLD", {"m": M(y=M(z=N(2)))}),
     ("REMOVE m.y", {}, "UPDATED_NEW", None),
     ("REMOVE l[1], l[2]", {}, "UPDATED_OLD", {"l": L(S("b"), S("c"))}),
-    ("REMOVE l[1], l[2]", {}, "UPDATED_NEW", None),
+    # a removed list element reports the one that shifted into its place (issue 24): [a, d]
+    ("REMOVE l[1], l[2]", {}, "UPDATED_NEW", {"l": L(S("d"))}),
     ("REMOVE s SET n = :v", {":v": N(0)}, "UPDATED_NEW", {"n": N(0)}),
     # ADD and DELETE
     ("ADD n :v, fresh :v", {":v": N(2)}, "UPDATED_OLD", {"n": N(10)}),

@@ -133,6 +133,7 @@ _TABLE_RX = re.compile(TABLE_PATTERN)
 _TABLE_TESTS: dict[str, tuple[Callable[[str], bool], str]] = {
     "min1": (lambda s: len(s) >= 1, MSG_MIN_LENGTH.format(1)),
     "min3": (lambda s: len(s) >= 3, MSG_MIN_LENGTH.format(3)),
+    "min3+": (lambda s: not s or len(s) >= 3, MSG_MIN_LENGTH.format(3)),
     "max255": (lambda s: _utf16_len(s) <= 255, MSG_MAX_LENGTH.format(255)),
     "pattern": (lambda s: _TABLE_RX.fullmatch(s) is not None, MSG_PATTERN.format(TABLE_PATTERN)),
     "pattern+": (lambda s: not s or _TABLE_RX.fullmatch(s) is not None, MSG_PATTERN.format(TABLE_PATTERN)),
@@ -456,7 +457,7 @@ class _Compiler:
 
     # -- collections
 
-    def _variant(self, shape: botocore.model.Shape, constraints: dict[str, int]) -> _Node:
+    def _variant(self, shape: botocore.model.Shape, constraints: dict[str, int | None]) -> _Node:
         """A node for ``shape`` compiled with other length constraints (not cached)."""
         cached = self.cache.pop(shape.name, None)
         self._length_override = constraints
@@ -474,7 +475,7 @@ class _Compiler:
         meta.update(override if override is not None else EXTRA_CONSTRAINTS.get(shape.name, {}))
         if meta.get("min"):
             node.own.append((lambda v, lo=meta["min"]: len(v) >= lo, MSG_MIN_LENGTH.format(meta["min"])))
-        if "max" in meta:
+        if meta.get("max") is not None:  # an override of None drops the model's maximum
             node.own.append((lambda v, hi=meta["max"]: len(v) <= hi, MSG_MAX_LENGTH.format(meta["max"])))
         node.bracket = [m for _, m in reversed(node.own)]
 

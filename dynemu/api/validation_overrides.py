@@ -8,7 +8,7 @@ lacks or states differently, table-name rules, bare length messages, Java class 
 from __future__ import annotations
 
 from dynemu.errors import (
-    MSG_BATCH_GET_ITEMS_EMPTY,
+    MSG_BATCH_GET_ITEMS_REQUIRED,
     MSG_BATCH_WRITE_ITEMS_REQUIRED,
     MSG_NAME_LENGTH,
     MSG_PARAMETER_REQUIRED,
@@ -67,23 +67,28 @@ EXTRA_CONSTRAINTS: dict[str, dict[str, int]] = {
 # Where one member of one structure differs from its shape's rule: a GSI's KeySchema takes up
 # to 4 HASH and 4 RANGE attributes (multi-attribute keys, November 2025); tables and LSIs
 # keep the 2-element limit (ack-api-quirks live lab, DDB-TABLE-123).
-MEMBER_CONSTRAINTS: dict[tuple[str, str], dict[str, int]] = {
+MEMBER_CONSTRAINTS: dict[tuple[str, str], dict[str, int | None]] = {
     ("GlobalSecondaryIndex", "KeySchema"): {"max": 8},
     ("CreateGlobalSecondaryIndexAction", "KeySchema"): {"max": 8},
+    # BatchGetItem's 100 keys of one table: the service names the member without its value,
+    # in the newer envelope (api/operations/batch.py checks it; issue 24).
+    ("KeysAndAttributes", "Keys"): {"max": None},
 }
 
 # Table names. Since table ARNs are accepted the model types `TableName` members as TableArn
-# (1..1024, no pattern); the service still checks plain names: data-plane operations accept
-# any non-empty name matching the pattern (dynoxide, eu-west-2), control-plane ones keep the
-# 3..255 rule, DescribeTable listing length before pattern (2026 capture). Checks in order;
-# "pattern+" skips the empty string.
+# (1..1024, no pattern); the service still checks plain names against the naming rules
+# (3..255 characters of the pattern), before any table lookup: an item operation on "ab" is a
+# ValidationException, never ResourceNotFoundException (issue 24, observed against the
+# service). Control-plane operations report pattern, then length; DescribeTable length before
+# pattern (2026 capture). Checks in order; "pattern+" and "min3+" skip the empty string, which
+# data-plane operations report as shorter than 1 alone.
 TABLE_PATTERN = "[a-zA-Z0-9_.-]+"
 DATA_PLANE = frozenset(
     "GetItem PutItem UpdateItem DeleteItem Query Scan BatchGetItem BatchWriteItem TransactGetItems "
     "TransactWriteItems".split()
 )
 TABLE_NAME_CHECKS: dict[str, tuple[str, ...]] = {
-    "data": ("min1", "pattern+", "max255"),
+    "data": ("min1", "pattern+", "min3+", "max255"),
     "control": ("pattern", "min3", "max255"),
     "DescribeTable": ("min3", "pattern", "max255"),
 }
@@ -112,13 +117,13 @@ BARE_LENGTH_MESSAGES: dict[tuple[str, str], str] = {
 # "missing": absent or null; "empty": absent, null or {}; "below1": a number under 1, when it
 # is the request's only Coral violation (several are still listed together, as captured).
 # CreateTable: issue 12; DescribeTable: aws/aws-sdk-java#977; the batch and Query ones:
-# nubo-db/dynoxide#17, #198 and #15 (captures of the service in 2026, BatchGetItem having
-# moved to the newer envelope that names the member without its value).
+# nubo-db/dynoxide#17, #198 and #15 (captures of the service in 2026); BatchGetItem's empty
+# RequestItems answers as BatchWriteItem's does (issue 24, observed against the service).
 EARLY_MESSAGES: dict[tuple[str, str], tuple[str, str]] = {
     ("CreateTable", "TableName"): ("missing", MSG_PARAMETER_REQUIRED.format("TableName")),
     ("DescribeTable", "TableName"): ("missing", MSG_PARAMETER_REQUIRED.format("TableName")),
     ("BatchWriteItem", "RequestItems"): ("empty", MSG_BATCH_WRITE_ITEMS_REQUIRED),
-    ("BatchGetItem", "RequestItems"): ("empty", MSG_BATCH_GET_ITEMS_EMPTY),
+    ("BatchGetItem", "RequestItems"): ("empty", MSG_BATCH_GET_ITEMS_REQUIRED),
     ("Query", "Limit"): ("below1", MSG_QUERY_LIMIT_BELOW_1),
 }
 

@@ -227,7 +227,7 @@ def read_range(db: Namespace, r: RangeRead) -> RangeResult:
         start, stop, partition = _query_range(table, ix, r.key_condition)  # type: ignore[arg-type]
     else:
         start, stop = _scan_range(table, ix, r.segment, r.total_segments)
-    after = _start_key(table, ix, r.start_key, errors.MSG_INVALID_START if query else errors.MSG_INVALID_SCAN_START)
+    after = _start_key(table, ix, r.start_key, errors.MSG_INVALID_START if query else errors.MSG_INVALID_START_SCHEMA)
     if after is not None and query and not after.startswith(partition):
         raise errors.validation(errors.MSG_OUTSIDE)
     if after is not None and r.total_segments is not None and not (start <= after < stop):
@@ -299,21 +299,31 @@ def segment_bounds(table_id: int, segment: int, total: int, prefix: bytes | None
 
 def _start_key(table: Table, ix: Index | None, esk: Item | None, invalid: str) -> bytes | None:
     """ExclusiveStartKey as a storage key: the table key, or for an index exactly the index
-    and table key attributes (the LastEvaluatedKey an index page returns)."""
+    and table key attributes (the LastEvaluatedKey an index page returns). Key attributes
+    of the wrong type answer the schema message in Query as in Scan (issue 24, observed
+    against the service); other malformed keys ``invalid``, the operation's own."""
     if esk is None:
         return None
+    spec = table.spec
+    names = ix.lek_names if ix is not None else spec.key_names
     try:
         esk = values.validate_item(esk)
-        if ix is None:
-            return table.key_for_request(esk)
     except errors.DynamoError as err:
         if err.type_name != "ValidationException":
             raise
         raise errors.validation(invalid) from None
-    spec = table.spec
-    types = {a.name: a.type for a in spec.attribute_definitions}
-    if len(esk) != len(ix.lek_names) or any(types.get(n) not in (esk.get(n) or {}) for n in ix.lek_names):
+    if len(esk) != len(names) or any(n not in esk for n in names):
         raise errors.validation(invalid)
+    types = {a.name: a.type for a in spec.attribute_definitions}
+    if any(types.get(n) not in esk[n] for n in names):
+        raise errors.validation(errors.MSG_INVALID_START_SCHEMA)
+    if ix is None:
+        try:
+            return table.key_for_request(esk)
+        except errors.DynamoError as err:  # an empty or oversized key value
+            if err.type_name != "ValidationException":
+                raise
+            raise errors.validation(invalid) from None
     sk = esk[spec.range_key.name] if spec.range_key is not None else None
     key = ix.entry_key(esk, keyspace.encode_table_key(esk[spec.hash_key.name], sk))
     if key is None:

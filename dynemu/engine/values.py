@@ -167,7 +167,14 @@ def _plain_canonical(s: str) -> str | None:
 
 
 def _arith_result(d: Decimal) -> str:
-    # The result of SET a = a + :v / ADD is held to the same limits as a stored number.
+    # The result of SET a = a + :v / ADD is held to the same limits as a stored number, and is
+    # never rounded: a result whose integer part alone needs more than 38 digits (1E+50 + 1)
+    # is refused as an overflow, as the service answers (issue 24, observed against it); one
+    # with more than 38 digits in all (1E+37 + 1E-10) keeps the precision error.
+    _, digits, exp = d.as_tuple()
+    if len(digits) > MAX_DIGITS and exp + len(digits) > MAX_DIGITS:  # over 38 digits before the point
+        if len(d.normalize(_EXACT).as_tuple()[1]) > MAX_DIGITS:  # not only trailing zeros (2E+50 is exact)
+            raise errors.validation(errors.MSG_OVERFLOW)
     _check_range(d)
     return format_number(d)
 

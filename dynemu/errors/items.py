@@ -67,6 +67,12 @@ MSG_NS_DUPLICATES = "Input collection contains duplicates"  # bare, unlike SS/BS
 MSG_EMPTY_NAME = "Empty attribute name"
 
 
+
+def msg_list_index_range(index: int) -> str:
+    """A document path's list index past a 32-bit integer (engine/expressions/checks.py)."""
+    return f"List index is not within the allowable range; index: [{index}]"
+
+
 # api/operations/batch.py
 MSG_DUPLICATES = "Provided list of item keys contains duplicates"
 MSG_TOO_MANY_GET = "Too many items requested for the BatchGetItem call"

@@ -9,7 +9,8 @@ MSG_KEY_CONDITIONS_REQUIRED = "Either the KeyConditions or KeyConditionExpressio
 MSG_BACKFILLING_INDEX = "Cannot read from backfilling global secondary index"
 MSG_CONSISTENT_GSI = "Consistent reads are not supported on global secondary indexes"
 MSG_INVALID_START = "The provided starting key is invalid"
-MSG_INVALID_SCAN_START = "The provided starting key is invalid: The provided key element does not match the schema"
+# Scan's for any malformed ExclusiveStartKey; Query's for key attributes of the wrong type.
+MSG_INVALID_START_SCHEMA = "The provided starting key is invalid: The provided key element does not match the schema"
 MSG_OUTSIDE = "The provided starting key is outside query boundaries based on provided condition"
 MSG_SPECIFIC_NEEDS_PROJECTION = (
     "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES"

@@ -85,6 +85,9 @@ def _key_identity(key: Item) -> tuple[Any, ...]:
 
 def batch_get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     request_items: dict[str, Any] = body["RequestItems"]
+    for name, spec in request_items.items():  # the model's limit on one table's Keys, checked first
+        if len(spec["Keys"]) > MAX_BATCH_GET_KEYS:
+            raise errors.validation(errors.MSG_BATCH_GET_KEYS_OVER_100.format(name))
     # 1. no table needed: expressions, attribute values, duplicates, the 100-key limit
     staged = []
     count = 0

@@ -107,7 +107,7 @@ def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     elif update is not None and rv == "UPDATED_OLD":
         attributes = update.touched.apply(m.old)  # the paths the update touched
     elif update is not None and rv == "UPDATED_NEW":
-        attributes = update.touched_new.apply(m.new)  # the paths given a new value
+        attributes = update.touched_new.apply(m.new)  # the same paths, read in the new item
     return _write_response(body, result, attributes)
 
 

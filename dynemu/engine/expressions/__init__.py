@@ -188,7 +188,7 @@ def _compile_legacy(operation: str, request: dict[str, Any]) -> Compiled:
     condition = update = projection = key_condition = filter_ = None
     filter_parameter = None
     legacy.check_conditional_operator(request)
-    if request.get("AttributeUpdates") is not None:
+    if request.get("AttributeUpdates"):  # {} is no update: the item is kept, or created with its key
         update = legacy.attribute_updates(request["AttributeUpdates"])
     if request.get("Expected") is not None:
         tree = legacy.expected_condition(request["Expected"], request.get("ConditionalOperator"))

@@ -189,7 +189,7 @@ def _condition_static_error(root: ast.Node, nodes: list[ast.Node], leaves: list[
             if n.name in UPDATE_FUNCTIONS:
                 return errors.msg_function_not_allowed("a condition", n.name)
             return errors.msg_invalid_function(n.name)
-    return _misused_function(leaves) or _reserved(nodes)
+    return _misused_function(leaves) or _reserved(nodes) or _index_range(nodes)
 
 
 def _misused_function(leaves: list[ast.Node]) -> str | None:
@@ -418,7 +418,7 @@ def _refs_of(nodes: list[ast.Node]) -> list[str]:
 
 
 def _update_static_error(expr: ast.UpdateExpr, nodes: list[ast.Node]) -> str | None:
-    reserved = _reserved(nodes)
+    reserved = _reserved(nodes) or _index_range(nodes)
     if reserved:
         return reserved
     for n in nodes:
@@ -428,6 +428,11 @@ def _update_static_error(expr: ast.UpdateExpr, nodes: list[ast.Node]) -> str | N
             return errors.msg_invalid_function(n.name)
     if count_operators(nodes) > MAX_OPERATORS:
         return TOO_MANY_OPERATORS
+    for n in nodes:  # list_append(list_append(...), ...) parses, but the service refuses it (issue 24)
+        if isinstance(n, ast.Func) and n.name == "list_append" and any(
+            isinstance(a, ast.Func) and a.name == "list_append" for a in map(ast.strip_parens, n.args)
+        ):
+            return errors.msg_function_misused("list_append")
     seen: set[str] = set()
     for keyword, _ in expr.sections:
         if keyword in seen:
@@ -471,7 +476,7 @@ class ProjectionPlan:
 
 def projection_plan(expr: ast.ProjectionExpr) -> ProjectionPlan:
     paths = list(expr.paths)
-    static = _reserved(paths) or _too_deep(paths)
+    static = _reserved(paths) or _too_deep(paths) or _index_range(paths)  # type: ignore[arg-type]
     return ProjectionPlan(static, tuple(_refs_of(paths)), tuple(p.elements for p in paths))
 
 
@@ -479,6 +484,20 @@ def projection_plan(expr: ast.ProjectionExpr) -> ProjectionPlan:
 # parameters); each dereference, `.name` or `[n]`, is one level. The wording follows the
 # service's "detail; key: value" form; no capture of it was found (issue 12 report).
 MAX_PATH_DEPTH = 32
+
+
+# A list index is read as a 32-bit signed integer: a larger one is refused, as the service
+# answers "a[99999999999999]" (issue 24, observed against the service).
+MAX_LIST_INDEX = 2**31 - 1
+
+
+def _index_range(nodes: list[ast.Node]) -> str | None:
+    for n in nodes:
+        if isinstance(n, ast.Path):
+            for element in n.elements:
+                if isinstance(element, int) and element > MAX_LIST_INDEX:
+                    return errors.msg_list_index_range(element)
+    return None
 
 
 def _too_deep(paths: list[ast.Path]) -> str | None:

@@ -92,7 +92,15 @@ def condition_node(name: str, op: str, values: list[Value]) -> ast.Node:
     if op == "CONTAINS":
         return ast.Func("contains", (path, literals[0]))
     if op == "NOT_CONTAINS":
-        return ast.Not(ast.Func("contains", (path, literals[0])))
+        # API reference, Condition / ExpectedAttributeValue, ComparisonOperator: NOT_CONTAINS
+        # "checks for absence of a subsequence, or absence of a value in a set" (and of an
+        # element in a list). Its truth table, for the target attribute a and the value v:
+        #   a missing                                  -> false: the condition fails
+        #   a S (B): v an S (B) not a substring (subsequence) of a -> true, else false
+        #   a SS / NS / BS: v not a member (v of another type: true)
+        #   a L: no element equal to v                 -> true, else false
+        #   a of a type that cannot contain v (N, BOOL, NULL, M; S against a B v, ...) -> true
+        return ast.And((ast.Func("attribute_exists", (path,)), ast.Not(ast.Func("contains", (path, literals[0])))))
     if op == "BEGINS_WITH":
         return ast.Func("begins_with", (path, literals[0]))
     if op == "IN":
@@ -115,6 +123,8 @@ def expected_condition(expected: dict[str, Any], conditional_operator: str | Non
     """Validate ``Expected`` and return its bound condition tree."""
     nodes: list[ast.Node] = []
     for name, cond in expected.items():
+        if not name:  # as in an item (naming rules)
+            raise invalid_parameter(errors.MSG_EMPTY_NAME)
         cond = cond or {}
         if "AttributeValueList" in cond and "Value" in cond:
             raise invalid_parameter(errors.msg_value_and_list(name))
@@ -162,6 +172,8 @@ def checked_conditions(conditions: dict[str, Any], *, key: bool = False) -> list
     """Validate a map of ``Condition`` (attribute -> ComparisonOperator + values)."""
     result = []
     for name, cond in conditions.items():
+        if not name and not key:  # an attribute name is at least one character long (naming rules)
+            raise invalid_parameter(errors.MSG_EMPTY_NAME)
         op = cond.get("ComparisonOperator")
         values = _values(cond.get("AttributeValueList") or [])
         if not _count_ok(op, len(values)):
@@ -204,6 +216,8 @@ def check_key_condition_values(key: KeyCondition) -> None:
 def attributes_to_get(names: list[str]) -> Projection:
     seen: set[str] = set()
     for name in names:
+        if not name:  # attribute names are at least one character long (naming rules)
+            raise invalid_parameter(errors.MSG_EMPTY_NAME)
         if name in seen:
             raise invalid_parameter(errors.msg_duplicate_attribute_name(name))
         seen.add(name)

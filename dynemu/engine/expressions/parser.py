@@ -23,12 +23,19 @@ names case-sensitive::
 
 from __future__ import annotations
 
+import sys
 from typing import NoReturn
 
 from . import ast
 from .tokenizer import ATTR_NAME, ATTR_VALUE, EOF, NAME, NUMBER, PUNCT, Token, syntax_error_detail, tokenize
 
-MAX_DEPTH = 80  # nesting levels; far beyond real use, far below the interpreter's limit
+# Nesting levels (parentheses, NOT, function calls). Every level of a valid condition adds an
+# operator, and the service allows 300 ("Expression parameters" limits: 300 operators or
+# functions; a condition 149 groups deep is valid), so a deeper text fails the operator count
+# first. Parsing, checking and evaluating take a few frames per level: the interpreter's
+# recursion limit is raised to fit (pure-Python frames; 3.11 keeps them off the C stack).
+MAX_DEPTH = 310
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 8000))
 
 COMPARATORS = frozenset(("=", "<>", "<", "<=", ">", ">="))
 CONDITION_KEYWORDS = frozenset(("AND", "OR", "NOT", "BETWEEN", "IN"))

@@ -1,7 +1,7 @@
 """Tokenizer shared by every expression kind.
 
 Tokens are ``(kind, text, start, end)`` tuples. A character that cannot begin any token
-(``$``, a lone ``#`` or ``:``, non-ASCII letters, ...) becomes a one-character ``BAD``
+(``$``, ``_``, a lone ``#`` or ``:``, non-ASCII letters, ...) becomes a one-character ``BAD``
 token: the parser never accepts it, so it is reported as DynamoDB reports an unexpected
 token, ``Syntax error; token: "<text>", near: "<context>"`` — leftmost error first.
 """
@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from ... import errors
 
-NAME = "NAME"  # identifier: attribute name, keyword or function name
+NAME = "NAME"  # identifier: attribute name, keyword or function name; begins with a letter
 ATTR_NAME = "ATTR_NAME"  # #placeholder (ExpressionAttributeNames)
 ATTR_VALUE = "ATTR_VALUE"  # :placeholder (ExpressionAttributeValues)
 NUMBER = "NUMBER"  # list index
@@ -32,7 +32,7 @@ class Token(NamedTuple):
 # Order matters: two-character comparators before their one-character prefixes.
 _TOKEN_RE = re.compile(
     r"(?P<ws>[ \t\r\n]+)"
-    r"|(?P<NAME>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<NAME>[A-Za-z][A-Za-z0-9_]*)"
     r"|(?P<ATTR_NAME>#[A-Za-z0-9_]+)"
     r"|(?P<ATTR_VALUE>:[A-Za-z0-9_]+)"
     r"|(?P<NUMBER>[0-9]+)"

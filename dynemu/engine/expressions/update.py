@@ -129,15 +129,16 @@ class Update:
 
     ``apply(item, key)`` returns ``(new_item, touched)``: ``touched`` is a Projection of
     the updated paths, to build ReturnValues UPDATED_OLD (``touched.apply(old)``).
-    UPDATED_NEW is ``touched_new.apply(new)``: only the paths given a new value, since a
-    REMOVE sets nothing (the service omits Attributes for a REMOVE alone; a removed list
-    element must not report the element that shifted into its place).
+    UPDATED_NEW is ``touched_new.apply(new)``: the same paths read in the new item. A removed
+    attribute or map member is absent there, so a REMOVE alone returns no Attributes; a
+    removed list element reports the element that shifted into its place, as the service
+    does (``REMOVE a.c[1]`` of ``[50, 60, 70]`` returns ``{"a": {"c": [70]}}``; issue 24).
 
     Operands are bound (``Literal``) or, in an Update made from an ``UpdateTemplate``,
     ``ValueRef``s read from ``values`` (the request's checked ExpressionAttributeValues).
     """
 
-    __slots__ = ("actions", "values", "top_names", "flat", "_touched", "_touched_new")
+    __slots__ = ("actions", "values", "top_names", "flat", "_touched")
 
     def __init__(self, actions: tuple[ast.Action, ...], values: dict[str, Value] | None = None,
                  top_names: frozenset[str] | None = None, flat: bool | None = None) -> None:
@@ -147,7 +148,6 @@ class Update:
         # every path a top-level name: the new item needs no Writer (``_new_flat``)
         self.flat = is_flat(actions) if flat is None else flat
         self._touched: Projection | None = None  # built when first asked (ReturnValues)
-        self._touched_new: Projection | None = None
 
     @property
     def touched(self) -> Projection:
@@ -157,9 +157,7 @@ class Update:
 
     @property
     def touched_new(self) -> Projection:
-        if self._touched_new is None:
-            self._touched_new = Projection(tuple(a.path.elements for a in self.actions if a.kind != "REMOVE"))
-        return self._touched_new
+        return self.touched
 
     def apply(self, item: Item | None, key: Item) -> tuple[Item | None, Projection]:
         return self.new_item(item, key), self.touched
