@@ -21,8 +21,12 @@ whole load, random GetItems, Queries (one partition key, its ten items) and Upda
 connection. Before each measurement the server is left to finish its compactions (its CPU
 falls idle), and the CPU that took is printed as ``settle``. Printed at each tenth: RSS split
 into anonymous and file-backed memory (RssAnon / RssFile), open file descriptors, and the
-size of the data on disk. The ratios at the end are N against N/10 (1.0: flat), wall-clock
-and CPU.
+size of the data on disk (the figures at the end of the load are the N table's alone).
+
+Then a second table of N/10 items is loaded in another region (its own namespace and store),
+and the three operations run on it and on the N table in turns (``--rounds``), so that the
+other load of a shared machine falls on both alike: the "paired" ratios. The ratios at the
+end are N against N/10 (1.0: flat), wall-clock and CPU, during the load and paired.
 """
 
 from __future__ import annotations
@@ -47,7 +51,8 @@ HOST = "127.0.0.1"
 TABLE = "scaling"
 PER_KEY = 10  # items under one partition key (what a Query returns)
 BATCH = 25
-AUTH = "AWS4-HMAC-SHA256 Credential=AKID/20250101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=x"
+AUTH = "AWS4-HMAC-SHA256 Credential=AKID/20250101/{}/dynamodb/aws4_request, SignedHeaders=host, Signature=x"
+BIG, SMALL = "us-east-1", "eu-west-1"  # one namespace, so one store, per region
 TICK = os.sysconf("SC_CLK_TCK")
 OPS = ("GetItem", "Query", "UpdateItem")
 
@@ -113,10 +118,10 @@ class Client:
         self.buf = b""
 
     @staticmethod
-    def request(op: str, body: dict[str, Any]) -> bytes:
+    def request(op: str, body: dict[str, Any], region: str = BIG) -> bytes:
         payload = orjson.dumps(body)
         head = (f"POST / HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/x-amz-json-1.0\r\n"
-                f"X-Amz-Target: DynamoDB_20120810.{op}\r\nAuthorization: {AUTH}\r\n"
+                f"X-Amz-Target: DynamoDB_20120810.{op}\r\nAuthorization: {AUTH.format(region)}\r\n"
                 f"Content-Length: {len(payload)}\r\n\r\n")  # fmt: skip
         return head.encode() + payload
 
@@ -142,8 +147,8 @@ class Client:
             raise ConnectionError("the server closed the connection")
         self.buf += chunk
 
-    def ok(self, op: str, body: dict[str, Any]) -> dict[str, Any]:
-        status, answer = self.send(self.request(op, body))
+    def ok(self, op: str, body: dict[str, Any], region: str = BIG) -> dict[str, Any]:
+        status, answer = self.send(self.request(op, body, region))
         if status != 200:
             raise RuntimeError(f"{op}: {status} {answer[:300]!r}")
         return orjson.loads(answer) if answer else {}
@@ -161,26 +166,35 @@ def item(i: int, filler: str, size: int) -> dict[str, Any]:
     return {**key(i), "n": {"N": str(i)}, "body": {"S": filler[at : at + size]}}
 
 
-def op_request(op: str, i: int) -> bytes:
+def op_request(op: str, i: int, region: str) -> bytes:
     if op == "GetItem":
-        return Client.request(op, {"TableName": TABLE, "Key": key(i)})
+        return Client.request(op, {"TableName": TABLE, "Key": key(i)}, region)
     if op == "Query":
         return Client.request(op, {"TableName": TABLE, "KeyConditionExpression": "pk = :p",
-                                   "ExpressionAttributeValues": {":p": key(i)["pk"]}})  # fmt: skip
+                                   "ExpressionAttributeValues": {":p": key(i)["pk"]}}, region)  # fmt: skip
     return Client.request(op, {"TableName": TABLE, "Key": key(i), "UpdateExpression": "SET n = n + :one",
-                               "ExpressionAttributeValues": {":one": {"N": "1"}}})  # fmt: skip
+                               "ExpressionAttributeValues": {":one": {"N": "1"}}}, region)  # fmt: skip
 
 
-def load_range(c: Client, first: int, stop: int, filler: str, size: int) -> None:
+def create_table(c: Client, region: str) -> None:
+    c.ok("CreateTable", {"TableName": TABLE, "BillingMode": "PAY_PER_REQUEST",
+                         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                       {"AttributeName": "sk", "KeyType": "RANGE"}],
+                         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
+                                                  {"AttributeName": "sk", "AttributeType": "S"}]}, region)  # fmt: skip
+
+
+def load_range(c: Client, first: int, stop: int, filler: str, size: int, region: str = BIG) -> None:
     for lo in range(first, stop, BATCH):
         puts = [{"PutRequest": {"Item": item(i, filler, size)}} for i in range(lo, min(stop, lo + BATCH))]
-        if c.ok("BatchWriteItem", {"RequestItems": {TABLE: puts}}).get("UnprocessedItems"):
+        if c.ok("BatchWriteItem", {"RequestItems": {TABLE: puts}}, region).get("UnprocessedItems"):
             raise RuntimeError(f"unprocessed items at {lo}")
 
 
-def measure(c: Client, pid: int, op: str, loaded: int, seconds: float, rng: random.Random) -> dict[str, float]:
+def measure(c: Client, pid: int, op: str, loaded: int, seconds: float, rng: random.Random,
+            region: str = BIG) -> dict[str, float]:
     """``op`` on random keys among the ``loaded`` items for ``seconds``: rate and CPU per op."""
-    requests = [op_request(op, rng.randrange(loaded)) for _ in range(4096)]
+    requests = [op_request(op, rng.randrange(loaded), region) for _ in range(4096)]
     for r in requests[:200]:  # warm-up, not counted
         c.send(r)
     done, t0, c0 = 0, time.perf_counter(), cpu_seconds(pid)
@@ -191,7 +205,7 @@ def measure(c: Client, pid: int, op: str, loaded: int, seconds: float, rng: rand
                 raise RuntimeError(f"{op}: {status} {answer[:300]!r}")
         done += len(requests[done % 4096 : done % 4096 + 64])
     cpu = cpu_seconds(pid) - c0
-    return {"ops": done, "rate": done / elapsed, "cpu_us": 1e6 * cpu / done}
+    return {"ops": done, "seconds": elapsed, "cpu_s": cpu, "rate": done / elapsed, "cpu_us": 1e6 * cpu / done}
 
 
 def phase(c: Client, pid: int, loaded: int, seconds: float, rng: random.Random) -> dict[str, Any]:
@@ -201,6 +215,30 @@ def phase(c: Client, pid: int, loaded: int, seconds: float, rng: random.Random) 
     for op in OPS:
         result[op] = r = measure(c, pid, op, loaded, seconds, rng)
         print(f"    {op:<11} {r['rate']:>8,.0f}/s  {r['cpu_us']:>7,.0f} us CPU/op  ({r['ops']:,} ops)", flush=True)
+    return result
+
+
+def paired(c: Client, pid: int, small: int, big: int, args: argparse.Namespace,
+           rng: random.Random) -> dict[str, Any]:
+    """Each operation on the N/10 table (its own namespace) and the N table in turns of
+    ``--seconds / --rounds``, summed: whatever else the machine runs falls on both alike."""
+    waited, spent = settle(pid)
+    print(f"  paired, {small:,} items ({SMALL}) and {big:,} ({BIG}) in {args.rounds} turns each "
+          f"(settled in {waited:.1f} s, {spent:.1f} s CPU):", flush=True)  # fmt: skip
+    result: dict[str, Any] = {}
+    for op in OPS:
+        sums = {n: {"ops": 0, "seconds": 0.0, "cpu_s": 0.0} for n in (small, big)}
+        for _ in range(args.rounds):
+            for n, region in ((small, SMALL), (big, BIG)):
+                r = measure(c, pid, op, n, args.seconds / args.rounds, rng, region)
+                for field in sums[n]:
+                    sums[n][field] += r[field]
+        for n in (small, big):
+            t = sums[n]
+            t.update(rate=t["ops"] / t["seconds"], cpu_us=1e6 * t["cpu_s"] / t["ops"])
+        result[op] = {"small": sums[small], "big": sums[big]}
+        print(f"    {op:<11} {sums[small]['rate']:>8,.0f}/s {sums[small]['cpu_us']:>6,.0f} us CPU/op at {small:,}; "
+              f"{sums[big]['rate']:>8,.0f}/s {sums[big]['cpu_us']:>6,.0f} us at {big:,}", flush=True)  # fmt: skip
     return result
 
 
@@ -236,11 +274,7 @@ def run(args: argparse.Namespace, data_dir: str) -> dict[str, Any]:
                               "tenths": [], "phases": []}  # fmt: skip
     try:
         c = Client(port)
-        c.ok("CreateTable", {"TableName": TABLE, "BillingMode": "PAY_PER_REQUEST",
-                             "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
-                                           {"AttributeName": "sk", "KeyType": "RANGE"}],
-                             "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
-                                                      {"AttributeName": "sk", "AttributeType": "S"}]})  # fmt: skip
+        create_table(c, BIG)
         tenth = max(BATCH, args.items // 10 // BATCH * BATCH)
         loaded, t_all = 0, time.perf_counter()
         while loaded < args.items:
@@ -260,6 +294,10 @@ def run(args: argparse.Namespace, data_dir: str) -> dict[str, Any]:
         result["load_s"] = time.perf_counter() - t_all
         result["phases"].append(phase(c, pid, loaded, args.seconds, rng))
         result["end"] = {**memory(pid), "peak_mb": status_mb(pid, "VmHWM"), **disk(data_dir)}
+        if args.rounds:
+            create_table(c, SMALL)
+            load_range(c, 0, tenth, filler, args.item_bytes, SMALL)
+            result["paired"] = paired(c, pid, tenth, loaded, args, rng)
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -281,7 +319,10 @@ def report(r: dict[str, Any]) -> None:
     print(f"  load, last tenth / first   {last['rate'] / first['rate']:5.2f} / {first['cpu_us'] / last['cpu_us']:5.2f}")
     for op in OPS:
         a, b = small[op], big[op]
-        print(f"  {op:<26} {b['rate'] / a['rate']:5.2f} / {a['cpu_us'] / b['cpu_us']:5.2f}")
+        print(f"  {op:<26} {b['rate'] / a['rate']:5.2f} / {a['cpu_us'] / b['cpu_us']:5.2f}  (during the load)")
+        if "paired" in r:
+            a, b = r["paired"][op]["small"], r["paired"][op]["big"]
+            print(f"  {op:<26} {b['rate'] / a['rate']:5.2f} / {a['cpu_us'] / b['cpu_us']:5.2f}  (paired)")
 
 
 def main() -> None:
@@ -290,6 +331,8 @@ def main() -> None:
     p.add_argument("--item-bytes", type=int, default=1000, help="size of each item's body attribute")
     p.add_argument("--store", choices=("leveldb", "sqlite"), default="leveldb")
     p.add_argument("--seconds", type=float, default=8.0, help="each operation's measurement (default 8)")
+    p.add_argument("--rounds", type=int, default=4,
+                   help="turns of the paired measurement after the load (default 4; 0: none)")
     p.add_argument("--data-dir", help="the data directory (kept; default: a temporary one, removed)")
     p.add_argument("--dynemu-args", default="", help="extra dynemu flags")
     p.add_argument("--json", help="write the figures here")
