@@ -33,10 +33,10 @@ from dynemu.storage.base import DiskFullEpisode, Snapshot, Store, WriteBatch, ou
 # again): with fewer entries than table files, every random read and every write (a write
 # reads the old image) paid that, and the cost of a request grew with the table (issue 29,
 # bench/README.md). So by default every table file stays cached: LevelDB's ceiling is 50,000
-# (10 of them its own), 400 GB of MAX_FILE_SIZE tables. That holds no file handles: LevelDB
-# maps its first 1000 tables (their pages are file-backed, the page cache's to drop) and
-# keeps a handle open for at most a fifth of RLIMIT_NOFILE of the others, which it reads
-# with pread, reopening beyond that.
+# (10 of them its own), 200 GB of MAX_FILE_SIZE tables. File handles stay bounded all the
+# same: LevelDB maps its first 1000 tables and closes their handles (the mapped pages are
+# file-backed, the page cache's to drop, not the server's memory), and of the tables it reads
+# with pread it keeps at most a fifth of RLIMIT_NOFILE open, reopening the others per read.
 OPEN_FILES = 50_000 - 10
 # The size LevelDB writes table files up to (its default is 2 MB). Larger tables put more of
 # a large store under LevelDB's 1000 maps; a table read with pread keeps its index and
