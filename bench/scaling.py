@@ -93,6 +93,10 @@ def disk(path: str) -> dict[str, float]:
     return {"disk_mb": size / 2**20, "table_files": tables}
 
 
+def tables(row: dict[str, Any]) -> str:
+    return f" in {row['table_files']} table files" if row["table_files"] else ""
+
+
 def settle(pid: int, limit: float = 120.0) -> tuple[float, float]:
     """Wait until the server's CPU falls idle (its compactions done): (seconds, CPU seconds)."""
     t0, c0 = time.monotonic(), cpu_seconds(pid)
@@ -287,7 +291,7 @@ def run(args: argparse.Namespace, data_dir: str) -> dict[str, Any]:
             result["tenths"].append(row)
             print(f"  {stop_at:>11,} items  {row['rate']:>7,.0f} items/s  {row['cpu_us']:>5,.0f} us CPU/item  "
                   f"anon {row['anon_mb']:6.1f} MB  file {row['file_mb']:6.1f} MB  fds {row['fds']:>5}  "
-                  f"disk {row['disk_mb']:8.1f} MB in {row['table_files']} table files", flush=True)  # fmt: skip
+                  f"disk {row['disk_mb']:8.1f} MB{tables(row)}", flush=True)  # fmt: skip
             loaded = stop_at
             if len(result["tenths"]) == 1:
                 result["phases"].append(phase(c, pid, loaded, args.seconds, rng))
@@ -314,7 +318,7 @@ def report(r: dict[str, Any]) -> None:
     end = r["end"]
     print(f"load: {r['items']:,} items in {r['load_s']:.0f} s; at the end anon {end['anon_mb']:.1f} MB, "
           f"file {end['file_mb']:.1f} MB (peak RSS {end['peak_mb']:.1f} MB), {end['fds']} fds, "
-          f"disk {end['disk_mb']:.1f} MB in {end['table_files']} table files")  # fmt: skip
+          f"disk {end['disk_mb']:.1f} MB{tables(end)}")  # fmt: skip
     print(f"ratios, {big['items']:,} items against {small['items']:,} (1.0 = flat; wall-clock / CPU):")
     print(f"  load, last tenth / first   {last['rate'] / first['rate']:5.2f} / {first['cpu_us'] / last['cpu_us']:5.2f}")
     for op in OPS:
