@@ -55,7 +55,7 @@ class Settings:
     item_collection_limit: int = 10 * 1024**3  # per partition key value, tables with an LSI
     seed: int = 0  # for the stale-read model's random choices
     max_open_namespaces: int = 64  # LevelDB namespaces kept open; the least recently used idle one closes
-    leveldb_open_files: int = 64  # table files each LevelDB namespace keeps open (and mapped)
+    leveldb_open_files: int = 49_990  # LevelDB table cache per namespace: every table file (storage/leveldb.py)
     request_timeout: float = 30.0  # seconds a client may take to send a request body
     event_loop: str = "auto"  # auto: uvloop when it is installed, else asyncio's
     admin_token: str | None = None  # when set, admin API state changes need it (Bearer)
@@ -196,8 +196,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--leveldb-open-files", type=int,
-        help="table files each LevelDB namespace keeps open and mapped (512 KB each at most): bounds its memory "
-        "with large data; more speeds random reads of large tables (default 64, the least LevelDB takes)",
+        help="table files (4 MB each at most) each LevelDB namespace keeps in its table cache; a smaller number "
+        "bounds file handles and maps, and slows random reads and writes of tables with more files than that "
+        "(default 49990: every file, LevelDB's ceiling; LevelDB bounds its own handles and maps)",
     )
     p.add_argument(
         "--request-timeout", type=float, help="seconds a client may take to send a request body (default 30)"

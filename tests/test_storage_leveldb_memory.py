@@ -1,9 +1,10 @@
-"""LevelDB's memory is bounded (issue 18): each namespace keeps at most --leveldb-open-files
-table files open, and so mapped (LevelDB maps the files it keeps open; their touched pages
-count in RSS), instead of LevelDB's default of about a thousand."""
+"""LevelDB's table cache (issues 18 and 29): by default it holds every table file, so a read
+never reopens one however large the table grows (bench/scaling.py); --leveldb-open-files
+bounds it; LevelDB bounds the file handles and maps it keeps either way."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -30,16 +31,37 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     return seen
 
 
-def test_open_files_are_bounded_by_default(tmp_path: Path, opened: list[dict[str, Any]]) -> None:
+def test_every_table_file_stays_cached_by_default(tmp_path: Path, opened: list[dict[str, Any]]) -> None:
     store = leveldb.LevelDBStore(tmp_path / "db")
     batch = WriteBatch()
     batch.put(b"k", b"v")
     store.write(batch)
     assert store.get(b"k") == b"v"
     store.close()
-    assert opened[0]["max_open_files"] == leveldb.OPEN_FILES + 10  # LevelDB keeps 10 for itself
-    assert opened[0]["max_file_size"] * leveldb.OPEN_FILES <= 32 * 1024 * 1024  # what can stay mapped
+    assert opened[0]["max_open_files"] == leveldb.OPEN_FILES + 10 == 50_000  # LevelDB's ceiling, 10 its own
+    assert opened[0]["max_file_size"] == leveldb.MAX_FILE_SIZE == 4 * 1024 * 1024
     assert opened[0]["bloom_filter_bits"] == 10
+    assert opened[0]["compression"] is None
+
+
+def test_a_full_table_cache_holds_few_file_handles(tmp_path: Path) -> None:
+    """Many table files, all in the cache and all read: LevelDB maps them and closes their
+    handles, so the handles the process holds do not grow with the number of tables."""
+    path = tmp_path / "db"
+    # 1 MB: the least table size LevelDB takes
+    store = leveldb.LevelDBStore(path, write_buffer_size=256 * 1024, max_file_size=1024 * 1024)
+    value = os.urandom(1024)
+    for first in range(0, 20_000, 100):
+        batch = WriteBatch()
+        for i in range(first, first + 100):
+            batch.put(b"k%06d" % (i * 7919 % 20_000), value)
+        store.write(batch)
+    before = len(os.listdir("/proc/self/fd"))
+    assert all(store.get(b"k%06d" % i) == value for i in range(20_000))
+    tables = sum(name.endswith(".ldb") for name in os.listdir(path))
+    assert tables >= 15
+    assert len(os.listdir("/proc/self/fd")) <= before + 4
+    store.close()
 
 
 def test_the_setting_reaches_every_namespace(tmp_path: Path, opened: list[dict[str, Any]]) -> None:
@@ -53,7 +75,7 @@ def test_the_setting_reaches_every_namespace(tmp_path: Path, opened: list[dict[s
 
 
 def test_the_setting_is_checked() -> None:
-    assert load_settings([], environ={}).leveldb_open_files == leveldb.OPEN_FILES
+    assert load_settings([], environ={}).leveldb_open_files == leveldb.OPEN_FILES  # the store's default
     with pytest.raises(SettingsError, match="--leveldb-open-files"):
         load_settings(["--leveldb-open-files", "0"], environ={})
     assert load_settings([], environ={"DYNEMU_LEVELDB_OPEN_FILES": "500"}).leveldb_open_files == 500

@@ -28,12 +28,27 @@ import plyvel
 
 from dynemu.storage.base import DiskFullEpisode, Snapshot, Store, WriteBatch, out_of_space
 
-# Table files held open (and mapped); LevelDB's max_open_files is this plus the 10 files it
-# keeps for itself, and it raises anything below 64 + 10 to that.
-OPEN_FILES = 64
-# The size LevelDB writes table files up to (its default is 2 MB): with OPEN_FILES, what can
-# stay mapped is at most OPEN_FILES x MAX_FILE_SIZE (32 MB).
-MAX_FILE_SIZE = 512 * 1024
+# How many table files LevelDB's table cache holds (--leveldb-open-files). A table out of the
+# cache is opened again by the next read that needs it (its index and filter blocks read
+# again): with fewer entries than table files, every random read and every write (a write
+# reads the old image) paid that, and the cost of a request grew with the table (issue 29,
+# bench/README.md). So by default every table file stays cached: LevelDB's ceiling is 50,000
+# (10 of them its own), 200 GB of MAX_FILE_SIZE tables. File handles stay bounded all the
+# same: LevelDB maps its first 1000 tables and closes their handles (the mapped pages are
+# file-backed, the page cache's to drop, not the server's memory), and of the tables it reads
+# with pread it keeps at most a fifth of RLIMIT_NOFILE open, reopening the others per read.
+OPEN_FILES = 50_000 - 10
+# The size LevelDB writes table files up to (its default is 2 MB). Larger tables put more of
+# a large store under LevelDB's 1000 maps; a table read with pread keeps its index and
+# filter blocks on the heap instead (about 1 % of its size).
+MAX_FILE_SIZE = 4 * 1024 * 1024
+# No block compression. Snappy ran on every block each compaction rewrote (a third of the
+# server's CPU while loading 1 KB items, even where its output was thrown away as not
+# smaller), so the cost of a write grew with the levels a table has; and a compressed block
+# is copied out of the map and decompressed by every read it misses LevelDB's 8 MB block
+# cache, i.e. most random reads of a large table. Uncompressed blocks are read in place.
+# Stores written with compression stay readable (each block records its own).
+COMPRESSION = None
 # Room a reopen needs besides the log it replays into a table file (a new MANIFEST, a new log).
 REOPEN_MARGIN = 1024 * 1024
 
@@ -65,10 +80,9 @@ class LevelDBStore(Store):
         self, path: str | os.PathLike[str], *, sync: bool = False, open_files: int = OPEN_FILES, **options: Any
     ) -> None:
         options.setdefault("bloom_filter_bits", 10)
-        # LevelDB maps each table file it keeps open (up to ~1000 by default, 2 MB each), and
-        # the pages a read or a compaction touched stay in RSS while the file is open: RSS
-        # then grows with the data on disk. ``open_files`` (--leveldb-open-files) and the
-        # file size bound it.
+        options.setdefault("compression", COMPRESSION)
+        # ``open_files`` (--leveldb-open-files) bounds the table cache (see OPEN_FILES); a
+        # smaller one bounds file handles and maps, and costs a reopen per cache miss.
         options.setdefault("max_open_files", open_files + 10)
         options.setdefault("max_file_size", MAX_FILE_SIZE)
         self.path = os.fspath(path)

@@ -23,12 +23,22 @@ from dynemu.storage.base import SQLITE_FILENAME as FILENAME
 from dynemu.storage.base import DiskFullEpisode, Snapshot, Store, WriteBatch, out_of_space
 
 _POOL_SIZE = 4  # idle reader connections kept open
+# The page size of a new database (SQLite's default is 4096). A row longer than about a
+# quarter of a page spills into an overflow page of its own: at 4096 an item of 1 KB took two
+# pages, 4 times its size on disk, and two page reads per get (bench/README.md, issue 29).
+# At 8192 a row stays on its page up to about 2 KB.
+PAGE_SIZE = 8192
+# Reads through a map of the file instead of read() into SQLite's 2 MB page cache, which a
+# large table misses on most random reads. The pages are file-backed (the page cache's);
+# SQLite caps this at its compile-time limit (2 GB by default) and reads the rest as before.
+MMAP_SIZE = 1 << 40
 
 
 def _connect(path: str) -> sqlite3.Connection:
     # isolation_level=None: transactions are begun and ended here, explicitly.
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute(f"PRAGMA mmap_size={MMAP_SIZE}")
     return conn
 
 
@@ -84,6 +94,7 @@ class SQLiteStore(Store):
         os.makedirs(self.path, exist_ok=True)
         self._file = os.path.join(self.path, FILENAME)
         self._db: sqlite3.Connection | None = _connect(self._file)
+        self._db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # a new database only: before WAL, before a table
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
         self._idle: list[sqlite3.Connection] = []
