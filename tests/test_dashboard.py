@@ -98,7 +98,7 @@ def test_table_page_shows_partitions_charts_keys(busy: tuple[str, Any]) -> None:
     assert body.count("<svg") == 2 * 6  # per resource: RCU, WCU, burst, throttles, two heat strips
     assert "dash_orders / index byStatus" in body
     assert "dash_orders / index byOwner</h2><p>no traffic yet" in body  # no item has an owner
-    assert "hottest keys by throttles" in body and "khot0" in body
+    assert "partition keys by throttles" in body and "khot0" in body
     assert "advance the virtual clock" in body
     status, _, body = get(url + "/_dynemu/tables/missing")
     assert status == 404 and "table not found: missing" in body

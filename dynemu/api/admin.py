@@ -5,8 +5,9 @@ Authorization header, ``?region=`` (default us-east-1) and ``?access_key=`` choo
 
     GET  /_dynemu/clock                           {"now": <epoch seconds>, "mode": ...}
     POST /_dynemu/clock  {"advance": <seconds>}   moves a virtual clock, runs what is due
-    GET  /_dynemu/tables/<TableName>/partitions   [?index=<IndexName>] partitions, buckets,
-                                                  consumption, throttles, hottest keys
+    GET  /_dynemu/tables/<TableName>/partitions   [?index=<IndexName>&window=<minutes>|all]
+                                                  partitions, buckets, consumption, throttles,
+                                                  hottest keys (the last 5 minutes by default)
     GET  /_dynemu/metrics                         Prometheus text format
 """
 
@@ -19,10 +20,12 @@ import orjson
 from aiohttp import web
 
 from dynemu import errors
-from dynemu.api.dashboard import Dashboard
+from dynemu.api.dashboard import HOT_MINUTES, Dashboard
 from dynemu.api.metrics import RequestMetrics
 from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
+from dynemu.engine.capacity import contributors
+from dynemu.engine.capacity.contributors import KEEP_MINUTES
 from dynemu.engine.clock import VirtualClock
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces
@@ -98,20 +101,18 @@ class Admin:
             if index not in states:
                 return _error(errors.MSG_ADMIN_NO_INDEX.format(index=index), 404)
             state = states[index]
+        window = request.query.get("window", str(HOT_MINUTES))
+        if window != "all" and not (window.isdigit() and 1 <= int(window) <= KEEP_MINUTES):
+            return _error(errors.MSG_ADMIN_BAD_WINDOW.format(most=KEEP_MINUTES), 400)
+        minutes = None if window == "all" else int(window)
         now = db.now()
-        hot = state.hot_keys(10)
         return _json(
             {
                 "table": table.name,
                 "index": index,
                 "summary": state.summary(now),
                 "partitions": state.describe_partitions(now),
-                "hot_keys": {
-                    "by_consumed_units": [
-                        {"key": cap.describe_key(k), "units": round(u, 1)} for k, u in hot["by_units"]
-                    ],
-                    "by_throttles": [{"key": cap.describe_key(k), "throttles": n} for k, n in hot["by_throttles"]],
-                },
+                "hot_keys": contributors.hot_keys(state.contributors, table.spec, index, now, minutes),
             }
         )
 

@@ -25,24 +25,15 @@ from dynemu import errors
 from dynemu.api import dashboard_html as html
 from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
+from dynemu.engine.capacity import contributors
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces
 
 WINDOW = 300  # seconds shown on the live charts
+HOT_MINUTES = 5  # clock minutes the hottest keys cover
 STATIC = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
 # The pages may load only their own stylesheet and script, and run no inline script.
 CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'"
-
-
-def _by_key(cap: Any, rows: list[tuple[bytes, float]], field: str) -> list[dict[str, Any]]:
-    """Hot-key rows by partition key value: a GSI's samples are whole index keys, so one
-    value can appear under several of them; they are added up."""
-    merged: dict[str, dict[str, Any]] = {}
-    for k, v in rows:
-        key = cap.describe_key(k)
-        row = merged.setdefault(repr(key), {"key": key, field: 0})
-        row[field] += v
-    return sorted(merged.values(), key=lambda r: -r[field])
 
 
 def resource_views(table: Any, now: float) -> list[dict[str, Any]]:
@@ -52,17 +43,13 @@ def resource_views(table: Any, now: float) -> list[dict[str, Any]]:
     views = []
     for index, state in states:
         state.history.sync(state, now)
-        hot = state.hot_keys(10)
         views.append(
             {
                 "label": table.name if index is None else f"{table.name} / index {index}",
                 "anchor": "table" if index is None else f"index-{index}",
                 "summary": state.summary(now),
                 "partitions": state.describe_partitions(now),
-                "hot_keys": {
-                    "by_consumed_units": _by_key(cap, hot["by_units"], "units"),
-                    "by_throttles": _by_key(cap, hot["by_throttles"], "throttles"),
-                },
+                "hot_keys": contributors.hot_keys(state.contributors, table.spec, index, now, HOT_MINUTES),
                 "history": state.history.since(int(now) - WINDOW),
                 "splits": list(state.history.splits),
             }

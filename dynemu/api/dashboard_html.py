@@ -146,25 +146,58 @@ def _partitions_table(parts: Sequence[dict[str, Any]]) -> str:
 
 
 def key_text(key: Any) -> str:
-    """A key value as it reads: ``{"S": "abc"}`` is ``abc``, ``{"N": "5"}`` is ``5``."""
+    """A key value as it reads: ``{"S": "abc"}`` is ``abc``, ``{"N": "5"}`` is ``5``; an item
+    ``{"partition": pk, "sort": sk}`` is ``pk · sk``; a key of several attributes ``a + b``."""
+    if isinstance(key, dict) and set(key) == {"partition", "sort"}:
+        return key_text(key["partition"]) + ("" if key["sort"] is None else " · " + key_text(key["sort"]))
+    if isinstance(key, list):
+        return " + ".join(key_text(k) for k in key)
     if isinstance(key, dict) and len(key) == 1:
         return str(next(iter(key.values())))
     return str(key)
 
 
-def _hot_keys(hot: dict[str, Any]) -> str:
-    def items(rows: Sequence[dict[str, Any]], field: str) -> str:
-        lis = "".join(
-            f'<li><span class="mono">{escape(key_text(r["key"]))}</span> {fmt_units(round(r[field], 1))}</li>'
-            for r in rows
-        )
-        return f"<ol>{lis}</ol>" if lis else "<p>none</p>"
-
-    return (
-        '<div class="hot"><div><h4>hottest keys by consumed units</h4>'
-        f"{items(hot.get('by_consumed_units', []), 'units')}</div>"
-        f"<div><h4>hottest keys by throttles</h4>{items(hot.get('by_throttles', []), 'throttles')}</div></div>"
+def _hot_list(rows: Sequence[dict[str, Any]], field: str, bound: float) -> str:
+    lis = "".join(
+        f'<li><span class="mono">{escape(key_text(r["key"]))}</span> {fmt_units(r[field])}'
+        + (f' <span class="err">(at most {fmt_units(r["error"])} over)</span>' if r.get("error") else "")
+        + "</li>"
+        for r in rows
     )
+    note = f'<p class="note">any key not listed: at most {fmt_units(bound)}</p>' if bound else ""
+    return (f"<ol>{lis}</ol>" if lis else "<p>none</p>") + note
+
+
+def window_text(hot: dict[str, Any], x_label: XLabel | None = None) -> str:
+    w = hot.get("window") or {}
+    if w.get("minutes") is None:
+        return "over the whole run"
+    start = x_label(w["since"]) if x_label is not None else ""
+    return f"over the last {w['minutes']} minutes" + (f" (since {start})" if start else "")
+
+
+def _hot_keys(hot: dict[str, Any], x_label: XLabel | None = None) -> str:
+    """Exact per-key figures with the Space-Saving bound stated (engine/capacity/contributors.py)."""
+    lists = []
+    for field, title, value in (
+        ("by_consumed_units", "partition keys by consumed units", "units"),
+        ("by_throttles", "partition keys by throttles", "throttles"),
+        ("items_by_consumed_units", "items by consumed units", "units"),
+        ("items_by_throttles", "items by throttles", "throttles"),
+    ):
+        if field in hot:
+            lists.append(
+                f"<div><h4>{title}</h4>{_hot_list(hot[field], value, hot.get(field + '_bound', 0.0))}</div>"
+            )
+    k = hot.get("keys_per_counter")
+    how = (
+        f'<p class="note">Counted exactly for every request {escape(window_text(hot, x_label))}, '
+        f"{k:,} keys per counter (Space-Saving): a figure is exact unless marked "
+        "\"at most N over\", and a key not listed cannot have more than the stated bound.</p>"
+        if k
+        else ""
+    )
+    return f'<h3 class="hot-title">hottest keys</h3>{how}<div class="hot">{"".join(lists)}</div>'
 
 
 def _splits(splits: Sequence[dict[str, Any]], xl: XLabel) -> str:
@@ -194,7 +227,7 @@ def resource_section(view: dict[str, Any]) -> str:
         f'<div class="row"><div><h3>throttles by reason</h3>'
         f"{'<table>' + thr + '</table>' if thr else '<p>none</p>'}</div>"
         f"<div><h3>splits</h3>{_splits(view.get('splits', ()), view['x_label'])}</div></div>"
-        f"{_hot_keys(view['hot_keys'])}</section>"
+        f"{_hot_keys(view['hot_keys'], view['x_label'])}</section>"
     )
 
 

@@ -12,6 +12,7 @@ package imports nothing else from dynemu.
 from dynemu.errors.base import *
 from dynemu.errors.control import *
 from dynemu.errors.http import *
+from dynemu.errors.insights import *
 from dynemu.errors.items import *
 from dynemu.errors.reads import *
 from dynemu.errors.requests import *

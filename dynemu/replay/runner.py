@@ -271,7 +271,8 @@ def _pull(client: Client, out: Outcome, final: bool = False) -> None:
         known = {(s["t"], s["to"]) for s in r.splits}
         r.splits.extend(s for s in h["splits"] if (s["t"], s["to"]) not in known)
         if final:
-            r.final = client.admin(f"/_dynemu/tables/{quote(r.table)}/partitions{q}")
+            whole = ("&" if q else "?") + "window=all"  # hot keys over the whole run
+            r.final = client.admin(f"/_dynemu/tables/{quote(r.table)}/partitions{q}{whole}")
 
 
 def run(scenario: Scenario, endpoint: str, progress: Any = None, admin_token: str | None = None) -> Outcome:
