@@ -51,9 +51,12 @@ def resource_views(table: Any, now: float) -> list[dict[str, Any]]:
                 "partitions": state.describe_partitions(now),
                 "hot_keys": contributors.hot_keys(state.contributors, table.spec, index, now, HOT_MINUTES),
                 "history": state.history.since(int(now) - WINDOW),
+                "created": int(state.created),
                 "splits": list(state.history.splits),
             }
         )
+    index_throttles = {v["summary"]["index"]: v["summary"]["throttles"] for v in views[1:] if v["summary"]["throttles"]}
+    views[0]["index_throttles"] = index_throttles
     return views
 
 
@@ -148,9 +151,12 @@ class Dashboard:
             return resp
         now = db.now()
         sections = []
+        end = int(now)  # the open second is not drawn: every chart ends on the same whole second
         for view in resource_views(table, now):
-            view["x_range"] = (now - WINDOW, now)
-            view["x_label"] = _relative(now)
+            # a young table's charts start when it began, not 5 minutes ago
+            view["x_range"] = (max(end - WINDOW, min(view["created"], end - 30)), end)
+            view["x_label"] = _relative(end)
+            view["origin"] = end
             sections.append(html.resource_section(view))
         for ix in table.spec.indexes:  # a GSI's capacity state starts with its first read or write
             if ix.is_global and ix.name not in table.capacity.index_states:

@@ -79,22 +79,11 @@ def _charts(view: dict[str, Any]) -> str:
                 xr,
                 xl,
                 markers,
+                step=False,
+                origin=view.get("origin"),
             )
         )
-    out.append(
-        line_chart(
-            "burst balance (units saved above the allocated rate)",
-            [
-                ("read (all)", PALETTE[0], _series(hist, "burst_read")),
-                ("write (all)", PALETTE[2], _series(hist, "burst_write")),
-                ("read (lowest partition)", PALETTE[5], _series(hist, "burst_low_read")),
-                ("write (lowest partition)", PALETTE[3], _series(hist, "burst_low_write")),
-            ],
-            xr,
-            xl,
-            markers,
-        )
-    )
+    out.append(_burst_chart(view, hist, markers))
     reasons = sorted({r for h in hist for r in h["throttles"]})
     out.append(
         line_chart(
@@ -107,6 +96,7 @@ def _charts(view: dict[str, Any]) -> str:
             xr,
             xl,
             markers,
+            origin=view.get("origin"),
         )
     )
     starts = [p["start"] for p in view["partitions"]]
@@ -122,27 +112,103 @@ def _charts(view: dict[str, Any]) -> str:
             busiest = sorted(range(len(rows)), key=lambda i: -sum(rows[i][1].values()))[:MAX_HEAT_ROWS]
             rows = [rows[i] for i in sorted(busiest)]
             title += f" (busiest {MAX_HEAT_ROWS} of {len(starts)} partitions)"
-        out.append(heat_strip(title, rows, (int(xr[0]), int(xr[1])), xl, colour))
+        unit = " throttles" if colour.startswith("220") else " units"
+        out.append(heat_strip(title, rows, (int(xr[0]), int(xr[1])), xl, colour, origin=view.get("origin"), unit=unit))
     return '<div class="charts">' + "".join(out) + "</div>"
 
 
-def _partitions_table(parts: Sequence[dict[str, Any]]) -> str:
-    head = (
-        "<tr><th>#</th><th>key range (hash)</th><th>items</th><th>size</th><th>allocated RCU/WCU</th>"
-        "<th>consumed RCU/WCU per s</th><th>balance R/W</th><th>burst R/W</th><th>throttles</th></tr>"
+def scope(summary: dict[str, Any]) -> str:
+    """Where a model keeps its burst: ``"partitions"`` (share buckets: burst, adaptive),
+    ``"table"`` (gac's table bucket), or ``"none"`` (uniform, on-demand)."""
+    if summary.get("mode") == "PAY_PER_REQUEST" or summary.get("model") == "uniform":
+        return "none"
+    return "table" if summary.get("model") == "gac" else "partitions"
+
+
+def _burst_chart(view: dict[str, Any], hist: Sequence[dict[str, Any]], markers: list[tuple[float, str]]) -> str:
+    """Burst balance as the active model keeps it: per partition (the sum and the lowest),
+    the table bucket (gac), or a note that the model keeps none."""
+    where = scope(view["summary"])
+    xr, xl, origin = view["x_range"], view["x_label"], view.get("origin")
+    if where == "partitions":
+        return line_chart(
+            "burst balance (units saved above the allocated rate)",
+            [
+                ("read (all)", PALETTE[0], _series(hist, "burst_read")),
+                ("write (all)", PALETTE[2], _series(hist, "burst_write")),
+                ("read (lowest partition)", PALETTE[5], _series(hist, "burst_low_read")),
+                ("write (lowest partition)", PALETTE[3], _series(hist, "burst_low_write")),
+            ],
+            xr, xl, markers, origin=origin,
+        )  # fmt: skip
+    if where == "table":
+        return line_chart(
+            "table bucket: units saved above the table's rate (gac keeps no per-partition burst)",
+            [
+                ("read (table bucket)", PALETTE[0], _series(hist, "burst_read")),
+                ("write (table bucket)", PALETTE[2], _series(hist, "burst_write")),
+            ],
+            xr, xl, markers, origin=origin,
+        )  # fmt: skip
+    why = "on-demand tables" if view["summary"].get("mode") == "PAY_PER_REQUEST" else "the uniform model"
+    return line_chart(
+        "burst balance",
+        [("read", PALETTE[0], _series(hist, "burst_read")), ("write", PALETTE[2], _series(hist, "burst_write"))],
+        xr, xl, markers, origin=origin,
+        note=f"{why} keep no burst: a partition may use only its share each second",
+    )  # fmt: skip
+
+
+def _ru(a: float, b: float) -> str:
+    return f"{fmt_units(round(a, 1))} / {fmt_units(round(b, 1))}"
+
+
+LIMIT_NOTE = {
+    "table": "Under gac a partition has no share of its own: it is limited by its ceiling (3,000 RCU and "
+    "1,000 WCU per second) and by the table's bucket, which every request draws from. A partition may "
+    "consume more than an even split of the table's throughput while the table bucket holds units.",
+    "none": "On-demand: a partition is limited by its ceiling (3,000 RCU and 1,000 WCU per second) and the "
+    "table by its on-demand limits; partitions are added behind the traffic's peak.",
+}
+
+
+def _partitions_table(parts: Sequence[dict[str, Any]], summary: dict[str, Any], over: str = "last minute") -> str:
+    """The partitions, with the columns of what limits them under the active model: a share
+    (allocated) and burst where the model keeps shares, else the ceiling and the table bucket."""
+    shares = scope(summary) == "partitions" or (
+        summary.get("model") == "uniform" and summary.get("mode") != "PAY_PER_REQUEST"
     )
+    if shares:
+        head = (
+            "<tr><th>#</th><th>key range (hash)</th><th>items</th><th>size</th><th>allocated RCU/WCU per s</th>"
+            f"<th>consumed RCU/WCU per s ({over})</th><th>balance R/W</th><th>burst R/W</th><th>throttles</th></tr>"
+        )
+    else:
+        head = (
+            "<tr><th>#</th><th>key range (hash)</th><th>items</th><th>size</th><th>ceiling RCU/WCU per s</th>"
+            f"<th>may use RCU/WCU per s (ceiling, table rate)</th><th>consumed RCU/WCU per s ({over})</th>"
+            "<th>ceiling balance R/W</th><th>throttles</th></tr>"
+        )
     rows = []
     for p in parts:
-        thr = ", ".join(f"{escape(k)}: {v}" for k, v in sorted(p.get("throttles", {}).items())) or "–"
+        thr = ", ".join(f"{escape(k)}: {v:,}" for k, v in sorted(p.get("throttles", {}).items())) or "–"
+        used = _ru(p["consumed_read_per_second"], p["consumed_write_per_second"])
+        if shares:
+            cols = (
+                f"<td>{_ru(p['allocated_read'], p['allocated_write'])}</td><td>{used}</td>"
+                f"<td>{_ru(p['bucket_read'], p['bucket_write'])}</td><td>{_ru(p['burst_read'], p['burst_write'])}</td>"
+            )
+        else:
+            cols = (
+                f"<td>{_ru(p['ceiling_read'], p['ceiling_write'])}</td><td>{_ru(p['max_read'], p['max_write'])}</td>"
+                f"<td>{used}</td><td>{_ru(p['bucket_read'], p['bucket_write'])}</td>"
+            )
         rows.append(
             f'<tr class="partition"><td>{p["index"]}</td><td class="mono">{escape(_range(p))}</td>'
-            f"<td>{p['item_count']:,}</td><td>{fmt_size(p['size_bytes'])}</td>"
-            f"<td>{fmt_units(p['allocated_read'])} / {fmt_units(p['allocated_write'])}</td>"
-            f"<td>{p['consumed_read_per_second']:.1f} / {p['consumed_write_per_second']:.1f}</td>"
-            f"<td>{p['bucket_read']:.0f} / {p['bucket_write']:.0f}</td>"
-            f"<td>{p['burst_read']:.0f} / {p['burst_write']:.0f}</td><td>{thr}</td></tr>"
+            f"<td>{p['item_count']:,}</td><td>{fmt_size(p['size_bytes'])}</td>{cols}<td>{thr}</td></tr>"
         )
-    return f'<table class="partitions">{head}{"".join(rows)}</table>'
+    note = "" if shares else f'<p class="note limits">{escape(LIMIT_NOTE[scope(summary)])}</p>'
+    return f'{note}<table class="partitions">{head}{"".join(rows)}</table>'
 
 
 def key_text(key: Any) -> str:
@@ -216,6 +282,13 @@ def resource_section(view: dict[str, Any]) -> str:
     s = view["summary"]
     throttles = s.get("throttles", {})
     thr = "".join(f"<tr><td>{escape(k)}</td><td>{v:,}</td></tr>" for k, v in sorted(throttles.items()))
+    for index, counts in sorted(view.get("index_throttles", {}).items()):
+        # a write refused by a GSI is a throttled request of the table too (CloudWatch counts it
+        # in the table's ThrottledRequests); the index's own section says which partition
+        link = f'<a href="#{escape(view.get("anchor_prefix", ""))}index-{escape(index)}">index {escape(index)}</a>'
+        thr += "".join(
+            f"<tr><td>{escape(k)} (refused by {link})</td><td>{v:,}</td></tr>" for k, v in sorted(counts.items())
+        )
     return (
         f'<section class="resource" id="{escape(view["anchor"])}"><h2>{escape(view["label"])}</h2>'
         f'<p class="figures">{escape(s.get("mode", ""))} · {escape(throughput_text(s))} · model '
@@ -223,7 +296,7 @@ def resource_section(view: dict[str, Any]) -> str:
         f"{fmt_units(round(s.get('consumed_total', [0, 0])[0], 1))} RCU / "
         f"{fmt_units(round(s.get('consumed_total', [0, 0])[1], 1))} WCU in all</p>"
         f"{_charts(view)}"
-        f"<h3>partitions</h3>{_partitions_table(view['partitions'])}"
+        f"<h3>partitions</h3>{_partitions_table(view['partitions'], s, view.get('consumed_over', 'last minute'))}"
         f'<div class="row"><div><h3>throttles by reason</h3>'
         f"{'<table>' + thr + '</table>' if thr else '<p>none</p>'}</div>"
         f"<div><h3>splits</h3>{_splits(view.get('splits', ()), view['x_label'])}</div></div>"

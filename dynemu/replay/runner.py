@@ -157,6 +157,7 @@ class Outcome:
     admitted: Counter[tuple[str, str]] = field(default_factory=Counter)
     throttled: Counter[tuple[str, str]] = field(default_factory=Counter)
     phases: list[tuple[int, str]] = field(default_factory=list)  # (start second, name)
+    model: str = ""  # the capacity model the server really ran (an --endpoint's own)
     wall_seconds: float = 0.0
 
     def reasons(self) -> Counter[str]:
@@ -280,6 +281,8 @@ def run(scenario: Scenario, endpoint: str, progress: Any = None, admin_token: st
     client = Client(endpoint, scenario.region, admin_token)
     try:
         return _run(client, scenario, progress)
+    except OSError as e:  # refused, reset, timed out: one line that names the endpoint
+        raise ReplayError(f"cannot reach {endpoint}: {e.strerror or e}") from None
     finally:
         client.close()
 
@@ -312,5 +315,6 @@ def _run(client: Client, scenario: Scenario, progress: Any) -> Outcome:
                     progress(elapsed, scenario.duration)
     client.admin("/_dynemu/clock", {"advance": 1})  # close the last second
     _pull(client, out, final=True)
+    out.model = next((r.final["summary"]["model"] for r in out.resources if r.final), scenario.model)
     out.wall_seconds = time.perf_counter() - began
     return out
