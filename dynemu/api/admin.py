@@ -8,6 +8,8 @@ Authorization header, ``?region=`` (default us-east-1) and ``?access_key=`` choo
     GET  /_dynemu/tables/<TableName>/partitions   [?index=<IndexName>&window=<minutes>|all]
                                                   partitions, buckets, consumption, throttles,
                                                   hottest keys (the last 5 minutes by default)
+    GET  /_dynemu/tables/<TableName>/contributor-insights   [?index=<IndexName>] Contributor
+                                                  Insights' reports: top keys per minute
     GET  /_dynemu/metrics                         Prometheus text format
 """
 
@@ -24,6 +26,7 @@ from dynemu.api.dashboard import HOT_MINUTES, Dashboard
 from dynemu.api.metrics import RequestMetrics
 from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
+from dynemu.engine import insights
 from dynemu.engine.capacity import contributors
 from dynemu.engine.capacity.contributors import KEEP_MINUTES
 from dynemu.engine.clock import VirtualClock
@@ -49,6 +52,7 @@ class Admin:
         app.router.add_get("/_dynemu/clock", self.get_clock)
         app.router.add_post("/_dynemu/clock", self.post_clock)
         app.router.add_get("/_dynemu/tables/{table}/partitions", self.partitions)
+        app.router.add_get("/_dynemu/tables/{table}/contributor-insights", self.contributor_insights)
         app.router.add_get("/_dynemu/metrics", self.prometheus)
         Dashboard(self.namespaces, self._database).routes(app)  # read-only HTML pages (dashboard.py)
 
@@ -113,6 +117,33 @@ class Admin:
                 "summary": state.summary(now),
                 "partitions": state.describe_partitions(now),
                 "hot_keys": contributors.hot_keys(state.contributors, table.spec, index, now, minutes),
+            }
+        )
+
+    async def contributor_insights(self, request: web.Request) -> web.Response:
+        """Contributor Insights' status and reports (engine/insights.py) as JSON."""
+        db = self._database(request)
+        if isinstance(db, web.Response):
+            return db
+        table = db.lookup(request.match_info["table"])
+        if table is None:
+            return _error(errors.MSG_ADMIN_NO_TABLE.format(table=request.match_info["table"]), 404)
+        index = request.query.get("index")
+        cap = table.capacity
+        state = cap.state
+        if index is not None:
+            if not any(ix.is_global and ix.name == index for ix in table.spec.indexes):
+                return _error(errors.MSG_ADMIN_NO_INDEX.format(index=index), 404)
+            state = cap.index_states.get(index)
+        now = db.now()
+        ins = state.contributors.insights if state is not None else None
+        return _json(
+            {
+                "table": table.name,
+                "index": index,
+                "status": ins.status(now) if ins is not None else "DISABLED",
+                "mode": ins.mode if ins is not None and ins.enabled else None,
+                "reports": insights.reports(state.contributors, table.spec, index, now) if state is not None else [],
             }
         )
 

@@ -25,6 +25,7 @@ from dynemu import errors
 from dynemu.api import dashboard_html as html
 from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
+from dynemu.engine import insights
 from dynemu.engine.capacity import contributors
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces
@@ -52,12 +53,24 @@ def resource_views(table: Any, now: float) -> list[dict[str, Any]]:
                 "hot_keys": contributors.hot_keys(state.contributors, table.spec, index, now, HOT_MINUTES),
                 "history": state.history.since(int(now) - WINDOW),
                 "created": int(state.created),
+                "insights": _insights(state, table.spec, index, now),
                 "splits": list(state.history.splits),
             }
         )
     index_throttles = {v["summary"]["index"]: v["summary"]["throttles"] for v in views[1:] if v["summary"]["throttles"]}
     views[0]["index_throttles"] = index_throttles
     return views
+
+
+def _insights(state: Any, spec: Any, index: str | None, now: float) -> dict[str, Any] | None:
+    ins = state.contributors.insights
+    if ins is None:
+        return None
+    return {
+        "status": ins.status(now),
+        "mode": ins.mode if ins.enabled else None,
+        "reports": insights.reports(state.contributors, spec, index, now),
+    }
 
 
 def _recent_throttles(table: Any, now: float) -> dict[str, int]:

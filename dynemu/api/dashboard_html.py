@@ -13,6 +13,7 @@ from html import escape
 from importlib import resources
 from typing import Any
 
+from dynemu.api import insights_html
 from dynemu.api.charts import PALETTE, heat_strip, line_chart
 
 XLabel = Callable[[float], str]
@@ -300,7 +301,8 @@ def resource_section(view: dict[str, Any]) -> str:
         f'<div class="row"><div><h3>throttles by reason</h3>'
         f"{'<table>' + thr + '</table>' if thr else '<p>none</p>'}</div>"
         f"<div><h3>splits</h3>{_splits(view.get('splits', ()), view['x_label'])}</div></div>"
-        f"{_hot_keys(view['hot_keys'], view['x_label'])}</section>"
+        f"{_hot_keys(view['hot_keys'], view['x_label'])}"
+        f"{insights_html.section(view.get('insights'), view['x_label'], key_text)}</section>"
     )
 
 

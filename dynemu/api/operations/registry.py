@@ -26,6 +26,7 @@ def handlers() -> dict[str, dict[str, Handler]]:
     from dynemu.api.operations import (
         backups,
         batch,
+        insights,
         items,
         misc,
         query,
@@ -41,4 +42,5 @@ def handlers() -> dict[str, dict[str, Handler]]:
     for name, operations in _LAZY.items():
         dynamodb.update({op: _lazy(name, op) for op in operations})
     dynamodb.update(backups.OPERATIONS)
+    dynamodb.update(insights.OPERATIONS)
     return {DYNAMODB_PREFIX: dynamodb, STREAMS_PREFIX: dict(streams.OPERATIONS)}

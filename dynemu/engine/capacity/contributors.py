@@ -33,7 +33,7 @@ KEY_HASH = 8  # bytes of h(pk) that open every key suffix
 MINUTE_CAPACITY = 512  # keys per counter and minute
 WHOLE_CAPACITY = 2048  # keys per run-long counter
 KEEP_MINUTES = 10  # minutes kept (the dashboard shows 5)
-KINDS = ("pk_units", "pk_throttles", "item_units", "item_throttles")
+KINDS = ("pk_units", "pk_throttles", "item_units", "item_throttles", "pk_requests", "item_requests")
 
 
 class SpaceSaving:
@@ -107,7 +107,7 @@ def _counters(capacity: int) -> dict[str, SpaceSaving]:
 class Contributors:
     """Per-key consumed units and throttles of one table or GSI (see the module doc)."""
 
-    __slots__ = ("minute", "current", "minutes", "whole", "keep", "capacity", "since")
+    __slots__ = ("minute", "current", "minutes", "whole", "keep", "capacity", "since", "insights", "count_requests")
 
     def __init__(self, now: float, keep: int = KEEP_MINUTES, capacity: int = MINUTE_CAPACITY) -> None:
         self.keep = keep
@@ -117,6 +117,8 @@ class Contributors:
         self.current = _counters(capacity)
         self.minutes: dict[int, dict[str, SpaceSaving]] = {}  # completed minutes, the last ``keep``
         self.whole = _counters(WHOLE_CAPACITY)
+        self.insights: Any = None  # Contributor Insights' setting (engine/insights.py)
+        self.count_requests = False  # requests per key too (Contributor Insights' "accessed")
 
     def _roll(self, minute: int) -> None:
         done = self.current
@@ -141,6 +143,9 @@ class Contributors:
         c = self.current
         c["pk_units"].add(key[:KEY_HASH], units, sample=key)
         c["item_units"].add(key, units)
+        if self.count_requests:
+            c["pk_requests"].add(key[:KEY_HASH], 1.0, sample=key)
+            c["item_requests"].add(key, 1.0)
 
     def throttled(self, key: bytes, now: float) -> None:
         minute = int(now // 60)
@@ -149,6 +154,9 @@ class Contributors:
         c = self.current
         c["pk_throttles"].add(key[:KEY_HASH], 1.0, sample=key)
         c["item_throttles"].add(key, 1.0)
+        if self.count_requests:  # a throttled request was an access too
+            c["pk_requests"].add(key[:KEY_HASH], 1.0, sample=key)
+            c["item_requests"].add(key, 1.0)
 
     # readers ---------------------------------------------------------------------------------
 
