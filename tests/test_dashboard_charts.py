@@ -125,3 +125,17 @@ def test_table_section_counts_writes_refused_by_its_index(gsi_throttled: str) ->
     table = body[body.index('id="table"') : body.index('id="index-byG"')]
     assert 'IndexWriteProvisionedThroughputExceeded (refused by <a href="#index-byG">index byG</a>)' in table
     assert "table bucket" in table  # the default model is gac: its bucket, not a partition's burst
+    # CloudWatch per minute: the table's ThrottledRequests count the writes its index refused
+    assert "CloudWatch per minute" in table and "<title>ThrottledRequests</title>" in table
+    index = body[body.index('id="index-byG"') :]
+    assert "<title>WriteThrottleEvents</title>" in index and "ThrottledRequests" not in index
+
+
+def test_cloudwatch_counts_per_minute() -> None:
+    from dynemu.api import cloudwatch_view
+
+    hist = [{"t": 120 + s, "read": 1.0, "write": 2.0, "throttles": {"TableWriteKeyRangeThroughputExceeded": 1}}
+            for s in range(90)]
+    assert cloudwatch_view.per_minute(hist) == {120: [60.0, 120.0, 0.0, 60.0], 180: [30.0, 60.0, 0.0, 30.0]}
+    gsi = [{"t": 150, "read": 0.0, "write": 0.0, "throttles": {"IndexWriteProvisionedThroughputExceeded": 4}}]
+    assert cloudwatch_view.index_refusals([{"history": gsi}]) == {120: 4.0}

@@ -188,6 +188,13 @@ def test_adaptive_capacity_ends_sustained_throttling() -> None:
     hot = r.final["partitions"][throttled_partitions(r)[0]]
     assert hot["allocated_write"] > 100  # the boost, above its 800 / 8 share
     assert consumed_between(out, r, 420, 450) > 600  # the hot key's whole rate is admitted
+    # the model's moments are marked on the timeline, where they happened
+    events = {e["text"]: e["t"] - int(out.start) for e in r.events}
+    raised = next(t for text, t in events.items() if text.startswith("adaptive raised #"))
+    assert 300 <= raised <= 420 and f"adaptive raised #{throttled_partitions(r)[0]} to 7" in str(events)
+    assert 30 <= events[f"burst exhausted on #{throttled_partitions(r)[0]} (write)"] <= 90
+    html = report.render(out)
+    assert 'class="mlab">adaptive raised #' in html and 'class="mlab">burst exhausted on #' in html
 
 
 def test_dilution_after_a_decrease() -> None:

@@ -88,6 +88,7 @@ def line_chart(
     step: bool = False,
     origin: float | None = None,
     note: str = "",
+    css: str = "chart",
 ) -> str:
     """Lines over a shared time axis, ticks at round times from ``origin``; ``markers`` are
     labelled vertical lines (splits, phases, model events) below the legend. ``step`` draws
@@ -105,7 +106,7 @@ def line_chart(
         return top + h - (y / ymax) * h
 
     out = [
-        f'<svg class="chart" role="img" aria-label="{escape(title)}" '
+        f'<svg class="{css}" role="img" aria-label="{escape(title)}" '
         f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">',
         f'<text x="{left}" y="14" class="title">{escape(title)}</text>',
     ]

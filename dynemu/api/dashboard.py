@@ -22,6 +22,7 @@ import orjson
 from aiohttp import web
 
 from dynemu import errors
+from dynemu.api import cloudwatch_view
 from dynemu.api import dashboard_html as html
 from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
@@ -55,10 +56,12 @@ def resource_views(table: Any, now: float) -> list[dict[str, Any]]:
                 "created": int(state.created),
                 "insights": _insights(state, table.spec, index, now),
                 "splits": list(state.history.splits),
+                "events": list(state.history.events),
             }
         )
     index_throttles = {v["summary"]["index"]: v["summary"]["throttles"] for v in views[1:] if v["summary"]["throttles"]}
     views[0]["index_throttles"] = index_throttles
+    views[0]["index_minutes"] = cloudwatch_view.index_refusals(views[1:])
     return views
 
 
@@ -208,7 +211,12 @@ class Dashboard:
         now = db.now()
         state.history.sync(state, now)
         return _json(
-            {"now": now, "seconds": state.history.since(since), "splits": list(state.history.splits)}
+            {
+                "now": now,
+                "seconds": state.history.since(since),
+                "splits": list(state.history.splits),
+                "events": list(state.history.events),
+            }
         )
 
     async def static(self, request: web.Request) -> web.Response:

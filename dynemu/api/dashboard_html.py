@@ -13,7 +13,7 @@ from html import escape
 from importlib import resources
 from typing import Any
 
-from dynemu.api import insights_html
+from dynemu.api import cloudwatch_view, insights_html
 from dynemu.api.charts import PALETTE, heat_strip, line_chart
 
 XLabel = Callable[[float], str]
@@ -65,9 +65,11 @@ def _series(history: Sequence[dict[str, Any]], field: str) -> list[tuple[float, 
 def _charts(view: dict[str, Any]) -> str:
     hist: list[dict[str, Any]] = view["history"]
     xr, xl = view["x_range"], view["x_label"]
-    markers = list(view.get("markers", ())) + [
-        (s["t"], f"split: {s['from']} → {s['to']} partitions") for s in view.get("splits", ())
-    ]
+    markers = list(view.get("markers", ()))
+    if "events" in view:  # the model's moments: burst exhausted, adaptive raised, splits, on-demand growth
+        markers += [(e["t"], e["text"]) for e in view["events"]]
+    else:
+        markers += [(s["t"], f"split: {s['from']} → {s['to']} partitions") for s in view.get("splits", ())]
     out = []
     for kind, unit in (("read", "RCU"), ("write", "WCU")):
         out.append(
@@ -100,6 +102,8 @@ def _charts(view: dict[str, Any]) -> str:
             origin=view.get("origin"),
         )
     )
+    out.append(cloudwatch_view.chart(view, xl, markers))
+    out += _partition_limit_charts(view, hist, markers)
     starts = [p["start"] for p in view["partitions"]]
     for title, pick, colour in (
         ("throttles per partition over time", lambda v: v[2], "220,38,38"),
@@ -116,6 +120,52 @@ def _charts(view: dict[str, Any]) -> str:
         unit = " throttles" if colour.startswith("220") else " units"
         out.append(heat_strip(title, rows, (int(xr[0]), int(xr[1])), xl, colour, origin=view.get("origin"), unit=unit))
     return '<div class="charts">' + "".join(out) + "</div>"
+
+
+HOT_PARTITIONS = 2  # partitions drawn against their limit: the most throttled, else the busiest
+
+
+def _partition_limit_charts(view: dict[str, Any], hist: Sequence[dict[str, Any]], markers: list[tuple[float, str]]) -> list[str]:
+    """The hottest partitions' consumption against their limit under the model, with their
+    throttled requests: where consumption meets the limit and requests are refused, the
+    excess was throttled."""
+    totals: dict[str, list[float]] = {}
+    for h in hist:
+        for start, v in h["parts"].items():
+            acc = totals.setdefault(start, [0.0, 0.0, 0.0])
+            acc[0] += v[0]
+            acc[1] += v[1]
+            acc[2] += v[2]
+    order = sorted(totals, key=lambda st: (-totals[st][2], -(totals[st][0] + totals[st][1]), st))
+    index = {p["start"]: p["index"] for p in view["partitions"]}
+    out = []
+    for start in order[:HOT_PARTITIONS]:
+        if start not in index:  # a partition that has since split
+            continue
+        k = 1 if totals[start][1] * 3 >= totals[start][0] else 0  # write units weigh three read units
+        unit = ("RCU", "WCU")[k]
+        used, limit, thr = [], [], []
+        last_limit = None
+        for h in hist:
+            v = h["parts"].get(start)
+            if v is not None and len(v) > 3:
+                last_limit = v[3 + k]
+            used.append((h["t"], v[k] if v else 0.0))
+            thr.append((h["t"], v[2] if v else 0.0))
+            if last_limit is not None:
+                limit.append((h["t"], last_limit))
+        out.append(
+            line_chart(
+                f"partition #{index[start]} ({start[:8] or '0'}): {unit} per second against its limit",
+                [
+                    (f"limit under {view['summary'].get('model', '')}", "#9ca3af", limit),
+                    (f"consumed {unit}", PALETTE[2] if k else PALETTE[0], used),
+                    ("throttled requests", PALETTE[1], thr),
+                ],
+                view["x_range"], view["x_label"], markers, origin=view.get("origin"),
+            )  # fmt: skip
+        )
+    return out
 
 
 def scope(summary: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from dynemu.api import cloudwatch_view
 from dynemu.api import dashboard_html as html
 from dynemu.replay.runner import Outcome, Resource
 
@@ -64,10 +65,12 @@ def resource_view(out: Outcome, r: Resource) -> dict[str, Any] | None:
         "hot_keys": r.final["hot_keys"],
         "history": _full_history(r, t0, t1),
         "splits": r.splits,
+        "events": r.events,
         "x_range": (t0, t1),
         "x_label": _elapsed(out.start),
         "origin": t0,
         "consumed_over": "average over the run",
+        "minute_base": t0,  # minutes from the start: the same scenario, the same report
         "markers": [(t0 + s, f"phase: {name}") for s, name in out.phases if s],
         "index_throttles": {} if r.index is not None else {
             o.index: o.final["summary"]["throttles"]
@@ -126,6 +129,9 @@ def render(out: Outcome) -> str:
 
 def _section(out: Outcome, r: Resource) -> str:
     view = resource_view(out, r)
+    if view is not None and r.index is None:  # the table's ThrottledRequests count its GSIs' refusals
+        gsis = [v for o in out.resources if o.table == r.table and o.index is not None and (v := resource_view(out, o))]
+        view["index_minutes"] = cloudwatch_view.index_refusals(gsis, int(out.start))
     return html.resource_section(view) if view is not None else ""
 
 
@@ -141,7 +147,7 @@ def _consumed_per_partition(r: Resource, duration: int) -> dict[str, tuple[float
     """Average units per second each partition (by its start) consumed over the run."""
     sums: dict[str, list[float]] = {}
     for rec in r.history.values():
-        for start, (read, write, _) in rec["parts"].items():
+        for start, (read, write, *_) in rec["parts"].items():
             acc = sums.setdefault(start, [0.0, 0.0])
             acc[0] += read
             acc[1] += write

@@ -141,6 +141,7 @@ class Resource:
     index: str | None
     history: dict[int, dict[str, Any]] = field(default_factory=dict)
     splits: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)  # the model's moments (history.py)
     final: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -271,6 +272,8 @@ def _pull(client: Client, out: Outcome, final: bool = False) -> None:
             r.history[rec["t"]] = rec
         known = {(s["t"], s["to"]) for s in r.splits}
         r.splits.extend(s for s in h["splits"] if (s["t"], s["to"]) not in known)
+        seen = {(e["t"], e["text"]) for e in r.events}
+        r.events.extend(e for e in h.get("events", ()) if (e["t"], e["text"]) not in seen)
         if final:
             whole = ("&" if q else "?") + "window=all"  # hot keys over the whole run
             r.final = client.admin(f"/_dynemu/tables/{quote(r.table)}/partitions{q}{whole}")
