@@ -89,6 +89,7 @@ def test_dashboard_renders_in_chromium(site: tuple[str, Any], browser: Any) -> N
     assert "TableWriteKeyRangeThroughputExceeded" in rows[0].text
     _shot(browser, "dashboard-index.png")
 
+    clock.advance(60)  # the minutes of traffic complete: CloudWatch's per-minute chart has them
     rows[0].find_element(By.TAG_NAME, "a").click()
     wait = WebDriverWait(browser, 30)
     wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "section.resource svg.chart")))

@@ -76,7 +76,7 @@ def test_burst_chart_shows_what_the_model_keeps() -> None:
     gac = dashboard_html.resource_section(_view("gac"))
     assert "write (table bucket)" in gac and "lowest partition" not in gac
     uniform = dashboard_html.resource_section(_view("uniform"))
-    assert "the uniform model keep no burst" in uniform
+    assert "the uniform model keeps no burst" in uniform
     burst = dashboard_html.resource_section(_view("burst"))
     assert "write (lowest partition)" in burst
 
@@ -113,7 +113,7 @@ def gsi_throttled() -> Iterator[str]:
                 ddb.put_item(TableName="ch_gsi", Item={"pk": {"S": f"p{i}"}, "g": {"S": f"g{i % 3}"}})
             except ClientError:
                 pass
-        server.app[NAMESPACES].clock.advance(1)
+        server.app[NAMESPACES].clock.advance(60)  # a complete minute for CloudWatch's chart
         yield url
     finally:
         server.stop()
@@ -126,7 +126,7 @@ def test_table_section_counts_writes_refused_by_its_index(gsi_throttled: str) ->
     assert 'IndexWriteProvisionedThroughputExceeded (refused by <a href="#index-byG">index byG</a>)' in table
     assert "table bucket" in table  # the default model is gac: its bucket, not a partition's burst
     # CloudWatch per minute: the table's ThrottledRequests count the writes its index refused
-    assert "CloudWatch per minute" in table and "<title>ThrottledRequests</title>" in table
+    assert "CloudWatch per minute (Sum, complete minutes)" in table and "<title>ThrottledRequests</title>" in table
     index = body[body.index('id="index-byG"') :]
     assert "<title>WriteThrottleEvents</title>" in index and "ThrottledRequests" not in index
 

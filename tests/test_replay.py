@@ -194,7 +194,7 @@ def test_adaptive_capacity_ends_sustained_throttling() -> None:
     assert 300 <= raised <= 420 and f"adaptive raised #{throttled_partitions(r)[0]} to 7" in str(events)
     assert 30 <= events[f"burst exhausted on #{throttled_partitions(r)[0]} (write)"] <= 90
     html = report.render(out)
-    assert 'class="mlab">adaptive raised #' in html and 'class="mlab">burst exhausted on #' in html
+    assert '">adaptive raised #' in html and 'class="mlab">burst exhausted on #' in html  # labelled markers
 
 
 def test_dilution_after_a_decrease() -> None:

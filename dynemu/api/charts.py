@@ -77,6 +77,32 @@ def downsample(points: Sequence[tuple[float, float]], limit: int = MAX_POINTS) -
     return out
 
 
+LEGEND_CHAR = 7.4  # px per character of an 11 px legend (a generous estimate: capitals are wide)
+
+
+def _legend_rows(series: Sequence[Series], span: float) -> int:
+    rows, x = 1, 0.0
+    for name, _, _ in series:
+        width = 20 + LEGEND_CHAR * len(name)
+        if x and x + width > span:
+            rows, x = rows + 1, 0.0
+        x += width
+    return rows
+
+
+def _legend(series: Sequence[Series], x0: float, x1: float, top: float) -> list[str]:
+    """The legend above the plot, wrapped into rows that never overlap."""
+    out, lx, y = [], x0, top - 14 - 12 * (_legend_rows(series, x1 - x0) - 1)
+    for name, colour, _ in series:
+        width = 20 + LEGEND_CHAR * len(name)
+        if lx > x0 and lx + width > x1:
+            lx, y = x0, y + 12
+        out.append(f'<rect x="{lx:.0f}" y="{y:.0f}" width="10" height="3" fill="{colour}"/>')
+        out.append(f'<text x="{lx + 14:.0f}" y="{y + 5:.0f}" class="legend">{escape(name)}</text>')
+        lx += width
+    return out
+
+
 def line_chart(
     title: str,
     series: Sequence[Series],
@@ -93,7 +119,8 @@ def line_chart(
     """Lines over a shared time axis, ticks at round times from ``origin``; ``markers`` are
     labelled vertical lines (splits, phases, model events) below the legend. ``step`` draws
     the lines as steps (allocated capacity changes at instants). The SVG scales to its box."""
-    left, right, top, bottom = 48, 12, 40, 22
+    rows = _legend_rows(series, width - 48 - 12)
+    left, right, top, bottom = 48, 12, 28 + 12 * rows, 22
     w, h = width - left - right, height - top - bottom
     x0, x1 = x_range
     span = (x1 - x0) or 1.0
@@ -122,7 +149,11 @@ def line_chart(
             out.append(
                 f'<line x1="{px(x):.1f}" x2="{px(x):.1f}" y1="{top}" y2="{top + h}" class="marker">'
                 f"<title>{escape(label)}</title></line>"
-                f'<text x="{px(x) + 2:.1f}" y="{top + 9}" class="mlab">{escape(short[:28])}</text>'
+                + (  # the label beside its line, on the side with room
+                    f'<text x="{px(x) + 2:.1f}" y="{top + 9}" class="mlab">{escape(short[:44])}</text>'
+                    if px(x) < left + w * 0.6
+                    else f'<text x="{px(x) - 2:.1f}" y="{top + 9}" class="mlab end">{escape(short[:44])}</text>'
+                )
             )
     for name, colour, pts in series:
         pts = downsample(pts)
@@ -137,11 +168,7 @@ def line_chart(
             f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{" ".join(coords)}">'
             f"<title>{escape(name)}</title></polyline>"
         )
-    lx = left
-    for name, colour, _ in series:  # the legend: its own row, above the plot and its markers
-        out.append(f'<rect x="{lx}" y="{top - 14}" width="10" height="3" fill="{colour}"/>')
-        out.append(f'<text x="{lx + 14}" y="{top - 9}" class="legend">{escape(name)}</text>')
-        lx += 20 + 6.2 * len(name)
+    out += _legend(series, left, left + w, top)
     if note:
         out.append(f'<text x="{left + w / 2:.1f}" y="{top + h / 2:.1f}" class="note-text">{escape(note)}</text>')
     out.append("</svg>")
@@ -174,13 +201,14 @@ def heat_strip(
         f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">',
         f'<text x="{left}" y="14" class="title">{escape(title)}</text>',
     ]
-    sx = width - right - 150  # the colour scale: 0 ... vmax per second
-    out.append(f'<text x="{sx - 4}" y="14" class="ylab">0</text>')
+    label = f"{_fmt(vmax)}{unit} per s"
+    sx = width - right - 112 - LEGEND_CHAR * len(label)  # the colour scale: 0 ... vmax per second
+    out.append(f'<text x="{sx - 4:.0f}" y="14" class="ylab">0</text>')
     for i in range(10):
         out.append(
-            f'<rect x="{sx + i * 10}" y="5" width="10" height="10" fill="rgba({colour},{0.15 + 0.85 * (i + 1) / 10:.2f})"/>'
+            f'<rect x="{sx + i * 10:.0f}" y="5" width="10" height="10" fill="rgba({colour},{0.15 + 0.85 * (i + 1) / 10:.2f})"/>'
         )
-    out.append(f'<text x="{sx + 104}" y="14" class="legend">{_fmt(vmax)}{escape(unit)} per s</text>')
+    out.append(f'<text x="{sx + 104:.0f}" y="14" class="legend">{escape(label)}</text>')
     for r, (label, vals) in enumerate(rows):
         y = top + r * row_h
         out.append(f'<text x="{left - 4}" y="{y + 11}" class="ylab">{escape(label)}</text>')

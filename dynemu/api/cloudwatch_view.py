@@ -46,9 +46,15 @@ def index_refusals(views: Sequence[dict[str, Any]], base: int = 0) -> dict[int, 
 
 def chart(view: dict[str, Any], x_label: Callable[[float], str], markers: Sequence[tuple[float, str]]) -> str:
     """Per-minute bars (drawn as steps) of what CloudWatch would show for this resource."""
-    minutes = per_minute(view["history"], view.get("minute_base", 0))
+    x0, x1 = view["x_range"]
+    # complete minutes only: a minute still under way (or cut by the end of a replay) would
+    # read as a drop in traffic
+    minutes = {m: v for m, v in per_minute(view["history"], view.get("minute_base", 0)).items() if m + 60 <= x1}
     if not minutes:
-        return ""
+        return line_chart(
+            "CloudWatch per minute (Sum)", [], view["x_range"], x_label, css="chart minutes",
+            note="no complete minute yet",
+        )  # fmt: skip
     ts = sorted(minutes)
     series = [
         ("ConsumedReadCapacityUnits", PALETTE[0], [(t, minutes[t][0]) for t in ts]),
@@ -61,11 +67,10 @@ def chart(view: dict[str, Any], x_label: Callable[[float], str], markers: Sequen
         series.append(
             ("ThrottledRequests", PALETTE[4], [(t, minutes[t][2] + minutes[t][3] + gsi.get(t, 0.0)) for t in ts])
         )
-    ts.append(ts[-1] + 60)  # the last minute's step ends where the minute does
-    series = [(n, c, [*pts, (ts[-1], pts[-1][1])]) for n, c, pts in series]
-    x0, x1 = view["x_range"]
+    end = ts[-1] + 60  # the last minute's step ends where the minute (or the chart) does
+    series = [(n, c, [*pts, (end, pts[-1][1])]) for n, c, pts in series]
     return line_chart(
-        "CloudWatch per minute (Sum): consumed units and throttle events",
-        series, (min(x0, ts[0]), max(x1, ts[-1])), x_label, markers, step=True, origin=view.get("origin"),
+        "CloudWatch per minute (Sum, complete minutes): consumed units and throttle events",
+        series, (min(x0, ts[0]), x1), x_label, markers, step=True, origin=view.get("origin"),
         css="chart minutes",
     )  # fmt: skip

@@ -201,12 +201,15 @@ def _burst_chart(view: dict[str, Any], hist: Sequence[dict[str, Any]], markers: 
             ],
             xr, xl, markers, origin=origin,
         )  # fmt: skip
-    why = "on-demand tables" if view["summary"].get("mode") == "PAY_PER_REQUEST" else "the uniform model"
+    why = (
+        "on-demand tables keep no burst: partitions are added behind the peak"
+        if view["summary"].get("mode") == "PAY_PER_REQUEST"
+        else "the uniform model keeps no burst: a partition may use only its share each second"
+    )
     return line_chart(
         "burst balance",
         [("read", PALETTE[0], _series(hist, "burst_read")), ("write", PALETTE[2], _series(hist, "burst_write"))],
-        xr, xl, markers, origin=origin,
-        note=f"{why} keep no burst: a partition may use only its share each second",
+        xr, xl, markers, origin=origin, note=why,
     )  # fmt: skip
 
 
@@ -302,7 +305,7 @@ def _hot_keys(hot: dict[str, Any], x_label: XLabel | None = None) -> str:
         ("items_by_consumed_units", "items by consumed units", "units"),
         ("items_by_throttles", "items by throttles", "throttles"),
     ):
-        if field in hot:
+        if field in hot and (field.startswith("by_") or hot.get("has_sort", True)):
             lists.append(
                 f"<div><h4>{title}</h4>{_hot_list(hot[field], value, hot.get(field + '_bound', 0.0))}</div>"
             )

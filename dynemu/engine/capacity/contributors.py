@@ -250,6 +250,11 @@ def key_namer(spec: Any, index: str | None = None, item: bool = False) -> Any:
     return name
 
 
+def _index_sort(spec: Any, index: str) -> bool:
+    ix = next((i for i in spec.indexes if i.name == index), None)
+    return ix is not None and bool(ix.range_keys)
+
+
 def hot_keys(
     c: Contributors, spec: Any, index: str | None, now: float, minutes: int | None, n: int = 10
 ) -> dict[str, Any]:
@@ -260,6 +265,8 @@ def hot_keys(
     pk, it = key_namer(spec, index), key_namer(spec, index, item=True)
     out: dict[str, Any] = {
         "window": {"minutes": minutes, "since": since, "until": now},
+        # without a sort key an item is its partition key: the item lists repeat the others
+        "has_sort": bool(spec.range_key is not None if index is None else _index_sort(spec, index)),
         "keys_per_counter": c.capacity if minutes is not None else WHOLE_CAPACITY,
     }
     for field, name, kind, label in (
