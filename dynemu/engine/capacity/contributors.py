@@ -107,14 +107,17 @@ def _counters(capacity: int) -> dict[str, SpaceSaving]:
 class Contributors:
     """Per-key consumed units and throttles of one table or GSI (see the module doc)."""
 
-    __slots__ = ("minute", "current", "minutes", "whole", "keep", "capacity", "since", "insights", "count_requests")
+    __slots__ = ("minute", "current", "minutes", "whole", "keep", "capacity", "since", "insights",
+                 "count_requests", "_until", "_pk_units", "_item_units")
 
     def __init__(self, now: float, keep: int = KEEP_MINUTES, capacity: int = MINUTE_CAPACITY) -> None:
         self.keep = keep
         self.capacity = capacity
         self.since = now  # counting began (the "whole run" starts here)
         self.minute = int(now // 60)
+        self._until = (self.minute + 1) * 60.0  # the open minute ends here
         self.current = _counters(capacity)
+        self._pk_units, self._item_units = self.current["pk_units"].counts, self.current["item_units"].counts
         self.minutes: dict[int, dict[str, SpaceSaving]] = {}  # completed minutes, the last ``keep``
         self.whole = _counters(WHOLE_CAPACITY)
         self.insights: Any = None  # Contributor Insights' setting (engine/insights.py)
@@ -127,30 +130,40 @@ class Contributors:
             for kind in KINDS:
                 self.whole[kind].merge(done[kind])
         self.current = _counters(self.capacity)
+        self._pk_units, self._item_units = self.current["pk_units"].counts, self.current["item_units"].counts
         self.minute = minute
+        self._until = (minute + 1) * 60.0
         for m in [m for m in self.minutes if m <= minute - self.keep]:
             del self.minutes[m]
 
     # the request path: one call per debit and per throttle ----------------------------------
 
     def consumed(self, key: bytes, units: float, now: float) -> None:
-        minute = int(now // 60)
-        if minute != self.minute:
-            if minute < self.minute:  # a clock that moved back: count in the open minute
-                minute = self.minute
-            else:
-                self._roll(minute)
-        c = self.current
-        c["pk_units"].add(key[:KEY_HASH], units, sample=key)
-        c["item_units"].add(key, units)
+        if now >= self._until:
+            self._roll(int(now // 60))
+        # a clock that moved back counts in the open minute; a key already held costs two
+        # dictionary updates (SpaceSaving.add only for a new key)
+        pk = key[:KEY_HASH]
+        counts = self._pk_units
+        v = counts.get(pk)
+        if v is not None:
+            counts[pk] = v + units
+        else:
+            self.current["pk_units"].add(pk, units, sample=key)
+        counts = self._item_units
+        v = counts.get(key)
+        if v is not None:
+            counts[key] = v + units
+        else:
+            self.current["item_units"].add(key, units)
         if self.count_requests:
-            c["pk_requests"].add(key[:KEY_HASH], 1.0, sample=key)
+            c = self.current
+            c["pk_requests"].add(pk, 1.0, sample=key)
             c["item_requests"].add(key, 1.0)
 
     def throttled(self, key: bytes, now: float) -> None:
-        minute = int(now // 60)
-        if minute > self.minute:
-            self._roll(minute)
+        if now >= self._until:
+            self._roll(int(now // 60))
         c = self.current
         c["pk_throttles"].add(key[:KEY_HASH], 1.0, sample=key)
         c["item_throttles"].add(key, 1.0)
@@ -162,9 +175,8 @@ class Contributors:
 
     def sync(self, now: float) -> None:
         """Close the minutes that ended before ``now``."""
-        minute = int(now // 60)
-        if minute > self.minute:
-            self._roll(minute)
+        if now >= self._until:
+            self._roll(int(now // 60))
 
     def window(self, now: float, minutes: int | None) -> tuple[dict[str, SpaceSaving], float]:
         """The counters of the last ``minutes`` clock minutes (the current one included), or
