@@ -128,7 +128,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="dynemu",
         description="A local Amazon DynamoDB server that models partitions, capacity and throttling.",
         epilog="Every flag can also be set with the environment variable shown beside it; "
-        "a flag on the command line wins.",
+        "a flag on the command line wins. "
+        "`dynemu replay SCENARIO [--report DIR]` replays a traffic scenario on a virtual clock "
+        "(`dynemu replay --help`; docs/dashboard.md).",
     )
     p.add_argument("--version", action="version", version=f"dynemu {__version__}")
     p.add_argument("--host", help="address to listen on; 0.0.0.0 exposes dynemu, its admin API included, to the network (default 127.0.0.1)")

@@ -24,6 +24,12 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 ITEM_KB = 10  # each write is a 10 KB item: 10 WCU
+WHY_GAC = (
+    "   (gac, dynemu's default, has no per-partition share: a partition is limited by its ceiling,\n"
+    "    1,000 WCU/s, and by the table's bucket, which holds 300 s of unused throughput. The hot key's\n"
+    "    150 WCU/s fit both, so nothing is throttled here; start dynemu with --capacity-model uniform\n"
+    "    (or run this script without --endpoint) to see the hot partition throttled.)"
+)
 
 
 def admin(endpoint: str, path: str, body: dict[str, Any] | None = None) -> Any:
@@ -74,20 +80,25 @@ def report(
     view: dict[str, Any], table: str, seconds: int, written: int, throttles: collections.Counter[tuple[str, str, str]]
 ) -> None:
     """The throttles seen, then one line per partition and the hottest keys."""
-    print(f"\n== {table}: model {view['summary']['model']}, {seconds} s of traffic, {written} writes admitted")
+    model = view["summary"]["model"]
+    print(f"\n== {table}: model {model}, {seconds} s of traffic, {written} writes admitted")
+    if model == "gac":
+        print(WHY_GAC)
     print("throttled requests (key, error, ThrottlingReasons.reason):")
     for (key, code, reason), n in sorted(throttles.items()):
         print(f"  {n:5d}  {key:7s} {code}  {reason}")
     if not throttles:
         print("  none")
     print("partitions:")
-    print(f"  {'#':>2}  {'hash range':<19} {'items':>5} {'KB':>6} {'WCU alloc':>9} {'WCU/s':>7} {'throttled':>9}")
+    limit = "WCU limit" if model == "gac" else "WCU alloc"  # gac: ceiling and table rate, not a share
+    print(f"  {'#':>2}  {'hash range':<19} {'items':>5} {'KB':>6} {limit:>9} {'WCU/s':>7} {'throttled':>9}")
     for p in view["partitions"]:
         start, end = p["start"][:8] or "00000000", (p["end"] or "ffffffff")[:8]
         print(f"  {p['index']:>2}  {start}..{end:<9} {p['item_count']:>5} {p['size_bytes'] / 1024:>6.0f} "
-              f"{p['allocated_write']:>9.1f} {p['consumed_write_per_second']:>7.1f} {sum(p['throttles'].values()):>9}")
+              f"{p['max_write'] if model == 'gac' else p['allocated_write']:>9.1f} "
+              f"{p['consumed_write_per_second']:>7.1f} {sum(p['throttles'].values()):>9}")
     hot = view["hot_keys"]
-    print("hottest keys (units consumed recently):",
+    print("hottest keys (units consumed, last 5 minutes):",
           ", ".join(f"{k['key']['S']} {k['units']:.0f}" for k in hot["by_consumed_units"][:4]) or "none")
     print("most throttled keys:", ", ".join(f"{k['key']['S']} ({k['throttles']})" for k in hot["by_throttles"]) or "none")
 
@@ -98,6 +109,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=30, help="virtual seconds of traffic")
     args = parser.parse_args()
     if args.endpoint:
+        print(f"replaying against {args.endpoint}: its --capacity-model decides what throttles "
+              "(under gac, the default, this traffic is not throttled)")
         run(args.endpoint, "hot-partition-demo", args.seconds)
         return
     from dynemu.testing import DynemuServer

@@ -95,10 +95,13 @@ def test_table_page_shows_partitions_charts_keys(busy: tuple[str, Any]) -> None:
     status, _, body = get(url + "/_dynemu/tables/dash_orders")
     assert status == 200
     assert body.count('<tr class="partition">') == 4 + 1  # the table's 4, the GSI's 1
-    assert body.count("<svg") == 2 * 6  # per resource: RCU, WCU, burst, throttles, two heat strips
+    # per resource: RCU, WCU, burst, throttles, CloudWatch per minute, two heat strips; and
+    # the hottest partitions against their limit: two of the table's, the GSI's only one
+    assert body.count("<svg") == 2 * 7 + 2 + 1
+    assert "partition #" in body and "against its limit" in body and "limit under uniform" in body
     assert "dash_orders / index byStatus" in body
     assert "dash_orders / index byOwner</h2><p>no traffic yet" in body  # no item has an owner
-    assert "hottest keys by throttles" in body and "khot0" in body
+    assert "partition keys by throttles" in body and "khot0" in body
     assert "advance the virtual clock" in body
     status, _, body = get(url + "/_dynemu/tables/missing")
     assert status == 404 and "table not found: missing" in body

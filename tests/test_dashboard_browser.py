@@ -89,6 +89,7 @@ def test_dashboard_renders_in_chromium(site: tuple[str, Any], browser: Any) -> N
     assert "TableWriteKeyRangeThroughputExceeded" in rows[0].text
     _shot(browser, "dashboard-index.png")
 
+    clock.advance(60)  # the minutes of traffic complete: CloudWatch's per-minute chart has them
     rows[0].find_element(By.TAG_NAME, "a").click()
     wait = WebDriverWait(browser, 30)
     wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "section.resource svg.chart")))
@@ -102,11 +103,21 @@ def test_dashboard_renders_in_chromium(site: tuple[str, Any], browser: Any) -> N
     table = sections[0]
     assert len(table.find_elements(By.CSS_SELECTOR, "tr.partition")) == 4
     charts = table.find_elements(By.CSS_SELECTOR, "svg.chart")
-    assert len(charts) == 6
+    # RCU, WCU, burst, throttles by reason, CloudWatch per minute, the two hottest partitions
+    # against their limit, two heat strips
+    assert len(charts) == 9
     for chart in charts:  # laid out and drawn, not just present in the markup
         assert chart.size["width"] > 300 and chart.size["height"] > 50
-    lines = table.find_elements(By.CSS_SELECTOR, "svg.chart polyline")
+    # a 1,500 px window holds two charts side by side, each as wide as its column
+    first, second = charts[0].rect, charts[1].rect
+    assert first["y"] == second["y"] and second["x"] > first["x"] + first["width"] - 1
+    assert first["width"] > 600
+    lines = table.find_elements(By.CSS_SELECTOR, "svg.chart:not(.minutes) polyline")  # per second
     assert len(lines) >= 7 and all(len(p.get_attribute("points").split()) > 20 for p in lines)
+    minutes = table.find_elements(By.CSS_SELECTOR, "svg.chart.minutes polyline")  # CloudWatch's per minute
+    assert len(minutes) == 5 and all(len(p.get_attribute("points").split()) >= 2 for p in minutes)
+    assert table.find_elements(By.CSS_SELECTOR, "svg.heat text.legend")  # the heat strips' colour scale
+    assert "over the last 5 minutes" in table.text and "Space-Saving" in table.text
     assert table.find_elements(By.CSS_SELECTOR, "svg.heat rect[fill^='rgba(220']")  # throttled cells
     assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     path = _shot(browser, "dashboard-table.png")

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from dynemu.api.dashboard_html import fmt_units
 from dynemu.replay import report, scenario, traffic
 from dynemu.replay.cli import main as replay_main
 from dynemu.replay.cli import replay
@@ -16,6 +17,10 @@ from dynemu.replay.runner import Outcome, ReplayError, Resource
 from dynemu.testing import DynemuServer
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "scenarios"
+
+
+def html_units(v: float) -> str:
+    return fmt_units(round(v, 1))
 
 
 def _resource(out: Outcome, table: str, index: str | None = None) -> Resource:
@@ -156,6 +161,9 @@ def test_hot_key_throttled_under_table_throughput() -> None:
     assert len(throttled_partitions(r)) == 1  # one partition, the hot key's
     assert r.final["hot_keys"]["by_throttles"][0]["key"] == {"S": "khot0"}
     assert consumed_between(out, r, 0, 120) < 400  # the table stays under its 400 WCU
+    # what the scenario's text says: about 300 WCU/s sent, about 210 consumed
+    assert 195 <= consumed_between(out, r, 0, 120) <= 225
+    assert "consumes only about 210" in out.scenario.look_for
 
 
 def test_burst_absorbs_a_spike_then_runs_out() -> None:
@@ -180,6 +188,13 @@ def test_adaptive_capacity_ends_sustained_throttling() -> None:
     hot = r.final["partitions"][throttled_partitions(r)[0]]
     assert hot["allocated_write"] > 100  # the boost, above its 800 / 8 share
     assert consumed_between(out, r, 420, 450) > 600  # the hot key's whole rate is admitted
+    # the model's moments are marked on the timeline, where they happened
+    events = {e["text"]: e["t"] - int(out.start) for e in r.events}
+    raised = next(t for text, t in events.items() if text.startswith("adaptive raised #"))
+    assert 300 <= raised <= 420 and f"adaptive raised #{throttled_partitions(r)[0]} to 7" in str(events)
+    assert 30 <= events[f"burst exhausted on #{throttled_partitions(r)[0]} (write)"] <= 90
+    html = report.render(out)
+    assert '">adaptive raised #' in html and 'class="mlab">burst exhausted on #' in html  # labelled markers
 
 
 def test_dilution_after_a_decrease() -> None:
@@ -233,6 +248,11 @@ def test_replay_against_an_endpoint_and_splits_in_the_report(tmp_path: Path) -> 
     html = report.render(out)
     assert "split: 1 → 4 partitions" in html and "phase: raised" in html
     assert out.admitted[("grow", "write")] == 50
+    grow["model"] = "uniform"  # the endpoint's own model applies, and is the one reported
+    path.write_bytes(__import__("orjson").dumps(grow))
+    with DynemuServer(clock="virtual", capacity_model="gac") as url:
+        out = replay(str(path), endpoint=url)
+    assert out.model == "gac" and "model gac" in report.summary_text(out) and "model gac" in report.render(out)
     with DynemuServer(clock="real") as url, pytest.raises(ReplayError, match="--clock virtual"):
         replay(str(path), endpoint=url)
 
@@ -243,5 +263,89 @@ def test_dynemu_replay_subcommand(tmp_path: Path, capsys: pytest.CaptureFixture[
     with pytest.raises(SystemExit) as done:
         dynemu_main(["replay", str(EXAMPLES / "hot_key_uniform_split.json"), "--report", str(tmp_path)])
     assert done.value.code == 0
-    assert "TableWriteKeyRangeThroughputExceeded" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "TableWriteKeyRangeThroughputExceeded" in text
     assert (tmp_path / "report.html").is_file()
+    # the printed summary and the report give the same per-partition rate (the run's average)
+    html = (tmp_path / "report.html").read_text()
+    throttled = next(line for line in text.splitlines() if "TableWriteKeyRangeThroughputExceeded" in line and "/" in line)
+    printed = throttled.split()[-3].split("/")[1]  # "used R/W per s", e.g. 0.0/100.0
+    assert "consumed RCU/WCU per s (average over the run)" in html
+    assert f"<td>0 / {html_units(float(printed))}</td>" in html
+
+
+# --- mistakes are one line, never a traceback or a silent empty run ------------------------------
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (  # a misspelled phase field used to replay 0 requests with exit 0
+            {"tables": [{"name": "t", "hash": ["pk", "S"]}],
+             "phases": [{"duration": 1, "operatons": [{"table": "t", "rate": 1}]}]},
+            r"phases\[0\]: unknown fields \['operatons'\]",
+        ),
+        ({"nmae": "x", "tables": [], "phases": []}, r"scenario: unknown fields \['nmae'\]"),
+        (
+            {"tables": [{"name": "t", "hash": ["pk", "S"], "wirte": 5}], "phases": []},
+            r"tables\[0\]: unknown fields \['wirte'\]",
+        ),
+        (
+            {"tables": [{"name": "t", "hash": ["pk", "S"], "gsis": [{"name": "g", "hash": ["a", "S"], "rcu": 1}]}],
+             "phases": []},
+            r"tables\[0\].gsis\[0\]: unknown fields \['rcu'\]",
+        ),
+        (
+            {"tables": [{"name": "t", "hash": ["pk", "S"]}],
+             "phases": [{"duration": 1, "operations": [{"table": "t", "rate": 1, "item_sise": 5}]}]},
+            r"operations\[0\]: unknown fields \['item_sise'\]",
+        ),
+        (
+            {"tables": [{"name": "t", "hash": ["pk", "S"]}],
+             "phases": [{"duration": 1, "update": [{"table": "t", "wrte": 5}], "operations": []}]},
+            r"update\[0\]: unknown fields \['wrte'\]",
+        ),
+        ({"tables": [], "phases": [{"duration": 5}]}, "scenario: no tables"),
+        ({"tables": [{"name": "t", "hash": ["pk", "S"]}], "phases": [{"duration": 5}]}, "it sends nothing"),
+        ({"tables": [{"name": "t", "hash": ["pk", "S"]}], "phases": []}, "it sends nothing"),
+        (
+            {"model": "hot", "tables": [{"name": "t", "hash": ["pk", "S"]}],
+             "phases": [{"duration": 1, "operations": [{"table": "t", "rate": 1}]}]},
+            "model must be one of uniform, burst, adaptive, gac, got 'hot'",
+        ),
+    ],
+)
+def test_unknown_fields_and_empty_scenarios_are_refused(bad: dict[str, Any], message: str) -> None:
+    with pytest.raises(scenario.ScenarioError, match=message):
+        scenario.parse(bad)
+
+
+def _one_line_error(capsys: pytest.CaptureFixture[str], argv: list[str], expected: str) -> None:
+    assert replay_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("dynemu replay: ") and expected in err, err
+
+
+def test_cli_mistakes_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    example = str(EXAMPLES / "hot_key_uniform_split.json")
+    with pytest.raises(SystemExit) as e:  # argparse: an unknown model is a usage error
+        replay_main([example, "--model", "hot"])
+    assert e.value.code == 2
+    assert "invalid choice: 'hot'" in capsys.readouterr().err
+    _one_line_error(capsys, [str(tmp_path / "missing.json")], "missing.json: no such scenario file")
+    existing = tmp_path / "taken"
+    existing.write_text("x")
+    _one_line_error(capsys, [example, "--report", str(existing)], "a file of that name exists")
+    _one_line_error(
+        capsys, [example, "--endpoint", "http://127.0.0.1:9", "--model", "uniform"], "--model applies to the private"
+    )
+    _one_line_error(capsys, [example, "--endpoint", "http://127.0.0.1:9"], "cannot reach http://127.0.0.1:9")
+
+
+def test_dynemu_help_mentions_replay(capsys: pytest.CaptureFixture[str]) -> None:
+    from dynemu.cli import main as dynemu_main
+
+    with pytest.raises(SystemExit):
+        dynemu_main(["--help"])
+    assert "dynemu replay SCENARIO" in capsys.readouterr().out.replace("\n", " ").replace("  ", " ")

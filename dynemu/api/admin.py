@@ -5,8 +5,11 @@ Authorization header, ``?region=`` (default us-east-1) and ``?access_key=`` choo
 
     GET  /_dynemu/clock                           {"now": <epoch seconds>, "mode": ...}
     POST /_dynemu/clock  {"advance": <seconds>}   moves a virtual clock, runs what is due
-    GET  /_dynemu/tables/<TableName>/partitions   [?index=<IndexName>] partitions, buckets,
-                                                  consumption, throttles, hottest keys
+    GET  /_dynemu/tables/<TableName>/partitions   [?index=<IndexName>&window=<minutes>|all]
+                                                  partitions, buckets, consumption, throttles,
+                                                  hottest keys (the last 5 minutes by default)
+    GET  /_dynemu/tables/<TableName>/contributor-insights   [?index=<IndexName>] Contributor
+                                                  Insights' reports: top keys per minute
     GET  /_dynemu/metrics                         Prometheus text format
 """
 
@@ -19,10 +22,13 @@ import orjson
 from aiohttp import web
 
 from dynemu import errors
-from dynemu.api.dashboard import Dashboard
+from dynemu.api.dashboard import HOT_MINUTES, Dashboard
 from dynemu.api.metrics import RequestMetrics
 from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
+from dynemu.engine import insights
+from dynemu.engine.capacity import contributors
+from dynemu.engine.capacity.contributors import KEEP_MINUTES
 from dynemu.engine.clock import VirtualClock
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces
@@ -46,6 +52,7 @@ class Admin:
         app.router.add_get("/_dynemu/clock", self.get_clock)
         app.router.add_post("/_dynemu/clock", self.post_clock)
         app.router.add_get("/_dynemu/tables/{table}/partitions", self.partitions)
+        app.router.add_get("/_dynemu/tables/{table}/contributor-insights", self.contributor_insights)
         app.router.add_get("/_dynemu/metrics", self.prometheus)
         Dashboard(self.namespaces, self._database).routes(app)  # read-only HTML pages (dashboard.py)
 
@@ -98,20 +105,45 @@ class Admin:
             if index not in states:
                 return _error(errors.MSG_ADMIN_NO_INDEX.format(index=index), 404)
             state = states[index]
+        window = request.query.get("window", str(HOT_MINUTES))
+        if window != "all" and not (window.isdigit() and 1 <= int(window) <= KEEP_MINUTES):
+            return _error(errors.MSG_ADMIN_BAD_WINDOW.format(most=KEEP_MINUTES), 400)
+        minutes = None if window == "all" else int(window)
         now = db.now()
-        hot = state.hot_keys(10)
         return _json(
             {
                 "table": table.name,
                 "index": index,
                 "summary": state.summary(now),
                 "partitions": state.describe_partitions(now),
-                "hot_keys": {
-                    "by_consumed_units": [
-                        {"key": cap.describe_key(k), "units": round(u, 1)} for k, u in hot["by_units"]
-                    ],
-                    "by_throttles": [{"key": cap.describe_key(k), "throttles": n} for k, n in hot["by_throttles"]],
-                },
+                "hot_keys": contributors.hot_keys(state.contributors, table.spec, index, now, minutes),
+            }
+        )
+
+    async def contributor_insights(self, request: web.Request) -> web.Response:
+        """Contributor Insights' status and reports (engine/insights.py) as JSON."""
+        db = self._database(request)
+        if isinstance(db, web.Response):
+            return db
+        table = db.lookup(request.match_info["table"])
+        if table is None:
+            return _error(errors.MSG_ADMIN_NO_TABLE.format(table=request.match_info["table"]), 404)
+        index = request.query.get("index")
+        cap = table.capacity
+        state = cap.state
+        if index is not None:
+            if not any(ix.is_global and ix.name == index for ix in table.spec.indexes):
+                return _error(errors.MSG_ADMIN_NO_INDEX.format(index=index), 404)
+            state = cap.index_states.get(index)
+        now = db.now()
+        ins = state.contributors.insights if state is not None else None
+        return _json(
+            {
+                "table": table.name,
+                "index": index,
+                "status": ins.status(now) if ins is not None else "DISABLED",
+                "mode": ins.mode if ins is not None and ins.enabled else None,
+                "reports": insights.reports(state.contributors, table.spec, index, now) if state is not None else [],
             }
         )
 

@@ -12,7 +12,6 @@ from html import escape
 Series = tuple[str, str, Sequence[tuple[float, float]]]  # (name, colour, [(x, y)])
 PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563")
 MAX_POINTS = 900
-_ANCHORS = {0: " first", 5: " last"}  # the axis' first and last labels stay inside the chart
 
 
 def _nice(v: float) -> float:
@@ -28,11 +27,41 @@ def _nice(v: float) -> float:
 
 
 def _fmt(v: float) -> str:
+    """An axis or tooltip figure: 0.25 stays 0.25, 1500 is 1.5k."""
     if v >= 10000:
         return f"{v / 1000:.0f}k"
     if v >= 1000:
-        return f"{v / 1000:.1f}k"
-    return f"{v:.0f}" if v >= 10 or v == int(v) else f"{v:.1f}"
+        return f"{v / 1000:.2f}".rstrip("0").rstrip(".") + "k"
+    if v >= 10 or v == int(v):
+        return f"{v:.0f}"
+    return f"{v:.2f}".rstrip("0").rstrip(".")
+
+
+# tick spacings in seconds: round times (10 s, 1 min, 5 min, ...)
+_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
+
+
+def time_ticks(x0: float, x1: float, origin: float, most: int = 7) -> list[float]:
+    """Ticks at round offsets from ``origin`` (the replay's start, the dashboard's "now")
+    inside ``[x0, x1]``: at most ``most`` intervals."""
+    span = max(1.0, x1 - x0)
+    step = next((s for s in _STEPS if span / s <= most), _STEPS[-1])
+    k = math.ceil((x0 - origin) / step)
+    out = []
+    while origin + k * step <= x1 + 1e-9:
+        out.append(origin + k * step)
+        k += 1
+    return out
+
+
+def _xlabels(ticks: Sequence[float], px: Callable[[float], float], y: float, x_label: Callable[[float], str],
+             left: float, right: float) -> list[str]:
+    out = []
+    for x in ticks:
+        p = px(x)
+        anchor = " first" if p - left < 14 else " last" if right - p < 14 else ""
+        out.append(f'<text x="{p:.1f}" y="{y}" class="xlab{anchor}">{escape(x_label(x))}</text>')
+    return out
 
 
 def downsample(points: Sequence[tuple[float, float]], limit: int = MAX_POINTS) -> list[tuple[float, float]]:
@@ -48,6 +77,32 @@ def downsample(points: Sequence[tuple[float, float]], limit: int = MAX_POINTS) -
     return out
 
 
+LEGEND_CHAR = 7.4  # px per character of an 11 px legend (a generous estimate: capitals are wide)
+
+
+def _legend_rows(series: Sequence[Series], span: float) -> int:
+    rows, x = 1, 0.0
+    for name, _, _ in series:
+        width = 20 + LEGEND_CHAR * len(name)
+        if x and x + width > span:
+            rows, x = rows + 1, 0.0
+        x += width
+    return rows
+
+
+def _legend(series: Sequence[Series], x0: float, x1: float, top: float) -> list[str]:
+    """The legend above the plot, wrapped into rows that never overlap."""
+    out, lx, y = [], x0, top - 14 - 12 * (_legend_rows(series, x1 - x0) - 1)
+    for name, colour, _ in series:
+        width = 20 + LEGEND_CHAR * len(name)
+        if lx > x0 and lx + width > x1:
+            lx, y = x0, y + 12
+        out.append(f'<rect x="{lx:.0f}" y="{y:.0f}" width="10" height="3" fill="{colour}"/>')
+        out.append(f'<text x="{lx + 14:.0f}" y="{y + 5:.0f}" class="legend">{escape(name)}</text>')
+        lx += width
+    return out
+
+
 def line_chart(
     title: str,
     series: Sequence[Series],
@@ -55,12 +110,17 @@ def line_chart(
     x_label: Callable[[float], str],
     markers: Sequence[tuple[float, str]] = (),
     width: int = 660,
-    height: int = 200,
+    height: int = 210,
     step: bool = False,
+    origin: float | None = None,
+    note: str = "",
+    css: str = "chart",
 ) -> str:
-    """Lines over a shared time axis; ``markers`` are labelled vertical lines (splits,
-    phases). ``step`` draws the lines as steps (allocated capacity changes at instants)."""
-    left, right, top, bottom = 48, 12, 22, 22
+    """Lines over a shared time axis, ticks at round times from ``origin``; ``markers`` are
+    labelled vertical lines (splits, phases, model events) below the legend. ``step`` draws
+    the lines as steps (allocated capacity changes at instants). The SVG scales to its box."""
+    rows = _legend_rows(series, width - 48 - 12)
+    left, right, top, bottom = 48, 12, 28 + 12 * rows, 22
     w, h = width - left - right, height - top - bottom
     x0, x1 = x_range
     span = (x1 - x0) or 1.0
@@ -73,7 +133,7 @@ def line_chart(
         return top + h - (y / ymax) * h
 
     out = [
-        f'<svg class="chart" role="img" aria-label="{escape(title)}" width="{width}" height="{height}" '
+        f'<svg class="{css}" role="img" aria-label="{escape(title)}" '
         f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">',
         f'<text x="{left}" y="14" class="title">{escape(title)}</text>',
     ]
@@ -81,14 +141,19 @@ def line_chart(
         y = ymax * i / 4
         out.append(f'<line x1="{left}" x2="{left + w}" y1="{py(y):.1f}" y2="{py(y):.1f}" class="grid"/>')
         out.append(f'<text x="{left - 4}" y="{py(y) + 4:.1f}" class="ylab">{_fmt(y)}</text>')
-    for i in range(6):
-        x = x0 + span * i / 5
-        out.append(f'<text x="{px(x):.1f}" y="{height - 6}" class="xlab{_ANCHORS.get(i, "")}">{escape(x_label(x))}</text>')
+    ticks = time_ticks(x0, x1, x0 if origin is None else origin)
+    out += _xlabels(ticks, px, height - 6, x_label, left, left + w)
     for x, label in markers:
         if x0 <= x <= x1:
+            short = label.split(": ", 1)[-1] if label.startswith("phase: ") else label
             out.append(
                 f'<line x1="{px(x):.1f}" x2="{px(x):.1f}" y1="{top}" y2="{top + h}" class="marker">'
                 f"<title>{escape(label)}</title></line>"
+                + (  # the label beside its line, on the side with room
+                    f'<text x="{px(x) + 2:.1f}" y="{top + 9}" class="mlab">{escape(short[:44])}</text>'
+                    if px(x) < left + w * 0.6
+                    else f'<text x="{px(x) - 2:.1f}" y="{top + 9}" class="mlab end">{escape(short[:44])}</text>'
+                )
             )
     for name, colour, pts in series:
         pts = downsample(pts)
@@ -103,11 +168,9 @@ def line_chart(
             f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{" ".join(coords)}">'
             f"<title>{escape(name)}</title></polyline>"
         )
-    lx = left + 8
-    for name, colour, _ in series:
-        out.append(f'<rect x="{lx}" y="{top + 2}" width="10" height="3" fill="{colour}"/>')
-        out.append(f'<text x="{lx + 14}" y="{top + 8}" class="legend">{escape(name)}</text>')
-        lx += 20 + 6.5 * len(name)
+    out += _legend(series, left, left + w, top)
+    if note:
+        out.append(f'<text x="{left + w / 2:.1f}" y="{top + h / 2:.1f}" class="note-text">{escape(note)}</text>')
     out.append("</svg>")
     return "".join(out)
 
@@ -119,10 +182,13 @@ def heat_strip(
     x_label: Callable[[float], str],
     colour: str = "220,38,38",
     width: int = 660,
+    origin: float | None = None,
+    unit: str = "",
 ) -> str:
     """One row per partition, one column per time slot, darker where the value is higher
-    (e.g. throttled requests): "which partition, and when"."""
-    left, right, top = 110, 12, 22
+    (e.g. throttled requests): "which partition, and when". A colour scale, top right,
+    gives the value of the darkest cell (per second)."""
+    left, right, top = 110, 12, 26
     row_h = 14
     x0, x1 = x_range
     slot = max(1, -(-(x1 - x0) // ((width - left - right) // 2)))  # seconds per column
@@ -131,10 +197,18 @@ def heat_strip(
     height = top + row_h * max(1, len(rows)) + 22
     vmax = max((v for _, vals in rows for v in vals.values()), default=0.0)
     out = [
-        f'<svg class="chart heat" role="img" aria-label="{escape(title)}" width="{width}" height="{height}" '
+        f'<svg class="chart heat" role="img" aria-label="{escape(title)}" '
         f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">',
         f'<text x="{left}" y="14" class="title">{escape(title)}</text>',
     ]
+    label = f"{_fmt(vmax)}{unit} per s"
+    sx = width - right - 112 - LEGEND_CHAR * len(label)  # the colour scale: 0 ... vmax per second
+    out.append(f'<text x="{sx - 4:.0f}" y="14" class="ylab">0</text>')
+    for i in range(10):
+        out.append(
+            f'<rect x="{sx + i * 10:.0f}" y="5" width="10" height="10" fill="rgba({colour},{0.15 + 0.85 * (i + 1) / 10:.2f})"/>'
+        )
+    out.append(f'<text x="{sx + 104:.0f}" y="14" class="legend">{escape(label)}</text>')
     for r, (label, vals) in enumerate(rows):
         y = top + r * row_h
         out.append(f'<text x="{left - 4}" y="{y + 11}" class="ylab">{escape(label)}</text>')
@@ -153,10 +227,12 @@ def heat_strip(
                 f'fill="rgba({colour},{alpha:.2f})"><title>{escape(label)} {escape(x_label(x0 + b * slot))}: '
                 f"{_fmt(v)}</title></rect>"
             )
-    for i in range(6):
-        x = x0 + (x1 - x0) * i / 5
-        px = left + (x - x0) / ((x1 - x0) or 1) * (width - left - right)
-        out.append(f'<text x="{px:.1f}" y="{height - 6}" class="xlab{_ANCHORS.get(i, "")}">{escape(x_label(x))}</text>')
+
+    def px(x: float) -> float:
+        return left + (x - x0) / ((x1 - x0) or 1) * (width - left - right)
+
+    ticks = time_ticks(x0, x1, x0 if origin is None else origin)
+    out += _xlabels(ticks, px, height - 6, x_label, left, width - right)
     if not rows:
         out.append(f'<text x="{left}" y="{top + 11}" class="legend">none</text>')
     out.append("</svg>")

@@ -22,27 +22,20 @@ import orjson
 from aiohttp import web
 
 from dynemu import errors
+from dynemu.api import cloudwatch_view
 from dynemu.api import dashboard_html as html
 from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
+from dynemu.engine import insights
+from dynemu.engine.capacity import contributors
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces
 
 WINDOW = 300  # seconds shown on the live charts
+HOT_MINUTES = 5  # clock minutes the hottest keys cover
 STATIC = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
 # The pages may load only their own stylesheet and script, and run no inline script.
 CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'"
-
-
-def _by_key(cap: Any, rows: list[tuple[bytes, float]], field: str) -> list[dict[str, Any]]:
-    """Hot-key rows by partition key value: a GSI's samples are whole index keys, so one
-    value can appear under several of them; they are added up."""
-    merged: dict[str, dict[str, Any]] = {}
-    for k, v in rows:
-        key = cap.describe_key(k)
-        row = merged.setdefault(repr(key), {"key": key, field: 0})
-        row[field] += v
-    return sorted(merged.values(), key=lambda r: -r[field])
 
 
 def resource_views(table: Any, now: float) -> list[dict[str, Any]]:
@@ -52,22 +45,35 @@ def resource_views(table: Any, now: float) -> list[dict[str, Any]]:
     views = []
     for index, state in states:
         state.history.sync(state, now)
-        hot = state.hot_keys(10)
         views.append(
             {
                 "label": table.name if index is None else f"{table.name} / index {index}",
                 "anchor": "table" if index is None else f"index-{index}",
                 "summary": state.summary(now),
                 "partitions": state.describe_partitions(now),
-                "hot_keys": {
-                    "by_consumed_units": _by_key(cap, hot["by_units"], "units"),
-                    "by_throttles": _by_key(cap, hot["by_throttles"], "throttles"),
-                },
+                "hot_keys": contributors.hot_keys(state.contributors, table.spec, index, now, HOT_MINUTES),
                 "history": state.history.since(int(now) - WINDOW),
+                "created": int(state.created),
+                "insights": _insights(state, table.spec, index, now),
                 "splits": list(state.history.splits),
+                "events": list(state.history.events),
             }
         )
+    index_throttles = {v["summary"]["index"]: v["summary"]["throttles"] for v in views[1:] if v["summary"]["throttles"]}
+    views[0]["index_throttles"] = index_throttles
+    views[0]["index_minutes"] = cloudwatch_view.index_refusals(views[1:])
     return views
+
+
+def _insights(state: Any, spec: Any, index: str | None, now: float) -> dict[str, Any] | None:
+    ins = state.contributors.insights
+    if ins is None:
+        return None
+    return {
+        "status": ins.status(now),
+        "mode": ins.mode if ins.enabled else None,
+        "reports": insights.reports(state.contributors, spec, index, now),
+    }
 
 
 def _recent_throttles(table: Any, now: float) -> dict[str, int]:
@@ -161,9 +167,12 @@ class Dashboard:
             return resp
         now = db.now()
         sections = []
+        end = int(now)  # the open second is not drawn: every chart ends on the same whole second
         for view in resource_views(table, now):
-            view["x_range"] = (now - WINDOW, now)
-            view["x_label"] = _relative(now)
+            # a young table's charts start when it began, not 5 minutes ago
+            view["x_range"] = (max(end - WINDOW, min(view["created"], end - 30)), end)
+            view["x_label"] = _relative(end)
+            view["origin"] = end
             sections.append(html.resource_section(view))
         for ix in table.spec.indexes:  # a GSI's capacity state starts with its first read or write
             if ix.is_global and ix.name not in table.capacity.index_states:
@@ -202,7 +211,12 @@ class Dashboard:
         now = db.now()
         state.history.sync(state, now)
         return _json(
-            {"now": now, "seconds": state.history.since(since), "splits": list(state.history.splits)}
+            {
+                "now": now,
+                "seconds": state.history.since(since),
+                "splits": list(state.history.splits),
+                "events": list(state.history.events),
+            }
         )
 
     async def static(self, request: web.Request) -> web.Response:

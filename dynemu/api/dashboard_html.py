@@ -13,6 +13,7 @@ from html import escape
 from importlib import resources
 from typing import Any
 
+from dynemu.api import cloudwatch_view, insights_html
 from dynemu.api.charts import PALETTE, heat_strip, line_chart
 
 XLabel = Callable[[float], str]
@@ -64,9 +65,11 @@ def _series(history: Sequence[dict[str, Any]], field: str) -> list[tuple[float, 
 def _charts(view: dict[str, Any]) -> str:
     hist: list[dict[str, Any]] = view["history"]
     xr, xl = view["x_range"], view["x_label"]
-    markers = list(view.get("markers", ())) + [
-        (s["t"], f"split: {s['from']} → {s['to']} partitions") for s in view.get("splits", ())
-    ]
+    markers = list(view.get("markers", ()))
+    if "events" in view:  # the model's moments: burst exhausted, adaptive raised, splits, on-demand growth
+        markers += [(e["t"], e["text"]) for e in view["events"]]
+    else:
+        markers += [(s["t"], f"split: {s['from']} → {s['to']} partitions") for s in view.get("splits", ())]
     out = []
     for kind, unit in (("read", "RCU"), ("write", "WCU")):
         out.append(
@@ -79,22 +82,11 @@ def _charts(view: dict[str, Any]) -> str:
                 xr,
                 xl,
                 markers,
+                step=False,
+                origin=view.get("origin"),
             )
         )
-    out.append(
-        line_chart(
-            "burst balance (units saved above the allocated rate)",
-            [
-                ("read (all)", PALETTE[0], _series(hist, "burst_read")),
-                ("write (all)", PALETTE[2], _series(hist, "burst_write")),
-                ("read (lowest partition)", PALETTE[5], _series(hist, "burst_low_read")),
-                ("write (lowest partition)", PALETTE[3], _series(hist, "burst_low_write")),
-            ],
-            xr,
-            xl,
-            markers,
-        )
-    )
+    out.append(_burst_chart(view, hist, markers))
     reasons = sorted({r for h in hist for r in h["throttles"]})
     out.append(
         line_chart(
@@ -107,8 +99,11 @@ def _charts(view: dict[str, Any]) -> str:
             xr,
             xl,
             markers,
+            origin=view.get("origin"),
         )
     )
+    out.append(cloudwatch_view.chart(view, xl, markers))
+    out += _partition_limit_charts(view, hist, markers)
     starts = [p["start"] for p in view["partitions"]]
     for title, pick, colour in (
         ("throttles per partition over time", lambda v: v[2], "220,38,38"),
@@ -122,49 +117,207 @@ def _charts(view: dict[str, Any]) -> str:
             busiest = sorted(range(len(rows)), key=lambda i: -sum(rows[i][1].values()))[:MAX_HEAT_ROWS]
             rows = [rows[i] for i in sorted(busiest)]
             title += f" (busiest {MAX_HEAT_ROWS} of {len(starts)} partitions)"
-        out.append(heat_strip(title, rows, (int(xr[0]), int(xr[1])), xl, colour))
+        unit = " throttles" if colour.startswith("220") else " units"
+        out.append(heat_strip(title, rows, (int(xr[0]), int(xr[1])), xl, colour, origin=view.get("origin"), unit=unit))
     return '<div class="charts">' + "".join(out) + "</div>"
 
 
-def _partitions_table(parts: Sequence[dict[str, Any]]) -> str:
-    head = (
-        "<tr><th>#</th><th>key range (hash)</th><th>items</th><th>size</th><th>allocated RCU/WCU</th>"
-        "<th>consumed RCU/WCU per s</th><th>balance R/W</th><th>burst R/W</th><th>throttles</th></tr>"
+HOT_PARTITIONS = 2  # partitions drawn against their limit: the most throttled, else the busiest
+
+
+def _partition_limit_charts(view: dict[str, Any], hist: Sequence[dict[str, Any]], markers: list[tuple[float, str]]) -> list[str]:
+    """The hottest partitions' consumption against their limit under the model, with their
+    throttled requests: where consumption meets the limit and requests are refused, the
+    excess was throttled."""
+    totals: dict[str, list[float]] = {}
+    for h in hist:
+        for start, v in h["parts"].items():
+            acc = totals.setdefault(start, [0.0, 0.0, 0.0])
+            acc[0] += v[0]
+            acc[1] += v[1]
+            acc[2] += v[2]
+    order = sorted(totals, key=lambda st: (-totals[st][2], -(totals[st][0] + totals[st][1]), st))
+    index = {p["start"]: p["index"] for p in view["partitions"]}
+    out = []
+    for start in order[:HOT_PARTITIONS]:
+        if start not in index:  # a partition that has since split
+            continue
+        k = 1 if totals[start][1] * 3 >= totals[start][0] else 0  # write units weigh three read units
+        unit = ("RCU", "WCU")[k]
+        used, limit, thr = [], [], []
+        last_limit = None
+        for h in hist:
+            v = h["parts"].get(start)
+            if v is not None and len(v) > 3:
+                last_limit = v[3 + k]
+            used.append((h["t"], v[k] if v else 0.0))
+            thr.append((h["t"], v[2] if v else 0.0))
+            if last_limit is not None:
+                limit.append((h["t"], last_limit))
+        out.append(
+            line_chart(
+                f"partition #{index[start]} ({start[:8] or '0'}): {unit} per second against its limit",
+                [
+                    (f"limit under {view['summary'].get('model', '')}", "#9ca3af", limit),
+                    (f"consumed {unit}", PALETTE[2] if k else PALETTE[0], used),
+                    ("throttled requests", PALETTE[1], thr),
+                ],
+                view["x_range"], view["x_label"], markers, origin=view.get("origin"),
+            )  # fmt: skip
+        )
+    return out
+
+
+def scope(summary: dict[str, Any]) -> str:
+    """Where a model keeps its burst: ``"partitions"`` (share buckets: burst, adaptive),
+    ``"table"`` (gac's table bucket), or ``"none"`` (uniform, on-demand)."""
+    if summary.get("mode") == "PAY_PER_REQUEST" or summary.get("model") == "uniform":
+        return "none"
+    return "table" if summary.get("model") == "gac" else "partitions"
+
+
+def _burst_chart(view: dict[str, Any], hist: Sequence[dict[str, Any]], markers: list[tuple[float, str]]) -> str:
+    """Burst balance as the active model keeps it: per partition (the sum and the lowest),
+    the table bucket (gac), or a note that the model keeps none."""
+    where = scope(view["summary"])
+    xr, xl, origin = view["x_range"], view["x_label"], view.get("origin")
+    if where == "partitions":
+        return line_chart(
+            "burst balance (units saved above the allocated rate)",
+            [
+                ("read (all)", PALETTE[0], _series(hist, "burst_read")),
+                ("write (all)", PALETTE[2], _series(hist, "burst_write")),
+                ("read (lowest partition)", PALETTE[5], _series(hist, "burst_low_read")),
+                ("write (lowest partition)", PALETTE[3], _series(hist, "burst_low_write")),
+            ],
+            xr, xl, markers, origin=origin,
+        )  # fmt: skip
+    if where == "table":
+        return line_chart(
+            "table bucket: units saved above the table's rate (gac keeps no per-partition burst)",
+            [
+                ("read (table bucket)", PALETTE[0], _series(hist, "burst_read")),
+                ("write (table bucket)", PALETTE[2], _series(hist, "burst_write")),
+            ],
+            xr, xl, markers, origin=origin,
+        )  # fmt: skip
+    why = (
+        "on-demand tables keep no burst: partitions are added behind the peak"
+        if view["summary"].get("mode") == "PAY_PER_REQUEST"
+        else "the uniform model keeps no burst: a partition may use only its share each second"
     )
+    return line_chart(
+        "burst balance",
+        [("read", PALETTE[0], _series(hist, "burst_read")), ("write", PALETTE[2], _series(hist, "burst_write"))],
+        xr, xl, markers, origin=origin, note=why,
+    )  # fmt: skip
+
+
+def _ru(a: float, b: float) -> str:
+    return f"{fmt_units(round(a, 1))} / {fmt_units(round(b, 1))}"
+
+
+LIMIT_NOTE = {
+    "table": "Under gac a partition has no share of its own: it is limited by its ceiling (3,000 RCU and "
+    "1,000 WCU per second) and by the table's bucket, which every request draws from. A partition may "
+    "consume more than an even split of the table's throughput while the table bucket holds units.",
+    "none": "On-demand: a partition is limited by its ceiling (3,000 RCU and 1,000 WCU per second) and the "
+    "table by its on-demand limits; partitions are added behind the traffic's peak.",
+}
+
+
+def _partitions_table(parts: Sequence[dict[str, Any]], summary: dict[str, Any], over: str = "last minute") -> str:
+    """The partitions, with the columns of what limits them under the active model: a share
+    (allocated) and burst where the model keeps shares, else the ceiling and the table bucket."""
+    shares = scope(summary) == "partitions" or (
+        summary.get("model") == "uniform" and summary.get("mode") != "PAY_PER_REQUEST"
+    )
+    if shares:
+        head = (
+            "<tr><th>#</th><th>key range (hash)</th><th>items</th><th>size</th><th>allocated RCU/WCU per s</th>"
+            f"<th>consumed RCU/WCU per s ({over})</th><th>balance R/W</th><th>burst R/W</th><th>throttles</th></tr>"
+        )
+    else:
+        head = (
+            "<tr><th>#</th><th>key range (hash)</th><th>items</th><th>size</th><th>ceiling RCU/WCU per s</th>"
+            f"<th>may use RCU/WCU per s (ceiling, table rate)</th><th>consumed RCU/WCU per s ({over})</th>"
+            "<th>ceiling balance R/W</th><th>throttles</th></tr>"
+        )
     rows = []
     for p in parts:
-        thr = ", ".join(f"{escape(k)}: {v}" for k, v in sorted(p.get("throttles", {}).items())) or "–"
+        thr = ", ".join(f"{escape(k)}: {v:,}" for k, v in sorted(p.get("throttles", {}).items())) or "–"
+        used = _ru(p["consumed_read_per_second"], p["consumed_write_per_second"])
+        if shares:
+            cols = (
+                f"<td>{_ru(p['allocated_read'], p['allocated_write'])}</td><td>{used}</td>"
+                f"<td>{_ru(p['bucket_read'], p['bucket_write'])}</td><td>{_ru(p['burst_read'], p['burst_write'])}</td>"
+            )
+        else:
+            cols = (
+                f"<td>{_ru(p['ceiling_read'], p['ceiling_write'])}</td><td>{_ru(p['max_read'], p['max_write'])}</td>"
+                f"<td>{used}</td><td>{_ru(p['bucket_read'], p['bucket_write'])}</td>"
+            )
         rows.append(
             f'<tr class="partition"><td>{p["index"]}</td><td class="mono">{escape(_range(p))}</td>'
-            f"<td>{p['item_count']:,}</td><td>{fmt_size(p['size_bytes'])}</td>"
-            f"<td>{fmt_units(p['allocated_read'])} / {fmt_units(p['allocated_write'])}</td>"
-            f"<td>{p['consumed_read_per_second']:.1f} / {p['consumed_write_per_second']:.1f}</td>"
-            f"<td>{p['bucket_read']:.0f} / {p['bucket_write']:.0f}</td>"
-            f"<td>{p['burst_read']:.0f} / {p['burst_write']:.0f}</td><td>{thr}</td></tr>"
+            f"<td>{p['item_count']:,}</td><td>{fmt_size(p['size_bytes'])}</td>{cols}<td>{thr}</td></tr>"
         )
-    return f'<table class="partitions">{head}{"".join(rows)}</table>'
+    note = "" if shares else f'<p class="note limits">{escape(LIMIT_NOTE[scope(summary)])}</p>'
+    return f'{note}<table class="partitions">{head}{"".join(rows)}</table>'
 
 
 def key_text(key: Any) -> str:
-    """A key value as it reads: ``{"S": "abc"}`` is ``abc``, ``{"N": "5"}`` is ``5``."""
+    """A key value as it reads: ``{"S": "abc"}`` is ``abc``, ``{"N": "5"}`` is ``5``; an item
+    ``{"partition": pk, "sort": sk}`` is ``pk · sk``; a key of several attributes ``a + b``."""
+    if isinstance(key, dict) and set(key) == {"partition", "sort"}:
+        return key_text(key["partition"]) + ("" if key["sort"] is None else " · " + key_text(key["sort"]))
+    if isinstance(key, list):
+        return " + ".join(key_text(k) for k in key)
     if isinstance(key, dict) and len(key) == 1:
         return str(next(iter(key.values())))
     return str(key)
 
 
-def _hot_keys(hot: dict[str, Any]) -> str:
-    def items(rows: Sequence[dict[str, Any]], field: str) -> str:
-        lis = "".join(
-            f'<li><span class="mono">{escape(key_text(r["key"]))}</span> {fmt_units(round(r[field], 1))}</li>'
-            for r in rows
-        )
-        return f"<ol>{lis}</ol>" if lis else "<p>none</p>"
-
-    return (
-        '<div class="hot"><div><h4>hottest keys by consumed units</h4>'
-        f"{items(hot.get('by_consumed_units', []), 'units')}</div>"
-        f"<div><h4>hottest keys by throttles</h4>{items(hot.get('by_throttles', []), 'throttles')}</div></div>"
+def _hot_list(rows: Sequence[dict[str, Any]], field: str, bound: float) -> str:
+    lis = "".join(
+        f'<li><span class="mono">{escape(key_text(r["key"]))}</span> {fmt_units(r[field])}'
+        + (f' <span class="err">(at most {fmt_units(r["error"])} over)</span>' if r.get("error") else "")
+        + "</li>"
+        for r in rows
     )
+    note = f'<p class="note">any key not listed: at most {fmt_units(bound)}</p>' if bound else ""
+    return (f"<ol>{lis}</ol>" if lis else "<p>none</p>") + note
+
+
+def window_text(hot: dict[str, Any], x_label: XLabel | None = None) -> str:
+    w = hot.get("window") or {}
+    if w.get("minutes") is None:
+        return "over the whole run"
+    start = x_label(w["since"]) if x_label is not None else ""
+    return f"over the last {w['minutes']} minutes" + (f" (since {start})" if start else "")
+
+
+def _hot_keys(hot: dict[str, Any], x_label: XLabel | None = None) -> str:
+    """Exact per-key figures with the Space-Saving bound stated (engine/capacity/contributors.py)."""
+    lists = []
+    for field, title, value in (
+        ("by_consumed_units", "partition keys by consumed units", "units"),
+        ("by_throttles", "partition keys by throttles", "throttles"),
+        ("items_by_consumed_units", "items by consumed units", "units"),
+        ("items_by_throttles", "items by throttles", "throttles"),
+    ):
+        if field in hot and (field.startswith("by_") or hot.get("has_sort", True)):
+            lists.append(
+                f"<div><h4>{title}</h4>{_hot_list(hot[field], value, hot.get(field + '_bound', 0.0))}</div>"
+            )
+    k = hot.get("keys_per_counter")
+    how = (
+        f'<p class="note">Counted exactly for every request {escape(window_text(hot, x_label))}, '
+        f"{k:,} keys per counter (Space-Saving): a figure is exact unless marked "
+        "\"at most N over\", and a key not listed cannot have more than the stated bound.</p>"
+        if k
+        else ""
+    )
+    return f'<h3 class="hot-title">hottest keys</h3>{how}<div class="hot">{"".join(lists)}</div>'
 
 
 def _splits(splits: Sequence[dict[str, Any]], xl: XLabel) -> str:
@@ -183,6 +336,13 @@ def resource_section(view: dict[str, Any]) -> str:
     s = view["summary"]
     throttles = s.get("throttles", {})
     thr = "".join(f"<tr><td>{escape(k)}</td><td>{v:,}</td></tr>" for k, v in sorted(throttles.items()))
+    for index, counts in sorted(view.get("index_throttles", {}).items()):
+        # a write refused by a GSI is a throttled request of the table too (CloudWatch counts it
+        # in the table's ThrottledRequests); the index's own section says which partition
+        link = f'<a href="#{escape(view.get("anchor_prefix", ""))}index-{escape(index)}">index {escape(index)}</a>'
+        thr += "".join(
+            f"<tr><td>{escape(k)} (refused by {link})</td><td>{v:,}</td></tr>" for k, v in sorted(counts.items())
+        )
     return (
         f'<section class="resource" id="{escape(view["anchor"])}"><h2>{escape(view["label"])}</h2>'
         f'<p class="figures">{escape(s.get("mode", ""))} · {escape(throughput_text(s))} · model '
@@ -190,11 +350,12 @@ def resource_section(view: dict[str, Any]) -> str:
         f"{fmt_units(round(s.get('consumed_total', [0, 0])[0], 1))} RCU / "
         f"{fmt_units(round(s.get('consumed_total', [0, 0])[1], 1))} WCU in all</p>"
         f"{_charts(view)}"
-        f"<h3>partitions</h3>{_partitions_table(view['partitions'])}"
+        f"<h3>partitions</h3>{_partitions_table(view['partitions'], s, view.get('consumed_over', 'last minute'))}"
         f'<div class="row"><div><h3>throttles by reason</h3>'
         f"{'<table>' + thr + '</table>' if thr else '<p>none</p>'}</div>"
         f"<div><h3>splits</h3>{_splits(view.get('splits', ()), view['x_label'])}</div></div>"
-        f"{_hot_keys(view['hot_keys'])}</section>"
+        f"{_hot_keys(view['hot_keys'], view['x_label'])}"
+        f"{insights_html.section(view.get('insights'), view['x_label'], key_text)}</section>"
     )
 
 

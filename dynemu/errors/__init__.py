@@ -13,6 +13,7 @@ from dynemu.errors.backups import *
 from dynemu.errors.base import *
 from dynemu.errors.control import *
 from dynemu.errors.http import *
+from dynemu.errors.insights import *
 from dynemu.errors.items import *
 from dynemu.errors.limits import *
 from dynemu.errors.policies import *

@@ -1,13 +1,22 @@
-"""``dynemu replay SCENARIO [--report DIR] [--endpoint URL]``."""
+"""``dynemu replay SCENARIO [--report DIR] [--endpoint URL | --model MODEL]``.
+
+Every mistake (a missing file, a bad scenario, an unknown model, a report path that is a
+file, an endpoint that does not answer) is one line on stderr and exit code 2, never a
+traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
+from dynemu.engine.capacity.policies import MODELS
 from dynemu.replay import report, runner, scenario
 from dynemu.testing import DynemuServer
+
+EXIT_ERROR = 2
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -24,13 +33,21 @@ def _parser() -> argparse.ArgumentParser:
         "its --capacity-model applies, not the scenario's",
     )
     p.add_argument("--admin-token", help="the --admin-token of the --endpoint server, if it has one")
-    p.add_argument("--model", help="override the scenario's capacity model (private server only)")
+    p.add_argument(
+        "--model",
+        choices=MODELS,
+        help="override the scenario's capacity model (the private server only: refused with --endpoint)",
+    )
     return p
 
 
 def replay(
     path: str, endpoint: str | None = None, model: str | None = None, admin_token: str | None = None
 ) -> runner.Outcome:
+    if model and endpoint:
+        raise scenario.ScenarioError(
+            "--model applies to the private server only; the --endpoint server's own --capacity-model applies"
+        )
     sc = scenario.load(path)
     if model:
         sc.model = model
@@ -44,16 +61,36 @@ def _progress(elapsed: int, total: int) -> None:
     print(f"  replayed {elapsed:,} of {total:,} s", file=sys.stderr, flush=True)
 
 
+def _report_dir(path: str | None) -> str | None:
+    """Why ``--report`` cannot be written, before the replay spends its time."""
+    if path is None:
+        return None
+    d = Path(path)
+    if d.exists() and not d.is_dir():
+        return f"--report {path}: a file of that name exists; give a directory"
+    if (d / "report.html").is_dir():
+        return f"--report {path}: {d / 'report.html'} is a directory"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    problem = _report_dir(args.report)
+    if problem:
+        print(f"dynemu replay: {problem}", file=sys.stderr)
+        return EXIT_ERROR
     try:
         out = replay(args.scenario, args.endpoint, args.model, args.admin_token)
-    except (scenario.ScenarioError, runner.ReplayError, OSError) as e:
+        written = report.write(out, args.report) if args.report else None
+    except (scenario.ScenarioError, runner.ReplayError) as e:
         print(f"dynemu replay: {e}", file=sys.stderr)
-        return 2
+        return EXIT_ERROR
+    except OSError as e:  # a file that cannot be read or written
+        print(f"dynemu replay: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_ERROR
     print(report.summary_text(out))
     items = sum(out.sent.values())
     print(f"\n{items:,} requests in {out.wall_seconds:.1f} s of wall time")
-    if args.report:
-        print(f"report: {report.write(out, args.report)}")
+    if written is not None:
+        print(f"report: {written}")
     return 0

@@ -11,6 +11,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from dynemu.api import cloudwatch_view
 from dynemu.api import dashboard_html as html
 from dynemu.replay.runner import Outcome, Resource
 
@@ -57,16 +58,37 @@ def resource_view(out: Outcome, r: Resource) -> dict[str, Any] | None:
     t1 = t0 + out.scenario.duration
     return {
         "label": r.label if r.index is None else f"{r.table} / index {r.index}",
-        "anchor": r.label.replace(" / ", "-index-"),
+        "anchor": r.table if r.index is None else f"{r.table}-index-{r.index}",
+        "anchor_prefix": f"{r.table}-",
         "summary": r.final["summary"],
-        "partitions": r.final["partitions"],
+        "partitions": _run_average(r, out.scenario.duration),
         "hot_keys": r.final["hot_keys"],
         "history": _full_history(r, t0, t1),
         "splits": r.splits,
+        "events": r.events,
         "x_range": (t0, t1),
         "x_label": _elapsed(out.start),
+        "origin": t0,
+        "consumed_over": "average over the run",
+        "minute_base": t0,  # minutes from the start: the same scenario, the same report
         "markers": [(t0 + s, f"phase: {name}") for s, name in out.phases if s],
+        "index_throttles": {} if r.index is not None else {
+            o.index: o.final["summary"]["throttles"]
+            for o in out.resources
+            if o.table == r.table and o.index is not None and o.final and o.final["summary"]["throttles"]
+        },
     }
+
+
+def _run_average(r: Resource, duration: int) -> list[dict[str, Any]]:
+    """The final partitions with their consumption averaged over the whole run: the figure
+    the printed summary shows (the admin view's is the last minute's)."""
+    used = _consumed_per_partition(r, duration)
+    return [
+        {**p, "consumed_read_per_second": used.get(p["start"], (0.0, 0.0))[0],
+         "consumed_write_per_second": used.get(p["start"], (0.0, 0.0))[1]}
+        for p in r.final["partitions"]
+    ]  # fmt: skip
 
 
 def _counts(out: Outcome) -> str:
@@ -97,7 +119,7 @@ def render(out: Outcome) -> str:
     sections = [resource_section for r in out.resources if (resource_section := _section(out, r))]
     body = (
         f"<h1>replay · {escape(sc.name)}</h1>"
-        f'<p class="figures">model {escape(sc.model)} · seed {sc.seed} · {sc.duration} s of traffic</p>'
+        f'<p class="figures">model {escape(out.model or sc.model)} · seed {sc.seed} · {sc.duration} s of traffic</p>'
         + (f'<p class="look-for"><b>What to look for:</b> {escape(sc.look_for)}</p>' if sc.look_for else "")
         + f"<h3>phases</h3><ol>{phases}</ol>{_counts(out)}<div id=content>{''.join(sections)}</div>"
     )
@@ -107,6 +129,9 @@ def render(out: Outcome) -> str:
 
 def _section(out: Outcome, r: Resource) -> str:
     view = resource_view(out, r)
+    if view is not None and r.index is None:  # the table's ThrottledRequests count its GSIs' refusals
+        gsis = [v for o in out.resources if o.table == r.table and o.index is not None and (v := resource_view(out, o))]
+        view["index_minutes"] = cloudwatch_view.index_refusals(gsis, int(out.start))
     return html.resource_section(view) if view is not None else ""
 
 
@@ -122,7 +147,7 @@ def _consumed_per_partition(r: Resource, duration: int) -> dict[str, tuple[float
     """Average units per second each partition (by its start) consumed over the run."""
     sums: dict[str, list[float]] = {}
     for rec in r.history.values():
-        for start, (read, write, _) in rec["parts"].items():
+        for start, (read, write, *_) in rec["parts"].items():
             acc = sums.setdefault(start, [0.0, 0.0])
             acc[0] += read
             acc[1] += write
@@ -132,7 +157,7 @@ def _consumed_per_partition(r: Resource, duration: int) -> dict[str, tuple[float
 def summary_text(out: Outcome) -> str:
     """The per-partition summary printed at the end of a replay."""
     lines = [
-        f"replay: {out.scenario.name} ({out.scenario.duration} s of traffic, model {out.scenario.model})"
+        f"replay: {out.scenario.name} ({out.scenario.duration} s of traffic, model {out.model or out.scenario.model})"
     ]
     for key in sorted(out.sent):
         lines.append(

@@ -141,6 +141,7 @@ class Resource:
     index: str | None
     history: dict[int, dict[str, Any]] = field(default_factory=dict)
     splits: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)  # the model's moments (history.py)
     final: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -157,6 +158,7 @@ class Outcome:
     admitted: Counter[tuple[str, str]] = field(default_factory=Counter)
     throttled: Counter[tuple[str, str]] = field(default_factory=Counter)
     phases: list[tuple[int, str]] = field(default_factory=list)  # (start second, name)
+    model: str = ""  # the capacity model the server really ran (an --endpoint's own)
     wall_seconds: float = 0.0
 
     def reasons(self) -> Counter[str]:
@@ -270,8 +272,11 @@ def _pull(client: Client, out: Outcome, final: bool = False) -> None:
             r.history[rec["t"]] = rec
         known = {(s["t"], s["to"]) for s in r.splits}
         r.splits.extend(s for s in h["splits"] if (s["t"], s["to"]) not in known)
+        seen = {(e["t"], e["text"]) for e in r.events}
+        r.events.extend(e for e in h.get("events", ()) if (e["t"], e["text"]) not in seen)
         if final:
-            r.final = client.admin(f"/_dynemu/tables/{quote(r.table)}/partitions{q}")
+            whole = ("&" if q else "?") + "window=all"  # hot keys over the whole run
+            r.final = client.admin(f"/_dynemu/tables/{quote(r.table)}/partitions{q}{whole}")
 
 
 def run(scenario: Scenario, endpoint: str, progress: Any = None, admin_token: str | None = None) -> Outcome:
@@ -279,6 +284,8 @@ def run(scenario: Scenario, endpoint: str, progress: Any = None, admin_token: st
     client = Client(endpoint, scenario.region, admin_token)
     try:
         return _run(client, scenario, progress)
+    except OSError as e:  # refused, reset, timed out: one line that names the endpoint
+        raise ReplayError(f"cannot reach {endpoint}: {e.strerror or e}") from None
     finally:
         client.close()
 
@@ -309,7 +316,9 @@ def _run(client: Client, scenario: Scenario, progress: Any) -> Outcome:
                 _pull(client, out)
                 if progress:
                     progress(elapsed, scenario.duration)
-    client.admin("/_dynemu/clock", {"advance": 1})  # close the last second
+    # the loop's last advance closed the last second of traffic: one more would add an idle
+    # second that reads as "traffic stopped" on a live dashboard
     _pull(client, out, final=True)
+    out.model = next((r.final["summary"]["model"] for r in out.resources if r.final), scenario.model)
     out.wall_seconds = time.perf_counter() - began
     return out

@@ -31,6 +31,8 @@ from typing import Any
 
 import orjson
 
+from dynemu.engine.capacity.policies import MODELS
+
 DISTRIBUTIONS = ("uniform", "zipf", "hot", "sequential", "increasing", "time")
 OPS = ("write", "read")
 
@@ -121,6 +123,32 @@ class Scenario:
         return sum(p.duration for p in self.phases)
 
 
+SCENARIO_FIELDS = ("name", "look_for", "model", "seed", "region", "tables", "phases")
+TABLE_FIELDS = ("name", "hash", "range", "billing", "read", "write", "create", "gsis")
+INDEX_FIELDS = ("name", "hash", "range", "read", "write", "projection")
+PHASE_FIELDS = ("name", "duration", "operations", "update")
+OPERATION_FIELDS = ("table", "op", "rate", "ramp", "keys", "sort", "attributes", "item_size", "consistent")
+UPDATE_FIELDS = ("table", "index", "read", "write")
+CREATE_FIELDS = ("read", "write")
+
+
+def _known(d: Any, fields: tuple[str, ...], where: str) -> dict[str, Any]:
+    """``d`` as an object with only ``fields``: a misspelled field is an error, never ignored."""
+    if not isinstance(d, dict):
+        raise ScenarioError(f"{where}: expected an object")
+    unknown = sorted(set(d) - set(fields))
+    if unknown:
+        raise ScenarioError(f"{where}: unknown fields {unknown} (expected some of {', '.join(fields)})")
+    return d
+
+
+def _list(d: dict[str, Any], key: str, where: str) -> list[Any]:
+    v = d.get(key, [])
+    if not isinstance(v, list):
+        raise ScenarioError(f"{where}.{key}: expected a list")
+    return v
+
+
 def _need(d: dict[str, Any], key: str, where: str) -> Any:
     if key not in d:
         raise ScenarioError(f"{where}: missing {key!r}")
@@ -140,12 +168,7 @@ def _keyschema(v: Any, where: str) -> tuple[str, str]:
 
 
 def _keyspec(d: Any, where: str) -> KeySpec:
-    if not isinstance(d, dict):
-        raise ScenarioError(f"{where}: expected an object")
-    spec = KeySpec(**{k: v for k, v in d.items() if k in KeySpec.__dataclass_fields__})
-    unknown = set(d) - set(KeySpec.__dataclass_fields__)
-    if unknown:
-        raise ScenarioError(f"{where}: unknown fields {sorted(unknown)}")
+    spec = KeySpec(**_known(d, tuple(KeySpec.__dataclass_fields__), where))
     if spec.distribution not in DISTRIBUTIONS:
         raise ScenarioError(f"{where}: distribution must be one of {', '.join(DISTRIBUTIONS)}")
     _num(spec.keys, where + ".keys", 1)
@@ -156,6 +179,9 @@ def _keyspec(d: Any, where: str) -> KeySpec:
 
 def _table(d: dict[str, Any], i: int) -> Table:
     where = f"tables[{i}]"
+    _known(d, TABLE_FIELDS, where)
+    for j, g in enumerate(_list(d, "gsis", where)):
+        _known(g, INDEX_FIELDS, f"{where}.gsis[{j}]")
     gsis = [
         Index(
             name=_need(g, "name", f"{where}.gsis[{j}]"),
@@ -171,6 +197,8 @@ def _table(d: dict[str, Any], i: int) -> Table:
     if billing not in ("PROVISIONED", "PAY_PER_REQUEST"):
         raise ScenarioError(f"{where}: billing must be PROVISIONED or PAY_PER_REQUEST")
     create = d.get("create")
+    if create is not None:
+        _known(create, CREATE_FIELDS, where + ".create")
     return Table(
         name=_need(d, "name", where),
         hash=_keyschema(_need(d, "hash", where), where + ".hash"),
@@ -184,7 +212,7 @@ def _table(d: dict[str, Any], i: int) -> Table:
 
 
 def _operation(d: dict[str, Any], where: str, tables: dict[str, Table]) -> Operation:
-    table = _need(d, "table", where)
+    table = _need(_known(d, OPERATION_FIELDS, where), "table", where)
     if table not in tables:
         raise ScenarioError(f"{where}: unknown table {table!r}")
     op = d.get("op", "write")
@@ -219,15 +247,21 @@ def _operation(d: dict[str, Any], where: str, tables: dict[str, Table]) -> Opera
 def parse(data: dict[str, Any]) -> Scenario:
     if not isinstance(data, dict):
         raise ScenarioError("a scenario is a JSON object")
-    tables = [_table(t, i) for i, t in enumerate(_need(data, "tables", "scenario"))]
+    _known(data, SCENARIO_FIELDS, "scenario")
+    _need(data, "tables", "scenario")
+    tables = [_table(t, i) for i, t in enumerate(_list(data, "tables", "scenario"))]
     by_name = {t.name: t for t in tables}
     phases = []
-    for i, p in enumerate(_need(data, "phases", "scenario")):
+    _need(data, "phases", "scenario")
+    for i, p in enumerate(_list(data, "phases", "scenario")):
         where = f"phases[{i}]"
+        _known(p, PHASE_FIELDS, where)
         ops = [
-            _operation(o, f"{where}.operations[{j}]", by_name) for j, o in enumerate(p.get("operations", []))
+            _operation(o, f"{where}.operations[{j}]", by_name)
+            for j, o in enumerate(_list(p, "operations", where))
         ]
-        for u in p.get("update", []):
+        for j, u in enumerate(_list(p, "update", where)):
+            _known(u, UPDATE_FIELDS, f"{where}.update[{j}]")
             if u.get("table") not in by_name:
                 raise ScenarioError(f"{where}.update: unknown table {u.get('table')!r}")
         phases.append(
@@ -238,11 +272,18 @@ def parse(data: dict[str, Any]) -> Scenario:
                 update=list(p.get("update", [])),
             )
         )
+    if not tables:
+        raise ScenarioError("scenario: no tables")
+    model = data.get("model", "gac")
+    if model not in MODELS:
+        raise ScenarioError(f"scenario: model must be one of {', '.join(MODELS)}, got {model!r}")
+    if not any(o.rate or (o.ramp and any(o.ramp)) for p in phases for o in p.operations if p.duration):
+        raise ScenarioError("scenario: it sends nothing (no phase with a duration has an operation with a rate)")
     return Scenario(
         name=data.get("name", "scenario"),
         tables=tables,
         phases=phases,
-        model=data.get("model", "gac"),
+        model=model,
         seed=int(data.get("seed", 0)),
         look_for=data.get("look_for", ""),
         region=data.get("region", "us-east-1"),
@@ -252,6 +293,10 @@ def parse(data: dict[str, Any]) -> Scenario:
 def load(path: str | Path) -> Scenario:
     try:
         data = orjson.loads(Path(path).read_bytes())
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such scenario file") from None
+    except IsADirectoryError:
+        raise ScenarioError(f"{path}: a directory, not a scenario file") from None
     except orjson.JSONDecodeError as e:
         raise ScenarioError(f"{path}: not valid JSON ({e})") from None
     return parse(data)

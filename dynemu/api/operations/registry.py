@@ -27,6 +27,7 @@ def handlers() -> dict[str, dict[str, Handler]]:
         backups,
         batch,
         global_tables,
+        insights,
         items,
         misc,
         policies,
@@ -45,4 +46,5 @@ def handlers() -> dict[str, dict[str, Handler]]:
     dynamodb.update(backups.OPERATIONS)
     dynamodb.update(global_tables.OPERATIONS)  # wraps UpdateTable, DescribeTable, DeleteTable
     dynamodb.update(policies.OPERATIONS)
+    dynamodb.update(insights.OPERATIONS)
     return {DYNAMODB_PREFIX: dynamodb, STREAMS_PREFIX: dict(streams.OPERATIONS)}

@@ -19,6 +19,9 @@ from typing import Any
 
 HISTORY_SECONDS = 600
 MAX_SPLITS = 100
+MAX_EVENTS = 200
+_KIND = ("read", "write")
+_UNIT = ("RCU", "WCU")
 
 
 def _level(bucket: Any, t: float) -> float:
@@ -37,24 +40,34 @@ def _units(ring: Any, second: int) -> float:
 class CapacityHistory:
     """Per-second records ``{"t", "read", "write", "alloc_read", "alloc_write", "burst_read",
     "burst_write", "burst_low_read", "burst_low_write", "partitions", "throttles": {reason: n},
-    "parts": {start_hex: [read, write, throttles]}}`` (``parts`` lists only partitions with
-    activity that second; ``burst_low_*`` is the partition with the least burst left)."""
+    "parts": {start_hex: [read, write, throttles, read limit, write limit]}}`` (``parts`` lists
+    only partitions with activity that second; a limit is what the partition may consume per
+    second under the model: its share plus any adaptive boost where shares apply, else its
+    ceiling or the table's rate; ``burst_low_*`` is the partition with the least burst left).
+    ``events`` are the model's own moments, marked on the charts: burst exhausted, adaptive
+    capacity raised or returned, splits, on-demand growth."""
 
     __slots__ = (
         "seconds",
         "records",
         "splits",
+        "events",
         "_next",
         "_version",
         "_starts",
         "_throttles",
         "_part_throttles",
+        "_boosts",
+        "_bursting",
     )
 
     def __init__(self, now: float, seconds: int = HISTORY_SECONDS) -> None:
         self.seconds = seconds
         self.records: deque[dict[str, Any]] = deque(maxlen=seconds)
         self.splits: deque[dict[str, Any]] = deque(maxlen=MAX_SPLITS)
+        self.events: deque[dict[str, Any]] = deque(maxlen=MAX_EVENTS)
+        self._boosts: dict[tuple[bytes, int], float] = {}  # adaptive boosts last seen
+        self._bursting: dict[tuple[bytes, int], bool] = {}  # had burst savings last second
         self._next = int(now)  # the first second not yet recorded
         self._version = -1
         self._starts: list[bytes] = []
@@ -80,6 +93,12 @@ class CapacityHistory:
             self.splits.append(
                 {"t": current, "from": len(self._starts), "to": len(starts), "new": [s.hex() for s in new]}
             )
+            text = (
+                f"on-demand scaled to {len(starts)} partitions"
+                if state.on_demand
+                else f"split: {len(self._starts)} → {len(starts)} partitions"
+            )
+            self.events.append({"t": current, "kind": "split", "text": text})
         self._version, self._starts = state.version, starts
 
     def _record(self, state: Any, second: int, last: bool) -> dict[str, Any]:
@@ -89,7 +108,7 @@ class CapacityHistory:
         burst = [0.0, 0.0]
         low = [float("inf"), float("inf")]  # the partition with the least burst left
         read = write = 0.0
-        for part in state.pmap.parts:
+        for i, part in enumerate(state.pmap.parts):
             buckets = part.buckets
             r, w = _units(buckets.consumed[0], second), _units(buckets.consumed[1], second)
             read += r
@@ -100,17 +119,21 @@ class CapacityHistory:
                 thr = total - self._part_throttles.get(part.start, 0)
                 self._part_throttles[part.start] = total
             if r or w or thr:
-                parts[part.start.hex()] = [r, w, thr]
+                parts[part.start.hex()] = [r, w, thr, *limits(state, buckets)]
             if uses_share:
                 for k in (0, 1):
                     share = buckets.share[k]
                     b = max(0.0, _level(share, at) - share.rate)
                     burst[k] += b
                     low[k] = min(low[k], b)
+                    if last:
+                        self._note_model(state, i, part.start, k, b, buckets.boost[k], second)
         if not uses_share:  # one table-level bucket holds the savings (gac, on-demand)
             for k in (0, 1):
                 table = state.table_buckets[k]
                 burst[k] = low[k] = max(0.0, _level(table, at) - table.rate) if table.cap > table.rate else 0.0
+                if last and table.cap > table.rate:
+                    self._note_burst((b"", k), burst[k], second, f"table bucket exhausted ({_KIND[k]})")
         throttles: dict[str, int] = {}
         if last:
             for reason, n in state.throttle_counts.items():
@@ -134,8 +157,38 @@ class CapacityHistory:
             "parts": parts,
         }
 
+    def _note_burst(self, key: tuple[bytes, int], balance: float, second: int, text: str) -> None:
+        had = self._bursting.get(key, True)
+        now = balance > 0.5  # under half a unit: spent
+        if had and not now:
+            self.events.append({"t": second, "kind": "burst", "text": text})
+        self._bursting[key] = now
+
+    def _note_model(self, state: Any, i: int, start: bytes, k: int, burst: float, boost: float, second: int) -> None:
+        """Events of one partition: its burst savings running out, adaptive capacity raising
+        its allocation (or returning it)."""
+        if state.policy.share_seconds(state.cfg) > 1.0:  # a model that keeps burst savings
+            self._note_burst((start, k), burst, second, f"burst exhausted on #{i} ({_KIND[k]})")
+        before = self._boosts.get((start, k), 0.0)
+        if boost != before:
+            if boost > before:
+                text = f"adaptive raised #{i} to {state.base_share(k) + boost:,.0f} {_UNIT[k]}"
+            else:
+                text = f"adaptive boost of #{i} returned"
+            self.events.append({"t": second, "kind": "adaptive", "text": text})
+            self._boosts[(start, k)] = boost
+
     def since(self, t0: float = 0) -> list[dict[str, Any]]:
         return [r for r in self.records if r["t"] >= t0]
+
+
+def limits(state: Any, buckets: Any) -> tuple[float, float]:
+    """What one partition may consume per second under the model (read, write): its share
+    plus its adaptive boost where shares apply, else the lower of its ceiling and the table's
+    rate (gac, on-demand)."""
+    if state.uses_share:
+        return state.base_share(0) + buckets.boost[0], state.base_share(1) + buckets.boost[1]
+    return state.most(0), state.most(1)
 
 
 def allocated(state: Any) -> tuple[float, float]:

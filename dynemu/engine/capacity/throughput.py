@@ -62,6 +62,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynemu.engine.capacity.buckets import Bucket, CeilingBucket, RateRing
+from dynemu.engine.capacity.contributors import Contributors
 from dynemu.engine.capacity.history import CapacityHistory
 from dynemu.engine.capacity.partitions import (
     DEFAULT_PARTITION_SIZE,
@@ -221,6 +222,7 @@ class ThroughputState:
         self.version = 0  # bumped whenever the partition map changes (persist it then)
         self._configure(now, fill=True)
         self.history = CapacityHistory(now)  # dashboard/replay: per-second, bounded, off the request path
+        self.contributors = Contributors(now)  # exact hot keys (dashboard, Contributor Insights)
 
     def _new_buckets(self, now: float) -> PartitionBuckets:
         rate = self.ceilings[WRITE]
@@ -333,6 +335,7 @@ class ThroughputState:
             self._debit_kind(buckets, WRITE, write, now)
         if key is not None:
             part.record(key, read, write)
+            self.contributors.consumed(key, read + write, now)
 
     def _debit_kind(self, buckets: PartitionBuckets, k: int, units: float, now: float) -> None:
         clamp = not self.cfg.throttling
@@ -354,6 +357,7 @@ class ThroughputState:
         buckets.streak_last = now
         if key is not None:
             part.record_throttle(key)
+            self.contributors.throttled(key, now)
         self.policy.on_throttle(self, d.partition, READ if d.operation == "Read" else WRITE, now)
 
     def admit(

@@ -1,0 +1,48 @@
+"""Contributor Insights on the dashboard: each enabled rule's report as a per-minute time
+series of its top contributors, as CloudWatch graphs them (engine/insights.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from html import escape
+from typing import Any
+
+from dynemu.api.charts import PALETTE, line_chart
+
+SERIES = 6  # contributors drawn per report: the largest over the minutes shown
+
+
+def report_chart(report: dict[str, Any], x_label: Callable[[float], str], key_text: Callable[[Any], str]) -> str:
+    """One rule's report: a line per contributor, one point per clock minute."""
+    minutes: Sequence[dict[str, Any]] = report["minutes"]
+    totals: dict[str, float] = {}
+    names: dict[str, str] = {}
+    for m in minutes:
+        for row in m["top"]:
+            k = repr(row["key"])
+            totals[k] = totals.get(k, 0.0) + row["count"]
+            names[k] = key_text(row["key"])
+    top = sorted(totals, key=lambda k: (-totals[k], k))[:SERIES]
+    series = []
+    for i, k in enumerate(top):
+        pts = [(m["t"], next((r["count"] for r in m["top"] if repr(r["key"]) == k), 0)) for m in minutes]
+        series.append((names[k], PALETTE[i % len(PALETTE)], pts))
+    x0 = minutes[0]["t"] if minutes else 0
+    x1 = (minutes[-1]["t"] if minutes else 0) + 60
+    title = f"{report['title']} per minute ({report['rule']})"
+    return line_chart(title, series, (x0, x1), x_label, step=True, note="" if series else "no contributors yet")
+
+
+def section(ins: dict[str, Any] | None, x_label: Callable[[float], str], key_text: Callable[[Any], str]) -> str:
+    """The Contributor Insights block of a table's or GSI's section ("" when it was never enabled)."""
+    if not ins or ins.get("status") == "DISABLED":
+        return ""
+    head = (
+        f'<h3>Contributor Insights</h3><p class="note">status {escape(ins["status"])}'
+        + (f" · mode {escape(ins['mode'])}" if ins.get("mode") else "")
+        + " · the top contributors of each clock minute, counted from every request (CloudWatch itself"
+        " is not emulated; the same figures as JSON: <span class=\"mono\">/_dynemu/tables/&lt;name&gt;"
+        "/contributor-insights</span>)</p>"
+    )
+    charts = "".join(report_chart(r, x_label, key_text) for r in ins.get("reports", ()))
+    return f'{head}<div class="charts">{charts}</div>'

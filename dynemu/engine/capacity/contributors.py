@@ -1,0 +1,293 @@
+"""Exact per-key consumption and throttle counts of one table or GSI, in bounded memory.
+
+Every admitted request's consumed units and every throttle is counted against its key,
+twice: by partition key (the first 8 bytes of a key suffix, ``h(pk)``, stand for the
+partition key; a GSI's suffix starts with ``h(index pk)``, so a GSI's keys are grouped by
+index key) and by item (the whole suffix: partition and sort key; a GSI entry's suffix
+ends with the table key, which readers drop when they group by index key).
+
+Counting uses the weighted Space-Saving algorithm (Metwally, Agrawal and El Abbadi, 2005,
+"Efficient computation of frequent and top-k elements in data streams"): at most
+``capacity`` keys are held per counter; a new key arriving at a full counter replaces the
+smallest one and inherits its count as its ``error``. Hence
+
+* a key's figure is exact when its error is 0 (always, while at most ``capacity``
+  distinct keys were seen), and never more than ``error`` too high otherwise;
+* a key that is not listed has a true figure of at most the counter's smallest count
+  (``bound``).
+
+One set of counters per clock minute (the minutes of the last ``keep`` minutes are kept)
+serves "the last N minutes" and Contributor Insights' per-minute top-N series; each
+completed minute is folded into run-long counters (``whole``), which serve "the whole run".
+Per request it is two dictionary updates; the minute's roll costs O(capacity).
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any
+
+from dynemu.storage import keyspace
+
+KEY_HASH = 8  # bytes of h(pk) that open every key suffix
+MINUTE_CAPACITY = 512  # keys per counter and minute
+WHOLE_CAPACITY = 2048  # keys per run-long counter
+KEEP_MINUTES = 10  # minutes kept (the dashboard shows 5)
+KINDS = ("pk_units", "pk_throttles", "item_units", "item_throttles", "pk_requests", "item_requests")
+
+
+class SpaceSaving:
+    """Weighted Space-Saving: ``counts[key]`` over-estimates the key's total by at most
+    ``errors[key]``; ``bound()`` is the most an unlisted key can have."""
+
+    __slots__ = ("capacity", "counts", "errors", "_heap", "samples")
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.counts: dict[bytes, float] = {}
+        self.errors: dict[bytes, float] = {}
+        self.samples: dict[bytes, bytes] = {}  # a whole key suffix seen under each key (to name it)
+        self._heap: list[tuple[float, bytes]] = []  # (count when pushed, key): lazily refreshed
+
+    def add(self, key: bytes, weight: float, error: float = 0.0, sample: bytes | None = None) -> None:
+        counts = self.counts
+        v = counts.get(key)
+        if v is not None:
+            counts[key] = v + weight
+            if error:
+                self.errors[key] = self.errors.get(key, 0.0) + error
+            return
+        if len(counts) >= self.capacity:
+            floor = self._evict()
+            weight += floor
+            error += floor
+        counts[key] = weight
+        if error:
+            self.errors[key] = error
+        if sample is not None:
+            self.samples[key] = sample
+        heapq.heappush(self._heap, (weight, key))
+
+    def _evict(self) -> float:
+        """Drop the key with the smallest count; returns that count."""
+        heap, counts = self._heap, self.counts
+        while True:
+            c, key = heap[0]
+            now = counts[key]
+            if now == c:
+                break
+            heapq.heapreplace(heap, (now, key))  # a stale entry: the key grew since it was pushed
+        heapq.heappop(heap)
+        del counts[key]
+        self.errors.pop(key, None)
+        self.samples.pop(key, None)
+        return c
+
+    def bound(self) -> float:
+        """The most any key not listed can have consumed (0 while nothing was dropped)."""
+        if len(self.counts) < self.capacity:
+            return 0.0
+        return min(self.counts.values())
+
+    def merge(self, other: SpaceSaving) -> None:
+        """Fold ``other`` in (its errors carried over; the result keeps the Space-Saving bounds)."""
+        for key in sorted(other.counts):  # a fixed order: the same stream gives the same result
+            self.add(key, other.counts[key], other.errors.get(key, 0.0), other.samples.get(key))
+
+    def top(self, n: int) -> list[tuple[bytes, float, float]]:
+        """``(key, count, error)`` of the ``n`` largest counts (ties in key order)."""
+        rows = heapq.nsmallest(n, self.counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        return [(k, v, self.errors.get(k, 0.0)) for k, v in rows]
+
+
+def _counters(capacity: int) -> dict[str, SpaceSaving]:
+    return {kind: SpaceSaving(capacity) for kind in KINDS}
+
+
+class Contributors:
+    """Per-key consumed units and throttles of one table or GSI (see the module doc)."""
+
+    __slots__ = ("minute", "current", "minutes", "whole", "keep", "capacity", "since", "insights",
+                 "count_requests", "_until", "_pk_units", "_item_units")
+
+    def __init__(self, now: float, keep: int = KEEP_MINUTES, capacity: int = MINUTE_CAPACITY) -> None:
+        self.keep = keep
+        self.capacity = capacity
+        self.since = now  # counting began (the "whole run" starts here)
+        self.minute = int(now // 60)
+        self._until = (self.minute + 1) * 60.0  # the open minute ends here
+        self.current = _counters(capacity)
+        self._pk_units, self._item_units = self.current["pk_units"].counts, self.current["item_units"].counts
+        self.minutes: dict[int, dict[str, SpaceSaving]] = {}  # completed minutes, the last ``keep``
+        self.whole = _counters(WHOLE_CAPACITY)
+        self.insights: Any = None  # Contributor Insights' setting (engine/insights.py)
+        self.count_requests = False  # requests per key too (Contributor Insights' "accessed")
+
+    def _roll(self, minute: int) -> None:
+        done = self.current
+        if any(c.counts for c in done.values()):
+            self.minutes[self.minute] = done
+            for kind in KINDS:
+                self.whole[kind].merge(done[kind])
+        self.current = _counters(self.capacity)
+        self._pk_units, self._item_units = self.current["pk_units"].counts, self.current["item_units"].counts
+        self.minute = minute
+        self._until = (minute + 1) * 60.0
+        for m in [m for m in self.minutes if m <= minute - self.keep]:
+            del self.minutes[m]
+
+    # the request path: one call per debit and per throttle ----------------------------------
+
+    def consumed(self, key: bytes, units: float, now: float) -> None:
+        if now >= self._until:
+            self._roll(int(now // 60))
+        # a clock that moved back counts in the open minute; a key already held costs two
+        # dictionary updates (SpaceSaving.add only for a new key)
+        pk = key[:KEY_HASH]
+        counts = self._pk_units
+        v = counts.get(pk)
+        if v is not None:
+            counts[pk] = v + units
+        else:
+            self.current["pk_units"].add(pk, units, sample=key)
+        counts = self._item_units
+        v = counts.get(key)
+        if v is not None:
+            counts[key] = v + units
+        else:
+            self.current["item_units"].add(key, units)
+        if self.count_requests:
+            c = self.current
+            c["pk_requests"].add(pk, 1.0, sample=key)
+            c["item_requests"].add(key, 1.0)
+
+    def throttled(self, key: bytes, now: float) -> None:
+        if now >= self._until:
+            self._roll(int(now // 60))
+        c = self.current
+        c["pk_throttles"].add(key[:KEY_HASH], 1.0, sample=key)
+        c["item_throttles"].add(key, 1.0)
+        if self.count_requests:  # a throttled request was an access too
+            c["pk_requests"].add(key[:KEY_HASH], 1.0, sample=key)
+            c["item_requests"].add(key, 1.0)
+
+    # readers ---------------------------------------------------------------------------------
+
+    def sync(self, now: float) -> None:
+        """Close the minutes that ended before ``now``."""
+        if now >= self._until:
+            self._roll(int(now // 60))
+
+    def window(self, now: float, minutes: int | None) -> tuple[dict[str, SpaceSaving], float]:
+        """The counters of the last ``minutes`` clock minutes (the current one included), or
+        of the whole run (``None``), and the first second they cover."""
+        self.sync(now)
+        if minutes is None:
+            out = _counters(WHOLE_CAPACITY)
+            for kind in KINDS:
+                out[kind].merge(self.whole[kind])
+                out[kind].merge(self.current[kind])
+            return out, self.since
+        first = self.minute - minutes + 1
+        out = _counters(self.capacity * minutes)
+        for m in sorted(self.minutes):
+            if m >= first:
+                for kind in KINDS:
+                    out[kind].merge(self.minutes[m][kind])
+        for kind in KINDS:
+            out[kind].merge(self.current[kind])
+        return out, max(self.since, first * 60.0)
+
+    def per_minute(self, now: float) -> list[tuple[int, dict[str, SpaceSaving]]]:
+        """``(minute start, counters)`` of the kept minutes and the open one, oldest first."""
+        self.sync(now)
+        rows = sorted(self.minutes.items())
+        rows.append((self.minute, self.current))
+        return [(m * 60, c) for m, c in rows]
+
+
+def describe(counter: SpaceSaving, n: int, name: Any, field: str) -> dict[str, Any]:
+    """The top ``n`` of ``counter`` as ``{"rows": [{"key", field[, "error"]}], "bound"}``,
+    ``name(suffix)`` naming each key (from a whole key suffix seen under it); rows that name the same key are added up (a GSI's
+    items grouped by index key)."""
+    merged: dict[str, dict[str, Any]] = {}
+    for key, value, error in counter.top(max(n * 4, n)):
+        label = name(counter.samples.get(key, key))
+        row = merged.setdefault(repr(label), {"key": label, field: 0.0, "error": 0.0})
+        row[field] += value
+        row["error"] += error
+    rows = sorted(merged.values(), key=lambda r: (-r[field], repr(r["key"])))[:n]
+    for r in rows:  # "error" only where a figure may be over: an exact row is {"key", field}
+        r[field] = round(r[field], 1) if field == "units" else int(r[field])
+        error = round(r.pop("error"), 1)
+        if error:
+            r["error"] = error
+    return {"rows": rows, "bound": round(counter.bound(), 1)}
+
+
+def key_namer(spec: Any, index: str | None = None, item: bool = False) -> Any:
+    """``suffix -> key value`` for a table (``index`` None) or one of its GSIs: the partition
+    key, or with ``item`` ``{"partition": pk, "sort": sk}`` (a GSI's: the index keys; a key
+    of several attributes is a list of values)."""
+    if index is None:
+        hk = (spec.hash_key.type,)
+        rk = (spec.range_key.type,) if spec.range_key is not None else ()
+    else:
+        ix = next((i for i in spec.indexes if i.name == index), None)
+        if ix is None:
+            return lambda suffix: suffix.hex()
+        hk = tuple(a.type for a in ix.hash_keys)
+        rk = tuple(a.type for a in ix.range_keys)
+
+    def values(types: tuple[str, ...], suffix: bytes, pos: int) -> tuple[Any, int]:
+        out = []
+        for t in types:
+            v, pos = keyspace.decode_key_value(t, suffix, pos)
+            out.append(v)
+        return (out[0] if len(out) == 1 else out), pos
+
+    def name(suffix: bytes) -> Any:
+        try:
+            pk, pos = values(hk, suffix, KEY_HASH)
+        except Exception:  # a key too short to decode: show its bytes
+            return suffix.hex()
+        if not item or not rk:
+            return pk
+        try:
+            sk = values(rk, suffix, pos)[0]
+        except Exception:  # a Query's partition prefix: the whole item collection
+            return {"partition": pk, "sort": None}
+        return {"partition": pk, "sort": sk}
+
+    return name
+
+
+def _index_sort(spec: Any, index: str) -> bool:
+    ix = next((i for i in spec.indexes if i.name == index), None)
+    return ix is not None and bool(ix.range_keys)
+
+
+def hot_keys(
+    c: Contributors, spec: Any, index: str | None, now: float, minutes: int | None, n: int = 10
+) -> dict[str, Any]:
+    """The hottest keys of a table or GSI over the last ``minutes`` minutes (``None``: the
+    whole run): by partition key (a GSI's: by index key) and by item, by consumed units and
+    by throttles, each row with its Space-Saving ``error`` and each list with its ``bound``."""
+    counters, since = c.window(now, minutes)
+    pk, it = key_namer(spec, index), key_namer(spec, index, item=True)
+    out: dict[str, Any] = {
+        "window": {"minutes": minutes, "since": since, "until": now},
+        # without a sort key an item is its partition key: the item lists repeat the others
+        "has_sort": bool(spec.range_key is not None if index is None else _index_sort(spec, index)),
+        "keys_per_counter": c.capacity if minutes is not None else WHOLE_CAPACITY,
+    }
+    for field, name, kind, label in (
+        ("by_consumed_units", pk, "pk_units", "units"),
+        ("by_throttles", pk, "pk_throttles", "throttles"),
+        ("items_by_consumed_units", it, "item_units", "units"),
+        ("items_by_throttles", it, "item_throttles", "throttles"),
+    ):
+        d = describe(counters[kind], n, name, label)
+        out[field] = d["rows"]
+        out[f"{field}_bound"] = d["bound"]
+    return out
