@@ -26,6 +26,7 @@ from dynemu.engine import indexes, streams
 from dynemu.engine.indexes import Index
 from dynemu.engine.schema import IndexSpec, KeyAttr, TableSpec, Throughput
 from dynemu.engine.table import Table
+from dynemu.engine.vectors import define as vector_ddl
 
 if TYPE_CHECKING:
     from dynemu.engine.namespace import Namespace
@@ -83,6 +84,9 @@ class TableUpdate:
     gsi_changes: dict[str, GsiChange] = field(default_factory=dict)
     gsi_updates_given: bool = False  # GlobalSecondaryIndexUpdates present, maybe empty
     stream: dict[str, object] | None = None  # StreamSpecification (engine.streams.update)
+    # VectorIndexUpdates (engine.vectors.define)
+    vector_creates: list[vector_ddl.VectorIndexDefinition] = field(default_factory=list)
+    vector_deletes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -269,7 +273,8 @@ def update_table(db: Namespace, table: Table, u: TableUpdate, region: str) -> tu
     changed = table_changed = _table_settings(spec, u, now)
     # GlobalSecondaryIndexUpdates, and what a billing switch does to GSIs
     plan = update_indexes(table, spec, u, now, was_on_demand, region)
-    if u.gsi_creates or u.gsi_deletes or u.gsi_changes:
+    vplan = vector_ddl.plan_update(table, spec, u.vector_creates, u.vector_deletes, u.attribute_definitions)
+    if u.gsi_creates or u.gsi_deletes or u.gsi_changes or vplan is not None:
         changed = True
     elif u.gsi_updates_given and changed:
         raise errors.invalid_parameter(errors.MSG_GSI_UPDATES_EMPTY)
@@ -286,6 +291,9 @@ def update_table(db: Namespace, table: Table, u: TableUpdate, region: str) -> tu
     db.save_spec(table)
     if plan is not None:
         apply_plan(db, table, plan)
+    if vplan is not None:
+        vector_ddl.apply_update(table, vplan, lambda: db.tables.get(table.name) is table)
+        table_changed = True
     return plan, table_changed
 
 

@@ -113,7 +113,7 @@ class Table:
     write observers in a fixed order: ``observers``."""
 
     __slots__ = ("spec", "store", "item_count", "size_bytes", "capacity", "_indexes", "_stream", "_ttl", "_recent",
-                 "_id", "_prefix", "observers", "planners", "counts_key")
+                 "_vectors", "_id", "_prefix", "observers", "planners", "counts_key")
 
     def __init__(self, spec: TableSpec, store: Store, item_count: int = 0, size_bytes: int = 0) -> None:
         self.spec = spec
@@ -127,6 +127,7 @@ class Table:
         self._stream: Any = None  # StreamWriter (engine.streams), while the table has a stream
         self._ttl: Any = None  # TTLIndex (engine.ttl), once TTL was ever set on the table
         self._recent: Any = None  # RecentWrites (engine.consistency), when the stale-read model is on
+        self._vectors: Any = None  # VectorMaintainer (engine.vectors), while the table has a vector index
         self._id = spec.table_id
         self._prefix = keyspace.items_prefix(spec.table_id)
         self.counts_key = counts_key_of(spec.table_id)  # its item count and size (Namespace.commit)
@@ -143,8 +144,11 @@ class Table:
         ix = self._indexes
         if ix is not None and not ix.indexes and ix.current_spec() is self.spec:
             ix = None  # no index: nothing to plan or commit (engine.indexes)
-        self.observers = tuple(o for o in (self.capacity, ix, self._stream, self._ttl, self._recent) if o is not None)
-        self.planners = (ix,) if ix is not None else ()
+        vx = self._vectors
+        self.observers = tuple(
+            o for o in (self.capacity, ix, vx, self._stream, self._ttl, self._recent) if o is not None
+        )
+        self.planners = tuple(o for o in (ix, vx) if o is not None)
 
     @property
     def indexes(self) -> Any:
@@ -180,6 +184,15 @@ class Table:
     @recent.setter
     def recent(self, value: Any) -> None:
         self._recent = value
+        self._attached()
+
+    @property
+    def vectors(self) -> Any:
+        return self._vectors
+
+    @vectors.setter
+    def vectors(self, value: Any) -> None:
+        self._vectors = value
         self._attached()
 
     @property

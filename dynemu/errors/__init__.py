@@ -17,3 +17,4 @@ from dynemu.errors.reads import *
 from dynemu.errors.requests import *
 from dynemu.errors.storage import *
 from dynemu.errors.transactions import *
+from dynemu.errors.vectors import *

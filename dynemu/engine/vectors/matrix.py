@@ -1,0 +1,144 @@
+"""One vector index in memory: a contiguous float32 matrix and the exact top-K search.
+
+numpy is imported here, and this module only once a table has a vector index (start-up
+never imports it: tests/test_startup.py).
+
+Rows are kept dense: a removed row is filled with the last one, so the matrix is always
+``data[:n]``; its capacity doubles as it grows. Beside it: each row's key (the item's
+hashed storage key, ``keyspace.hashed_part``), each row's search-schema values (for
+filters) and, for COSINE, each row's norm.
+
+Scores ("SearchVectors", API reference), computed at float32:
+  COSINE       1 - cos(q, v), 0 (same direction) .. 2 (opposite), smallest first;
+  EUCLIDEAN    |q - v|, smallest first;
+  DOT_PRODUCT  q . v, largest first.
+A zero vector has no direction: its COSINE score is 1 (cos taken as 0).
+
+The search is exact: the k rows of best score among the rows the filter keeps. Ties are
+broken by the row's key (the items' storage order), so an answer is deterministic;
+DynamoDB's search is approximate, and an application must not depend on the order of
+equal scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+_START = 16
+
+
+class VectorMatrix:
+    """The vectors of one index; ``filters[name][row]``: the row's value of a search-schema
+    attribute (``canonical``), None when the item lacks it."""
+
+    __slots__ = ("dims", "distance", "data", "norms", "n", "keys", "rows", "filters")
+
+    def __init__(self, dims: int, distance: str, filter_names: Sequence[str]) -> None:
+        self.dims = dims
+        self.distance = distance
+        self.data = np.empty((_START, dims), dtype=np.float32)
+        self.norms = np.empty(_START, dtype=np.float32)
+        self.n = 0
+        self.keys: list[bytes] = []
+        self.rows: dict[bytes, int] = {}
+        self.filters: dict[str, list[Any]] = {name: [] for name in filter_names}
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.data.nbytes + self.norms.nbytes)
+
+    def _grow(self) -> None:
+        cap = self.data.shape[0] * 2
+        data = np.empty((cap, self.dims), dtype=np.float32)
+        data[: self.n] = self.data[: self.n]
+        norms = np.empty(cap, dtype=np.float32)
+        norms[: self.n] = self.norms[: self.n]
+        self.data, self.norms = data, norms
+
+    def put(self, key: bytes, vector: bytes | memoryview, filters: dict[str, Any]) -> None:
+        """Add or replace the row of ``key``: ``vector`` is ``dims`` little-endian float32."""
+        v = np.frombuffer(vector, dtype="<f4", count=self.dims)
+        row = self.rows.get(key)
+        if row is None:
+            if self.n == self.data.shape[0]:
+                self._grow()
+            row = self.n
+            self.n += 1
+            self.rows[key] = row
+            self.keys.append(key)
+            for name, column in self.filters.items():
+                column.append(filters.get(name))
+        else:
+            for name, column in self.filters.items():
+                column[row] = filters.get(name)
+        self.data[row] = v
+        self.norms[row] = np.linalg.norm(self.data[row])
+
+    def remove(self, key: bytes) -> None:
+        row = self.rows.pop(key, None)
+        if row is None:
+            return
+        last = self.n - 1
+        if row != last:
+            moved = self.keys[last]
+            self.data[row] = self.data[last]
+            self.norms[row] = self.norms[last]
+            self.keys[row] = moved
+            self.rows[moved] = row
+            for column in self.filters.values():
+                column[row] = column[last]
+        self.keys.pop()
+        for column in self.filters.values():
+            column.pop()
+        self.n = last
+
+    def __contains__(self, key: bytes) -> bool:
+        return key in self.rows
+
+    def mask_equal(self, name: str, value: Any) -> np.ndarray:
+        column = self.filters[name]
+        return np.fromiter((v == value for v in column), dtype=bool, count=self.n)
+
+    def scores(self, query: np.ndarray) -> np.ndarray:
+        """Every row's score against ``query`` (float32)."""
+        data = self.data[: self.n]
+        if self.distance == "EUCLIDEAN":
+            diff = data - query
+            return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+        dots = data @ query
+        if self.distance == "DOT_PRODUCT":
+            return dots
+        denom = self.norms[: self.n] * np.float32(np.linalg.norm(query))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cos = np.where(denom > 0, dots / denom, np.float32(0))
+        return (np.float32(1) - cos).astype(np.float32)
+
+    def top(self, query: np.ndarray, k: int, keep: np.ndarray | None) -> list[tuple[bytes, float]]:
+        """The ``k`` best rows as ``(key, score)``, best first, among those ``keep`` marks."""
+        if self.n == 0:
+            return []
+        scores = self.scores(query)
+        candidates = np.arange(self.n) if keep is None else np.nonzero(keep)[0]
+        if candidates.size == 0:
+            return []
+        order = -scores[candidates] if self.distance == "DOT_PRODUCT" else scores[candidates]
+        if candidates.size > k:
+            # every row at least as good as the k-th, so that ties at the edge are all seen
+            kth = np.partition(order, k - 1)[k - 1]
+            pick = order <= kth
+            candidates, order = candidates[pick], order[pick]
+        keys = self.keys
+        ranked = sorted(zip(order.tolist(), candidates.tolist(), strict=True), key=lambda p: (p[0], keys[p[1]]))
+        return [(keys[row], float(scores[row])) for _, row in ranked[:k]]
+
+
+def as_query(values: Sequence[float], dims: int) -> np.ndarray:
+    return np.asarray(values, dtype=np.float32).reshape(dims)
+
+
+def pack(values: Sequence[float]) -> bytes:
+    """Numbers as little-endian float32 bytes (the precision the index stores)."""
+    return np.asarray(values, dtype="<f4").tobytes()
