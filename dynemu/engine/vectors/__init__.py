@@ -66,7 +66,6 @@ def attach(table: Table) -> None:
             job = maintain.Backfill(table, vix)
             while not job.step():
                 pass
-            _backfilled(vix)
             restarted = True
         else:
             maintain.rebuild(table, vix)
@@ -84,11 +83,6 @@ def ensure_maintainer(table: Table) -> VectorMaintainer:
     return m
 
 
-def _backfilled(vix: VectorIndex) -> None:
-    vix.spec.status = "ACTIVE"
-    vix.spec.backfilling = False
-
-
 def start_backfill(table: Table, vix: VectorIndex, is_current: Callable[[], bool]) -> None:
     """Backfill in steps on the event loop, so that the index is CREATING with Backfilling
     while the table is indexed and requests keep flowing; without a loop, at once.
@@ -102,7 +96,6 @@ def start_backfill(table: Table, vix: VectorIndex, is_current: Callable[[], bool
             vix.cursor = None
             return
         if job.step():
-            _backfilled(vix)
             save(table)
         else:
             loop.call_soon(step)
@@ -112,7 +105,6 @@ def start_backfill(table: Table, vix: VectorIndex, is_current: Callable[[], bool
     except RuntimeError:
         while not job.step():
             pass
-        _backfilled(vix)
         save(table)
         return
     loop.call_soon(step)

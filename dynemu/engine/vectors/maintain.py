@@ -326,6 +326,7 @@ class Backfill:
             vix.size_bytes += e.size
         if last is None or n < limit:
             vix.cursor = None
+            vix.spec.status, vix.spec.backfilling = "ACTIVE", False
             return True
         vix.cursor = last
         return False
