@@ -102,17 +102,15 @@ class VectorIndex:
             if not strict:
                 return None
             raise errors.validation(errors.msg_vector_wrong_dimensions(s.attribute, s.name, len(elements), s.dimensions))
-        numbers: list[float] = []
-        for i, e in enumerate(elements):
-            x = _finite_f32(e)
-            if x is None:
-                if not strict:
-                    return None
-                actual = next(iter(e), "?") if isinstance(e, dict) else "?"
-                raise errors.validation(errors.msg_vector_invalid_element(s.attribute, s.name, i, actual))
-            numbers.append(x)
-        from dynemu.engine.vectors.matrix import pack
+        from dynemu.engine.vectors.matrix import pack, parse
 
+        numbers = parse(elements)
+        if numbers is None:
+            if not strict:
+                return None
+            i, e = next((i, e) for i, e in enumerate(elements) if _finite_f32(e) is None)
+            actual = next(iter(e), "?") if isinstance(e, dict) else "?"
+            raise errors.validation(errors.msg_vector_invalid_element(s.attribute, s.name, i, actual))
         return pack(numbers)
 
     def entry_of(self, item: Item, strict: bool, old: Item | None = None) -> Entry | None:
@@ -275,6 +273,7 @@ def rebuild(table: Table, vix: VectorIndex) -> None:
         vix.matrix.put(key[n:], spec_.entry_vector(raw), filters)
         vix.item_count += 1
         vix.size_bytes += size
+    vix.matrix.trim()
 
 
 def drop_entries(table: Table, vix: VectorIndex) -> None:

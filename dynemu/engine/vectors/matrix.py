@@ -4,7 +4,8 @@ numpy is imported here, and this module only once a table has a vector index (st
 never imports it: tests/test_startup.py).
 
 Rows are kept dense: a removed row is filled with the last one, so the matrix is always
-``data[:n]``; its capacity doubles as it grows. Beside it: each row's key (the item's
+``data[:n]``; its capacity grows by half
+as it fills, and a rebuild trims it. Beside it: each row's key (the item's
 hashed storage key, ``keyspace.hashed_part``), each row's search-schema values (for
 filters) and, for COSINE, each row's norm.
 
@@ -28,6 +29,7 @@ from typing import Any
 import numpy as np
 
 _START = 16
+_BLOCK = 4096  # rows per block of a EUCLIDEAN search
 
 
 class VectorMatrix:
@@ -51,7 +53,14 @@ class VectorMatrix:
         return int(self.data.nbytes + self.norms.nbytes)
 
     def _grow(self) -> None:
-        cap = self.data.shape[0] * 2
+        self._resize(self.data.shape[0] * 3 // 2)
+
+    def trim(self) -> None:
+        """Release the unused rows beyond a sixteenth of headroom (after a rebuild)."""
+        if self.data.shape[0] > self.n + self.n // 16 + _START:
+            self._resize(self.n + self.n // 16 + _START)
+
+    def _resize(self, cap: int) -> None:
         data = np.empty((cap, self.dims), dtype=np.float32)
         data[: self.n] = self.data[: self.n]
         norms = np.empty(cap, dtype=np.float32)
@@ -105,9 +114,12 @@ class VectorMatrix:
     def scores(self, query: np.ndarray) -> np.ndarray:
         """Every row's score against ``query`` (float32)."""
         data = self.data[: self.n]
-        if self.distance == "EUCLIDEAN":
-            diff = data - query
-            return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+        if self.distance == "EUCLIDEAN":  # |v - q| itself, a block at a time (no n x dims temporary)
+            out = np.empty(self.n, dtype=np.float32)
+            for start in range(0, self.n, _BLOCK):
+                diff = data[start : start + _BLOCK] - query
+                out[start : start + _BLOCK] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+            return out
         dots = data @ query
         if self.distance == "DOT_PRODUCT":
             return dots
@@ -135,10 +147,25 @@ class VectorMatrix:
         return [(keys[row], float(scores[row])) for _, row in ranked[:k]]
 
 
-def as_query(values: Sequence[float], dims: int) -> np.ndarray:
-    return np.asarray(values, dtype=np.float32).reshape(dims)
+F32_MAX = float(np.finfo(np.float32).max)
 
 
-def pack(values: Sequence[float]) -> bytes:
+def parse(elements: Sequence[Any]) -> np.ndarray | None:
+    """A List's elements as float64 when every one is an N whose value is finite and within
+    float32's range; else None (the caller finds the offending element for its message)."""
+    try:
+        numbers = np.array([e["N"] for e in elements], dtype=np.float64)
+    except (KeyError, TypeError, ValueError):
+        return None
+    if numbers.size and not (np.isfinite(numbers).all() and np.abs(numbers).max() <= F32_MAX):
+        return None
+    return numbers
+
+
+def pack(values: np.ndarray) -> bytes:
     """Numbers as little-endian float32 bytes (the precision the index stores)."""
-    return np.asarray(values, dtype="<f4").tobytes()
+    return values.astype("<f4").tobytes()
+
+
+def as_query(values: np.ndarray) -> np.ndarray:
+    return values.astype(np.float32)

@@ -68,17 +68,18 @@ def find_vector_index(table: Table, name: str) -> VectorIndex:
     return vix
 
 
-def query_vector(vix: VectorIndex, raw: list[Any]) -> list[float]:
+def query_vector(vix: VectorIndex, raw: list[Any]) -> Any:
+    """The search vector as float32 (a numpy array)."""
+    from dynemu.engine.vectors.matrix import as_query, parse
+
     dims = vix.spec.dimensions
     if len(raw) != dims:
         raise errors.validation(errors.msg_search_vector_dimensions(len(raw), vix.name, dims))
-    out = []
-    for i, e in enumerate(raw):
-        x = _finite_f32(e)
-        if x is None:
-            raise errors.validation(errors.msg_search_vector_element(i, next(iter(e), "?") if e else "?"))
-        out.append(x)
-    return out
+    numbers = parse(raw)
+    if numbers is None:
+        i, e = next((i, e) for i, e in enumerate(raw) if _finite_f32(e) is None)
+        raise errors.validation(errors.msg_search_vector_element(i, next(iter(e), "?") if e else "?"))
+    return as_query(numbers)
 
 
 def plan_filter(vix: VectorIndex, condition: Any) -> Mask | None:
@@ -139,11 +140,9 @@ def _paths(node: Any) -> list[ast.Path]:
 
 def run(r: VectorSearch, now: float) -> SearchResult:
     """The search: exact top-K among the rows the filter keeps and the lag model shows."""
-    from dynemu.engine.vectors.matrix import as_query
-
     table = r.table
     vix = find_vector_index(table, r.index_name)
-    values = query_vector(vix, r.vector)
+    query = query_vector(vix, r.vector)
     mask_of = plan_filter(vix, r.condition)
     mx = vix.matrix
     keep = mask_of(mx) if mask_of is not None else None
@@ -158,7 +157,7 @@ def run(r: VectorSearch, now: float) -> SearchResult:
             if row is not None:
                 keep[row] = False
     kept = mx.n if keep is None else int(keep.sum())
-    top = mx.top(as_query(values, vix.spec.dimensions), r.top_k, keep)
+    top = mx.top(query, r.top_k, keep)
     result = SearchResult()
     returned = 0
     for key, score in top:
