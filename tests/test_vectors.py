@@ -311,3 +311,23 @@ def test_consumed_capacity_reports_vector_search_request_bytes(ddb: Any) -> None
         assert out["ConsumedCapacity"] == {"VectorSearchRequestBytes": float(12 * 4 + 2 * 19)}
     out = ddb.search_vectors(TableName=t, IndexName="emb-idx", SearchVector=qv(1, 0, 0), TopK=2)
     assert "ConsumedCapacity" not in out
+
+
+def test_writes_report_vector_write_request_bytes(ddb: Any) -> None:
+    """Under INDEXES a write reports the bytes it replicated to each vector index: the entry
+    it put, or the one it removed (pk "a": 3 bytes, + "emb" 3 + 4 x 3 dimensions)."""
+    t = create(ddb, vector_index(projection="KEYS_ONLY"))
+    item = {"pk": {"S": "a"}, "emb": vec(1, 2, 3)}
+    out = ddb.put_item(TableName=t, Item=item, ReturnConsumedCapacity="INDEXES")
+    assert out["ConsumedCapacity"]["VectorIndexes"] == {"emb-idx": {"VectorWriteRequestBytes": 18.0}}
+    assert out["ConsumedCapacity"]["CapacityUnits"] == 1.0  # vector bytes are metered apart
+    # a write that changes nothing the index holds replicates nothing
+    out = ddb.put_item(TableName=t, Item={**item, "other": {"S": "x"}}, ReturnConsumedCapacity="INDEXES")
+    assert "VectorIndexes" not in out["ConsumedCapacity"]
+    out = ddb.put_item(TableName=t, Item=item, ReturnConsumedCapacity="TOTAL")
+    assert "VectorIndexes" not in out["ConsumedCapacity"]
+    out = ddb.delete_item(TableName=t, Key={"pk": {"S": "a"}}, ReturnConsumedCapacity="INDEXES")
+    assert out["ConsumedCapacity"]["VectorIndexes"] == {"emb-idx": {"VectorWriteRequestBytes": 18.0}}
+    out = ddb.batch_write_item(RequestItems={t: [{"PutRequest": {"Item": {"pk": {"S": f"b{i}"}, "emb": vec(1, i, 0)}}}
+                                                 for i in range(2)]}, ReturnConsumedCapacity="INDEXES")
+    assert out["ConsumedCapacity"][0]["VectorIndexes"] == {"emb-idx": {"VectorWriteRequestBytes": 38.0}}

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from dynemu.engine.table import Table
+from dynemu.engine.table import Mutation, Table
 from dynemu.engine.vectors import spec as spec_
 from dynemu.engine.vectors.spec import Catalog, VectorIndexSpec
 from dynemu.storage.base import WriteBatch
@@ -110,6 +110,15 @@ def start_backfill(table: Table, vix: VectorIndex, is_current: Callable[[], bool
     loop.call_soon(step)
 
 
+def charge(cc: Any, m: Mutation) -> None:
+    """Add the VectorWriteRequestBytes of planned mutation ``m`` to ConsumedCapacity ``cc``
+    (reported under ReturnConsumedCapacity INDEXES, "Monitoring vector index capacity")."""
+    derived = m.derived
+    if derived is not None:
+        for w in derived.get("vectors") or ():
+            cc.add_vector_write(w.index.name, w.request_bytes)
+
+
 def drop_table_data(table: Table) -> None:
     """The definitions of a dropped table's vector indexes (their entries go with the
     table's other index entries, ``indexes.drop_table_data``)."""
@@ -118,4 +127,4 @@ def drop_table_data(table: Table) -> None:
     table.store.write(batch)
 
 
-__all__ = ["VectorIndexSpec", "all_indexes", "attach", "find", "maintainer", "save", "start_backfill"]
+__all__ = ["VectorIndexSpec", "all_indexes", "attach", "charge", "find", "maintainer", "save", "start_backfill"]
