@@ -42,6 +42,7 @@ AREAS = {
     "capacity": "ReturnConsumedCapacity",
     "errors": "Common errors",
     "partiql": "PartiQL (ExecuteStatement, BatchExecuteStatement)",
+    "vectors": "Vector indexes and SearchVectors",
 }
 
 

@@ -13,4 +13,5 @@ from compat.scenarios import (  # noqa: F401
     tables,
     transactions,
     ttl,
+    vectors,
 )
