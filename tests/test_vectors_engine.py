@@ -177,3 +177,26 @@ s.stop()
 """
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.split() == ["False", "False", "True"]
+
+
+def test_readme_example_runs_as_written(tmp_path: Any) -> None:
+    """README's "Vector search" example, against a server, prints what it says it prints."""
+    import re
+    from pathlib import Path
+
+    from dynemu.testing import DynemuServer
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    example = next(b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+                   if b.startswith("# vector_search.py"))
+    expected = example.strip().splitlines()[-1].removeprefix("# ")
+    server = DynemuServer()
+    url = server.start()
+    try:
+        script = tmp_path / "vector_search.py"
+        script.write_text(example.replace("http://127.0.0.1:8000", url))
+        out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    finally:
+        server.stop()
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == expected
