@@ -9,7 +9,7 @@ Which items enter an index ("Data synchronization between tables and vector inde
   index, or holds a number outside float32's finite range refuses the write
   (ValidationException); an attribute the write leaves as it was is not checked again (an
   item written before the index existed is skipped by the backfill instead);
-* a search-schema attribute of another type than AttributeDefinitions gives refuses the
+* a search-schema attribute of another type than its AttributeDefinitions entry refuses the
   write as an index key of the wrong type does;
 * removing the vector attribute, or the item, removes its entry.
 
@@ -108,7 +108,7 @@ class VectorIndex:
         if numbers is None:
             if not strict:
                 return None
-            i, e = next((i, e) for i, e in enumerate(elements) if _finite_f32(e) is None)
+            i, e = next((i, e) for i, e in enumerate(elements) if finite_f32(e) is None)
             actual = next(iter(e), "?") if isinstance(e, dict) else "?"
             raise errors.validation(errors.msg_vector_invalid_element(s.attribute, s.name, i, actual))
         return pack(numbers)
@@ -151,7 +151,7 @@ class VectorIndex:
         self.item_count = self.size_bytes = 0
 
 
-def _finite_f32(e: Any) -> float | None:
+def finite_f32(e: Any) -> float | None:
     if not isinstance(e, dict) or len(e) != 1 or "N" not in e:
         return None
     try:

@@ -33,7 +33,7 @@ from dynemu.engine.schema import Item
 from dynemu.engine.table import Table
 from dynemu.engine.vectors import find
 from dynemu.engine.vectors import spec as spec_
-from dynemu.engine.vectors.maintain import VectorIndex, _finite_f32, canonical
+from dynemu.engine.vectors.maintain import VectorIndex, canonical, finite_f32
 from dynemu.storage import keyspace
 
 Mask = Callable[[Any], Any]  # VectorMatrix -> numpy bool array
@@ -77,7 +77,7 @@ def query_vector(vix: VectorIndex, raw: list[Any]) -> Any:
         raise errors.validation(errors.msg_search_vector_dimensions(len(raw), vix.name, dims))
     numbers = parse(raw)
     if numbers is None:
-        i, e = next((i, e) for i, e in enumerate(raw) if _finite_f32(e) is None)
+        i, e = next((i, e) for i, e in enumerate(raw) if finite_f32(e) is None)
         raise errors.validation(errors.msg_search_vector_element(i, next(iter(e), "?") if e else "?"))
     return as_query(numbers)
 
