@@ -15,7 +15,8 @@ index holds in memory, matrix and bookkeeping, divided by the vector count), the
 SearchVectors is called through its operation handler (the read executor; HTTP framing,
 measured by bench/throughput.py, is not included). Prints the load time, the rebuild
 time, the memory per vector and the search latency (median and worst of ``--searches``),
-unfiltered and with an INLINE_FILTER equality keeping a tenth of the items. Targets
+unfiltered and with an INLINE_FILTER equality keeping a tenth of the items
+(``--matrix-only``: the search on a matrix filled directly, without storage). Targets
 (issue 26): under 50 ms per search, under 5 KB per 1,024-dimension vector.
 """
 
@@ -123,14 +124,43 @@ def timed_searches(
     return out
 
 
+def matrix_only(n: int, dims: int, runs: int, rng: np.random.Generator) -> None:
+    """The search on an index's matrix alone (``VectorMatrix.top``), filled directly: minutes
+    instead of the hour a full run takes on a loaded machine."""
+    from dynemu.engine.vectors.matrix import VectorMatrix
+
+    m = VectorMatrix(dims, "COSINE", ("cat",))
+    for start in range(0, n, 1000):
+        block = rng.standard_normal((min(1000, n - start), dims), dtype=np.float32)
+        for i, row in enumerate(block):
+            m.put(f"doc-{start + i:07d}".encode(), row.astype("<f4").tobytes(), {"cat": ("S", f"c{(start + i) % 10}")})
+    m.trim()
+    for label, keep in (("search", None), ("search with a filter keeping 1/10", True)):
+        runs_ = []
+        for _ in range(runs):
+            q = rng.standard_normal(dims, dtype=np.float32)
+            t0, c0 = time.perf_counter(), time.process_time()
+            mask = m.mask_equal("cat", ("S", "c3")) if keep else None
+            assert len(m.top(q, 10, mask)) == 10
+            runs_.append((time.perf_counter() - t0, time.process_time() - c0))
+        wall, cpu = [w for w, _ in runs_], [c for _, c in runs_]
+        print(f"{label} (matrix only): median {statistics.median(wall) * 1000:.1f} ms, worst {max(wall) * 1000:.1f} ms"
+              f" (CPU: median {statistics.median(cpu) * 1000:.1f} ms)")
+    print(f"matrix: {m.nbytes / n / 1024:.2f} KB per vector (float32 data and norms)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vectors", type=int, default=100_000)
     ap.add_argument("--dims", type=int, default=1024)
     ap.add_argument("--searches", type=int, default=20)
     ap.add_argument("--load", choices=("commit", "batch"), default="commit")
+    ap.add_argument("--matrix-only", action="store_true", help="time the search on the index's matrix alone")
     a = ap.parse_args()
     rng = np.random.default_rng(26)
+    if a.matrix_only:
+        matrix_only(a.vectors, a.dims, a.searches, rng)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         db, ctx = namespace(tmp)
         create(ctx, a.dims, with_index=a.load == "batch")

@@ -4,10 +4,10 @@ numpy is imported here, and this module only once a table has a vector index (st
 never imports it: tests/test_startup.py).
 
 Rows are kept dense: a removed row is filled with the last one, so the matrix is always
-``data[:n]``; its capacity grows by half
-as it fills, and a rebuild trims it. Beside it: each row's key (the item's
-hashed storage key, ``keyspace.hashed_part``), each row's search-schema values (for
-filters) and, for COSINE, each row's norm.
+``data[:n]``; its capacity grows by half as it fills, and a rebuild trims it. Beside it:
+each row's key (the item's hashed storage key, ``keyspace.hashed_part``), each row's norm,
+and per search-schema attribute a column of int32 codes of the rows' values (each distinct
+value gets a code, -1 for none), so that a filter's ``=`` is one comparison of a column.
 
 Scores ("SearchVectors", API reference), computed at float32:
   COSINE       1 - cos(q, v), 0 (same direction) .. 2 (opposite), smallest first;
@@ -33,10 +33,10 @@ _BLOCK = 4096  # rows per block of a EUCLIDEAN search
 
 
 class VectorMatrix:
-    """The vectors of one index; ``filters[name][row]``: the row's value of a search-schema
-    attribute (``canonical``), None when the item lacks it."""
+    """The vectors of one index; ``columns[name][row]``: the code of the row's value of a
+    search-schema attribute (``codes[name]``: value -> code), -1 when the item lacks it."""
 
-    __slots__ = ("dims", "distance", "data", "norms", "n", "keys", "rows", "filters")
+    __slots__ = ("dims", "distance", "data", "norms", "n", "keys", "rows", "columns", "codes")
 
     def __init__(self, dims: int, distance: str, filter_names: Sequence[str]) -> None:
         self.dims = dims
@@ -46,7 +46,8 @@ class VectorMatrix:
         self.n = 0
         self.keys: list[bytes] = []
         self.rows: dict[bytes, int] = {}
-        self.filters: dict[str, list[Any]] = {name: [] for name in filter_names}
+        self.columns: dict[str, np.ndarray] = {name: np.empty(_START, dtype=np.int32) for name in filter_names}
+        self.codes: dict[str, dict[Any, int]] = {name: {} for name in filter_names}
 
     @property
     def nbytes(self) -> int:
@@ -66,6 +67,10 @@ class VectorMatrix:
         norms = np.empty(cap, dtype=np.float32)
         norms[: self.n] = self.norms[: self.n]
         self.data, self.norms = data, norms
+        for name, column in self.columns.items():
+            wider = np.empty(cap, dtype=np.int32)
+            wider[: self.n] = column[: self.n]
+            self.columns[name] = wider
 
     def put(self, key: bytes, vector: bytes | memoryview, filters: dict[str, Any]) -> None:
         """Add or replace the row of ``key``: ``vector`` is ``dims`` little-endian float32."""
@@ -78,11 +83,13 @@ class VectorMatrix:
             self.n += 1
             self.rows[key] = row
             self.keys.append(key)
-            for name, column in self.filters.items():
-                column.append(filters.get(name))
-        else:
-            for name, column in self.filters.items():
-                column[row] = filters.get(name)
+        for name, column in self.columns.items():
+            value = filters.get(name)
+            if value is None:
+                column[row] = -1
+            else:
+                codes = self.codes[name]
+                column[row] = codes.setdefault(value, len(codes))
         self.data[row] = v
         self.norms[row] = np.linalg.norm(self.data[row])
 
@@ -97,33 +104,35 @@ class VectorMatrix:
             self.norms[row] = self.norms[last]
             self.keys[row] = moved
             self.rows[moved] = row
-            for column in self.filters.values():
+            for column in self.columns.values():
                 column[row] = column[last]
         self.keys.pop()
-        for column in self.filters.values():
-            column.pop()
         self.n = last
 
     def __contains__(self, key: bytes) -> bool:
         return key in self.rows
 
     def mask_equal(self, name: str, value: Any) -> np.ndarray:
-        column = self.filters[name]
-        return np.fromiter((v == value for v in column), dtype=bool, count=self.n)
+        code = self.codes[name].get(value)
+        if code is None:
+            return np.zeros(self.n, dtype=bool)
+        return self.columns[name][: self.n] == code
 
-    def scores(self, query: np.ndarray) -> np.ndarray:
-        """Every row's score against ``query`` (float32)."""
-        data = self.data[: self.n]
+    def scores(self, query: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """The score of every row (or of ``rows``) against ``query`` (float32)."""
+        data = self.data[: self.n] if rows is None else self.data[rows]
+        norms = self.norms[: self.n] if rows is None else self.norms[rows]
+        count = data.shape[0]
         if self.distance == "EUCLIDEAN":  # |v - q| itself, a block at a time (no n x dims temporary)
-            out = np.empty(self.n, dtype=np.float32)
-            for start in range(0, self.n, _BLOCK):
+            out = np.empty(count, dtype=np.float32)
+            for start in range(0, count, _BLOCK):
                 diff = data[start : start + _BLOCK] - query
                 out[start : start + _BLOCK] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
             return out
         dots = data @ query
         if self.distance == "DOT_PRODUCT":
             return dots
-        denom = self.norms[: self.n] * np.float32(np.linalg.norm(query))
+        denom = norms * np.float32(np.linalg.norm(query))
         with np.errstate(divide="ignore", invalid="ignore"):
             cos = np.where(denom > 0, dots / denom, np.float32(0))
         return (np.float32(1) - cos).astype(np.float32)
@@ -132,19 +141,22 @@ class VectorMatrix:
         """The ``k`` best rows as ``(key, score)``, best first, among those ``keep`` marks."""
         if self.n == 0:
             return []
-        scores = self.scores(query)
         candidates = np.arange(self.n) if keep is None else np.nonzero(keep)[0]
         if candidates.size == 0:
             return []
-        order = -scores[candidates] if self.distance == "DOT_PRODUCT" else scores[candidates]
+        # a filter keeping few rows: score those alone (a copy of them costs less than all)
+        scores = self.scores(query, candidates) if candidates.size * 2 < self.n else self.scores(query)[candidates]
+        order = -scores if self.distance == "DOT_PRODUCT" else scores
         if candidates.size > k:
             # every row at least as good as the k-th, so that ties at the edge are all seen
             kth = np.partition(order, k - 1)[k - 1]
             pick = order <= kth
             candidates, order = candidates[pick], order[pick]
+            scores = scores[pick]
         keys = self.keys
-        ranked = sorted(zip(order.tolist(), candidates.tolist(), strict=True), key=lambda p: (p[0], keys[p[1]]))
-        return [(keys[row], float(scores[row])) for _, row in ranked[:k]]
+        ranked = sorted(zip(order.tolist(), candidates.tolist(), scores.tolist(), strict=True),
+                        key=lambda p: (p[0], keys[p[1]]))
+        return [(keys[row], float(score)) for _, row, score in ranked[:k]]
 
 
 F32_MAX = float(np.finfo(np.float32).max)
