@@ -331,3 +331,17 @@ def test_writes_report_vector_write_request_bytes(ddb: Any) -> None:
     out = ddb.batch_write_item(RequestItems={t: [{"PutRequest": {"Item": {"pk": {"S": f"b{i}"}, "emb": vec(1, i, 0)}}}
                                                  for i in range(2)]}, ReturnConsumedCapacity="INDEXES")
     assert out["ConsumedCapacity"][0]["VectorIndexes"] == {"emb-idx": {"VectorWriteRequestBytes": 38.0}}
+
+
+def test_search_attributes_stay_defined_while_an_index_uses_them(ddb: Any) -> None:
+    """AttributeDefinitions keep a search-schema attribute while a vector index uses it (a
+    GSI's deletion does not take it away), and lose it with the last such index."""
+    t = create(ddb, vector_index(schema=[("color", "INLINE_FILTER")]), defs=[("color", "S"), ("g", "S")],
+               GlobalSecondaryIndexes=[{"IndexName": "by-g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                        "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+    names = lambda: {d["AttributeName"] for d in ddb.describe_table(TableName=t)["Table"]["AttributeDefinitions"]}  # noqa: E731
+    assert names() == {"pk", "color", "g"}
+    ddb.update_table(TableName=t, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "by-g"}}])
+    assert names() == {"pk", "color"}
+    ddb.update_table(TableName=t, VectorIndexUpdates=[{"Delete": {"IndexName": "emb-idx"}}])
+    assert names() == {"pk"}

@@ -341,7 +341,7 @@ def update_indexes(
         plan.deleted.append((ix, DeletedIndex(table.spec, ix.spec, ix.item_count, ix.size_bytes)))
         spec.indexes = [s for s in spec.indexes if s.name != name]
     if plan.deleted:
-        _prune_definitions(spec)
+        _prune_definitions(spec, vector_ddl.schema_attributes(table))
     return plan
 
 
@@ -399,10 +399,10 @@ def _create_gsi(table: Table, spec: TableSpec, c: GsiDefinition, requested: dict
     plan.created.append(name)
 
 
-def _prune_definitions(spec: TableSpec) -> None:
+def _prune_definitions(spec: TableSpec, keep: frozenset[str] | set[str] = frozenset()) -> None:
     """A deleted GSI's key attributes leave AttributeDefinitions when no key uses them any
-    more (lab DDB-TABLE-151)."""
-    used = set(spec.key_names)
+    more (lab DDB-TABLE-151); ``keep``: those vector indexes' search schemas use."""
+    used = set(spec.key_names) | keep
     for s in spec.indexes:
         used.update(a.name for a in s.hash_keys + s.range_keys)
     spec.attribute_definitions = [a for a in spec.attribute_definitions if a.name in used]

@@ -102,6 +102,22 @@ def create_table_indexes(table: Table, specs: list[VectorIndexSpec]) -> None:
     save(table)
 
 
+def schema_attributes(table: Table) -> set[str]:
+    """Attributes the search schemas of ``table``'s vector indexes use (they stay in its
+    AttributeDefinitions while an index uses them)."""
+    m = maintainer(table)
+    return {n for vix in (m.indexes if m is not None else ()) for n in vix.spec.schema_names}
+
+
+def _prune(spec: TableSpec, kept: list[VectorIndexSpec]) -> None:
+    """Search attributes of deleted vector indexes leave AttributeDefinitions when no key and
+    no other index uses them (as a deleted GSI's keys do)."""
+    used = set(spec.key_names) | {n for s in kept for n in s.schema_names}
+    for s in spec.indexes:
+        used.update(a.name for a in s.hash_keys + s.range_keys)
+    spec.attribute_definitions = [a for a in spec.attribute_definitions if a.name in used]
+
+
 def plan_update(
     table: Table, spec: TableSpec, creates: list[VectorIndexDefinition], deletes: list[str],
     requested: dict[str, str],
@@ -124,6 +140,8 @@ def plan_update(
         plan.creates.append(_spec(d, types, indexes.next_index_id(table), spec.arn))
     _check_set(kept + plan.creates, {s.name for s in spec.indexes})
     check_billing(spec.billing_mode, bool(kept or plan.creates))
+    if plan.deletes:
+        _prune(spec, kept)
     known = {a.name for a in spec.attribute_definitions}
     for s in plan.creates:
         s.status, s.backfilling = "CREATING", True
