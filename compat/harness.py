@@ -43,6 +43,7 @@ AREAS = {
     "errors": "Common errors",
     "partiql": "PartiQL (ExecuteStatement, BatchExecuteStatement)",
     "backups": "Backups, point-in-time recovery and resource policies",
+    "vectors": "Vector indexes and SearchVectors",
 }
 
 

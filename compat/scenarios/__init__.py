@@ -15,4 +15,5 @@ from compat.scenarios import (  # noqa: F401
     tables,
     transactions,
     ttl,
+    vectors,
 )

@@ -26,6 +26,7 @@ from dynemu.engine import indexes, limits, streams
 from dynemu.engine.indexes import Index
 from dynemu.engine.schema import IndexSpec, KeyAttr, TableSpec, Throughput
 from dynemu.engine.table import Table
+from dynemu.engine.vectors import define as vector_ddl
 
 if TYPE_CHECKING:
     from dynemu.engine.namespace import Namespace
@@ -83,6 +84,9 @@ class TableUpdate:
     gsi_changes: dict[str, GsiChange] = field(default_factory=dict)
     gsi_updates_given: bool = False  # GlobalSecondaryIndexUpdates present, maybe empty
     stream: dict[str, object] | None = None  # StreamSpecification (engine.streams.update)
+    # VectorIndexUpdates (engine.vectors.define)
+    vector_creates: list[vector_ddl.VectorIndexDefinition] = field(default_factory=list)
+    vector_deletes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -269,7 +273,8 @@ def update_table(db: Namespace, table: Table, u: TableUpdate, region: str) -> tu
     changed = table_changed = _table_settings(spec, u, now, db.limits.decreases_per_day)
     # GlobalSecondaryIndexUpdates, and what a billing switch does to GSIs
     plan = update_indexes(table, spec, u, now, was_on_demand, region, db.limits.decreases_per_day)
-    if u.gsi_creates or u.gsi_deletes or u.gsi_changes:
+    vplan = vector_ddl.plan_update(table, spec, u.vector_creates, u.vector_deletes, u.attribute_definitions)
+    if u.gsi_creates or u.gsi_deletes or u.gsi_changes or vplan is not None:
         changed = True
     elif u.gsi_updates_given and changed:
         raise errors.invalid_parameter(errors.MSG_GSI_UPDATES_EMPTY)
@@ -286,6 +291,9 @@ def update_table(db: Namespace, table: Table, u: TableUpdate, region: str) -> tu
     db.save_spec(table)
     if plan is not None:
         apply_plan(db, table, plan)
+    if vplan is not None:
+        vector_ddl.apply_update(table, vplan, lambda: db.tables.get(table.name) is table)
+        table_changed = True
     return plan, table_changed
 
 
@@ -334,7 +342,7 @@ def update_indexes(
         plan.deleted.append((ix, DeletedIndex(table.spec, ix.spec, ix.item_count, ix.size_bytes)))
         spec.indexes = [s for s in spec.indexes if s.name != name]
     if plan.deleted:
-        _prune_definitions(spec)
+        _prune_definitions(spec, vector_ddl.schema_attributes(table))
     return plan
 
 
@@ -397,10 +405,10 @@ def _create_gsi(table: Table, spec: TableSpec, c: GsiDefinition, requested: dict
     plan.created.append(name)
 
 
-def _prune_definitions(spec: TableSpec) -> None:
+def _prune_definitions(spec: TableSpec, keep: frozenset[str] | set[str] = frozenset()) -> None:
     """A deleted GSI's key attributes leave AttributeDefinitions when no key uses them any
-    more (lab DDB-TABLE-151)."""
-    used = set(spec.key_names)
+    more (lab DDB-TABLE-151); ``keep``: those vector indexes' search schemas use."""
+    used = set(spec.key_names) | keep
     for s in spec.indexes:
         used.update(a.name for a in s.hash_keys + s.range_keys)
     spec.attribute_definitions = [a for a in spec.attribute_definitions if a.name in used]

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from dynemu import errors
-from dynemu.engine import consistency, indexes, limits, pitr, streams, ttl
+from dynemu.engine import consistency, indexes, limits, pitr, streams, ttl, vectors
 from dynemu.engine import writes as writes_
 from dynemu.engine.capacity.admission import TableCapacity
 from dynemu.engine.capacity.throughput import CapacityConfig
@@ -78,6 +78,7 @@ class Namespace:
         table.capacity = TableCapacity(table.spec, self.capacity_config, self.store, self.now(), table.size_bytes)
         table._attached()  # the capacity observes every commit (partition sizes and splits)
         indexes.attach(table, self.save_spec, self.item_collection_limit)
+        vectors.attach(table)  # vector indexes, when the table has any (engine.vectors)
         streams.bind(self.streams, table)
         ttl.load(table)
         consistency.attach(table, self.consistency)
@@ -181,6 +182,7 @@ class Namespace:
         self.store.write(batch)
         del self.tables[table.spec.name]
         indexes.drop_table_data(table)
+        vectors.drop_table_data(table)
         prefix = keyspace.items_prefix(table.spec.table_id)
         delete_range(self.store, prefix, keyspace.prefix_end(prefix))
 

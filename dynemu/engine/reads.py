@@ -37,6 +37,7 @@ from dynemu.engine.expressions.keycondition import KeyCondition
 from dynemu.engine.indexes import Index
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Table, decode_stored, stored_size
+from dynemu.engine.vectors import search as vector_search
 from dynemu.engine.writes import admit_or_cancel
 from dynemu.errors import MSG_MULTIPLE_OPERATIONS
 from dynemu.storage import keyspace
@@ -466,3 +467,21 @@ def transact_get(
         if ledger is not None:
             ledger.for_table(r.table_name).add_read(read_h)
     return out, ledger
+
+
+# --- SearchVectors ---------------------------------------------------------------------------------
+
+
+def search_vectors(db: Namespace, r: vector_search.VectorSearch) -> vector_search.SearchResult:
+    """SearchVectors: admitted on the table's capacity where a Scan starts, the search
+    (``engine/vectors/search.py``), then VectorSearchRequestBytes debited as read units of
+    4 KB (eventually consistent: vector indexes are updated asynchronously)."""
+    table = r.table
+    now = db.now()
+    cap = table.capacity
+    suffix = keyspace.hashed_part(keyspace.items_prefix(table.spec.table_id))
+    p = cap.admit(suffix, now)
+    result = vector_search.run(r, now)
+    cap.state.debit(p, capacity.query_read_units_h(result.request_bytes, False) / 2, 0.0, now, suffix)
+    cap.maintain(now)
+    return result

@@ -113,7 +113,7 @@ class Table:
     write observers in a fixed order: ``observers``."""
 
     __slots__ = ("spec", "store", "item_count", "size_bytes", "capacity", "_indexes", "_stream", "_ttl", "_recent",
-                 "_history", "_id", "_prefix", "observers", "planners", "counts_key")
+                 "_history", "_vectors", "_id", "_prefix", "observers", "planners", "counts_key")
 
     def __init__(self, spec: TableSpec, store: Store, item_count: int = 0, size_bytes: int = 0) -> None:
         self.spec = spec
@@ -128,6 +128,7 @@ class Table:
         self._ttl: Any = None  # TTLIndex (engine.ttl), once TTL was ever set on the table
         self._recent: Any = None  # RecentWrites (engine.consistency), when the stale-read model is on
         self._history: Any = None  # ChangeHistory (engine.pitr), while point-in-time recovery is on
+        self._vectors: Any = None  # VectorMaintainer (engine.vectors), while the table has a vector index
         self._id = spec.table_id
         self._prefix = keyspace.items_prefix(spec.table_id)
         self.counts_key = counts_key_of(spec.table_id)  # its item count and size (Namespace.commit)
@@ -144,9 +145,11 @@ class Table:
         ix = self._indexes
         if ix is not None and not ix.indexes and ix.current_spec() is self.spec:
             ix = None  # no index: nothing to plan or commit (engine.indexes)
-        self.observers = tuple(o for o in (self.capacity, ix, self._stream, self._ttl, self._recent, self._history)
-                               if o is not None)
-        self.planners = (ix,) if ix is not None else ()
+        vx = self._vectors
+        self.observers = tuple(
+            o for o in (self.capacity, ix, vx, self._stream, self._ttl, self._recent, self._history) if o is not None
+        )
+        self.planners = tuple(o for o in (ix, vx) if o is not None)
 
     @property
     def indexes(self) -> Any:
@@ -191,6 +194,15 @@ class Table:
     @history.setter
     def history(self, value: Any) -> None:
         self._history = value
+        self._attached()
+
+    @property
+    def vectors(self) -> Any:
+        return self._vectors
+
+    @vectors.setter
+    def vectors(self, value: Any) -> None:
+        self._vectors = value
         self._attached()
 
     @property

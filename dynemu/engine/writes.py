@@ -43,6 +43,7 @@ from dynemu.engine.capacity import CapacityLedger
 from dynemu.engine.schema import Item
 from dynemu.engine.table import KEEP_OR_CREATE, Condition, Mutation, Table, stored_size
 from dynemu.engine.tokens import TokenEntry, Tokens
+from dynemu.engine.vectors import charge as vector_charge
 from dynemu.errors import MSG_MULTIPLE_OPERATIONS, MSG_TRANSACTION_TOO_LARGE
 from dynemu.storage import keyspace
 from dynemu.storage.base import WriteBatch
@@ -318,6 +319,7 @@ def _charge(w: Write, now: float, transactional: bool, ledger: CapacityLedger | 
         cc.add_write(write_h)
         if m is not None:  # index arms at the plain rate: only the table's arm doubles
             indexes.charge(cc, m)
+            vector_charge(cc, m)  # VectorWriteRequestBytes (engine.vectors)
 
 
 def _charge_failed_condition(w: Write, now: float) -> None:

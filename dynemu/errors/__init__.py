@@ -22,3 +22,4 @@ from dynemu.errors.replication import *
 from dynemu.errors.requests import *
 from dynemu.errors.storage import *
 from dynemu.errors.transactions import *
+from dynemu.errors.vectors import *

@@ -72,6 +72,8 @@ def render_consumed(cc: ConsumedCapacity, mode: str) -> dict[str, Any] | None:
             out["LocalSecondaryIndexes"] = {n: _arm(r, w, split, r > 0, w > 0) for n, (r, w) in cc.lsi.items()}
         if cc.gsi:
             out["GlobalSecondaryIndexes"] = {n: _arm(r, w, split, r > 0, w > 0) for n, (r, w) in cc.gsi.items()}
+        if cc.vector:  # "Monitoring vector index capacity": write operations, under INDEXES
+            out["VectorIndexes"] = {n: {"VectorWriteRequestBytes": float(b)} for n, b in cc.vector.items()}
     return out
 
 

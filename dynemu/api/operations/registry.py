@@ -11,6 +11,7 @@ from dynemu.api.protocol import DYNAMODB_PREFIX, STREAMS_PREFIX, Context, Handle
 # parser and translator are ~15 ms of imports a server answering item requests never needs).
 _LAZY: dict[str, tuple[str, ...]] = {
     "dynemu.api.operations.partiql": ("ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction"),
+    "dynemu.api.operations.vectors": ("SearchVectors",),
 }
 
 

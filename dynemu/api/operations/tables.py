@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations import index_specs, misc, policies, restore_fields
+from dynemu.api.operations import index_specs, misc, policies, restore_fields, vector_specs
 from dynemu.api.operations.common import describe_throughput
 from dynemu.api.protocol import Context
 from dynemu.engine import ddl, limits, streams, ttl
 from dynemu.engine.schema import KeyAttr, TableSpec, Throughput
 from dynemu.engine.table import Table
+from dynemu.engine.vectors import define as vector_ddl
 
 # --- wire form of a table -------------------------------------------------------------------------
 
@@ -53,6 +54,7 @@ def describe(table: Table, status: str = "ACTIVE") -> dict[str, Any]:
     reads, writes = table.capacity.state.warm_throughput()
     out["WarmThroughput"] = {"ReadUnitsPerSecond": reads, "WriteUnitsPerSecond": writes, "Status": "ACTIVE"}
     out.update(index_specs.describe_indexes(table, status))  # LocalSecondaryIndexes, GlobalSecondaryIndexes
+    out.update(vector_specs.describe(table))  # VectorIndexes
     out.update(stream_fields(table))  # StreamSpecification, LatestStreamArn/Label
     out.update(restore_fields.describe_fields(table, status))  # RestoreSummary of a restored table
     return out
@@ -158,8 +160,11 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     hash_name, range_name = _key_schema(body)
     key_names = [hash_name] + ([range_name] if range_name else [])
     has_indexes = body.get("LocalSecondaryIndexes") is not None or body.get("GlobalSecondaryIndexes") is not None
+    has_indexes = has_indexes or body.get("VectorIndexes") is not None
     defs = _attribute_definitions(body, key_names, exact=not has_indexes)
-    index_defs = index_specs.parse_create(body, defs, hash_name, range_name, mode, ctx.region)
+    key_defs = vector_specs.definitions_for_keys(body, defs, key_names)
+    index_defs = index_specs.parse_create(body, key_defs, hash_name, range_name, mode, ctx.region)
+    vector_defs = vector_specs.parse_create(body, defs, key_names, mode, {s.name for s in index_defs})
     stream_spec = body.get("StreamSpecification")
     stream_on, stream_view = (
         streams.validate_spec(stream_spec, creating=True) if stream_spec is not None else (False, None)
@@ -199,6 +204,7 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     )
     table = ctx.db.add_table(spec)
     policies.attach_at_create(ctx, table, policy)
+    vector_ddl.create_table_indexes(table, vector_defs)
     if stream_on:
         streams.enable(ctx.db.streams, table, stream_view, now)  # type: ignore[arg-type]
     # CreateTable answers CREATING; the table is ACTIVE by the next DescribeTable.
@@ -271,6 +277,7 @@ def _table_update(body: dict[str, Any]) -> ddl.TableUpdate:
         stream=body.get("StreamSpecification"),
     )
     index_specs.add_gsi_updates(u, body)
+    vector_specs.add_updates(u, body)
     return u
 
 

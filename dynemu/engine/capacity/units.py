@@ -141,7 +141,7 @@ class ConsumedCapacity:
     LSI units are the table's throughput but reported in their own arm (LSI.md).
     """
 
-    __slots__ = ("table_name", "split", "read_h", "write_h", "has_read", "has_write", "lsi", "gsi")
+    __slots__ = ("table_name", "split", "read_h", "write_h", "has_read", "has_write", "lsi", "gsi", "vector")
 
     def __init__(self, table_name: str, *, split: bool = False) -> None:
         self.table_name = table_name
@@ -152,6 +152,7 @@ class ConsumedCapacity:
         self.has_write = False
         self.lsi: dict[str, list[int]] | None = None  # name -> [read_h, write_h]
         self.gsi: dict[str, list[int]] | None = None
+        self.vector: dict[str, int] | None = None  # vector index -> VectorWriteRequestBytes
 
     # recording --------------------------------------------------------------------------
 
@@ -178,8 +179,16 @@ class ConsumedCapacity:
         arm[0] += read_h
         arm[1] += write_h
 
+    def add_vector_write(self, name: str, request_bytes: int) -> None:
+        """VectorWriteRequestBytes of a write on vector index ``name`` (engine.vectors)."""
+        if self.vector is None:
+            self.vector = {}
+        self.vector[name] = self.vector.get(name, 0) + request_bytes
+
     def merge(self, other: ConsumedCapacity) -> None:
         """Add ``other`` (same table) into this one: batch and transaction totals."""
+        for name, request_bytes in (other.vector or {}).items():
+            self.add_vector_write(name, request_bytes)
         if other.has_read:
             self.add_read(other.read_h)
         if other.has_write:

@@ -1,0 +1,59 @@
+"""SearchVectors (API reference "SearchVectors"; developer guide "Creating and searching
+vector indexes").
+
+The order of checks: the request's shape (the botocore model, like every operation), TopK's
+range, the expressions (SearchConditionExpression is compiled as a filter and
+ProjectionExpression as a projection, by the one expression pipeline), the table, then the
+engine's (``engine/vectors/search.py``): the index, its backfill, the search vector, the
+filter's attributes and comparators.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dynemu import errors
+from dynemu.api.protocol import Context
+from dynemu.engine import reads
+from dynemu.engine.expressions import compile_request
+from dynemu.engine.vectors.search import VectorSearch
+from dynemu.engine.vectors.spec import MAX_TOP_K
+
+
+def _expressions(body: dict[str, Any]) -> Any:
+    """SearchConditionExpression and ProjectionExpression through the expression engine, as
+    a Scan's FilterExpression and ProjectionExpression (the same placeholders rules)."""
+    request = {
+        k: body[k] for k in ("ProjectionExpression", "ExpressionAttributeNames", "ExpressionAttributeValues")
+        if k in body
+    }  # fmt: skip
+    if "SearchConditionExpression" in body:
+        request["FilterExpression"] = body["SearchConditionExpression"]
+    return compile_request("Scan", request) if request else None
+
+
+def search_vectors(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    top_k = body["TopK"]
+    if not 1 <= top_k <= MAX_TOP_K:
+        raise errors.validation(errors.MSG_TOP_K_RANGE)
+    compiled = _expressions(body)
+    table = ctx.db.get(body["TableName"])
+    rcc = body.get("ReturnConsumedCapacity") or "NONE"
+    search = VectorSearch(
+        table, body["IndexName"], body["SearchVector"], top_k,
+        compiled.filter if compiled is not None else None, consumed=rcc != "NONE",
+    )  # fmt: skip
+    result = reads.search_vectors(ctx.db, search)
+    projection = compiled.projection if compiled is not None else None
+    out: dict[str, Any] = {
+        "SearchResults": [
+            {"Item": projection.apply(item) if projection is not None else item, "Score": score}
+            for item, score in result.results
+        ]
+    }
+    if rcc != "NONE":
+        out["ConsumedCapacity"] = {"VectorSearchRequestBytes": float(result.request_bytes)}
+    return out
+
+
+OPERATIONS = {"SearchVectors": search_vectors}

@@ -1,0 +1,130 @@
+"""Vector indexes (developer guide, "Vector indexes"): their definitions, maintenance as a
+write observer of the table (``maintain.VectorMaintainer``), and the exact search
+(``search``). numpy is imported only once a table has a vector index.
+
+A table's vector indexes are attached by ``attach`` (``Namespace._attach``): the matrix of
+each index is rebuilt from its stored entries, and an index whose backfill was cut short by
+a restart is backfilled again from scratch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from dynemu.engine.table import Mutation, Table
+from dynemu.engine.vectors import spec as spec_
+from dynemu.engine.vectors.spec import Catalog, VectorIndexSpec
+from dynemu.storage.base import WriteBatch
+
+if TYPE_CHECKING:
+    from dynemu.engine.vectors.maintain import VectorIndex, VectorMaintainer
+
+
+def maintainer(table: Table) -> VectorMaintainer | None:
+    m: VectorMaintainer | None = table.vectors
+    return m
+
+
+def all_indexes(table: Table) -> list[VectorIndex]:
+    m = maintainer(table)
+    return m.indexes if m is not None else []
+
+
+def find(table: Table, name: str) -> VectorIndex | None:
+    m = maintainer(table)
+    return m.by_name.get(name) if m is not None else None
+
+
+def save(table: Table) -> None:
+    """Persist the table's vector index definitions."""
+    batch = WriteBatch()
+    key = spec_.catalog_key(table.spec.table_id)
+    specs = [ix.spec for ix in all_indexes(table)]
+    if specs:
+        batch.put(key, Catalog(specs).encode())
+    else:
+        batch.delete(key)
+    table.store.write(batch)
+
+
+def attach(table: Table) -> None:
+    """Give a loaded table its vector indexes (none: nothing is attached, numpy is not
+    imported). An index left CREATING by a restart is backfilled again, at once."""
+    catalog = Catalog.decode(table.store.get(spec_.catalog_key(table.spec.table_id)))
+    if not catalog.specs:
+        return
+    from dynemu.engine.vectors import maintain
+
+    m = maintain.VectorMaintainer(table, catalog.specs)
+    table.vectors = m
+    restarted = False
+    for vix in m.indexes:
+        if vix.spec.status == "CREATING":
+            maintain.drop_entries(table, vix)
+            job = maintain.Backfill(table, vix)
+            while not job.step():
+                pass
+            restarted = True
+        else:
+            maintain.rebuild(table, vix)
+    if restarted:
+        save(table)
+
+
+def ensure_maintainer(table: Table) -> VectorMaintainer:
+    m = maintainer(table)
+    if m is None:
+        from dynemu.engine.vectors import maintain
+
+        m = maintain.VectorMaintainer(table, [])
+        table.vectors = m
+    return m
+
+
+def start_backfill(table: Table, vix: VectorIndex, is_current: Callable[[], bool]) -> None:
+    """Backfill in steps on the event loop, so that the index is CREATING with Backfilling
+    while the table is indexed and requests keep flowing; without a loop, at once.
+    ``is_current``: whether the table and the index still exist."""
+    from dynemu.engine.vectors import maintain
+
+    job = maintain.Backfill(table, vix)
+
+    def step() -> None:
+        if not is_current() or find(table, vix.name) is not vix:
+            vix.cursor = None
+            return
+        if job.step():
+            save(table)
+        else:
+            loop.call_soon(step)
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        while not job.step():
+            pass
+        save(table)
+        return
+    loop.call_soon(step)
+
+
+def charge(cc: Any, m: Mutation) -> None:
+    """Add the VectorWriteRequestBytes of planned mutation ``m`` to ConsumedCapacity ``cc``
+    (reported under ReturnConsumedCapacity INDEXES, "Monitoring vector index capacity")."""
+    derived = m.derived
+    if derived is not None:
+        for w in derived.get("vectors") or ():
+            cc.add_vector_write(w.index.name, w.request_bytes)
+
+
+def drop_table_data(table: Table) -> None:
+    """The definitions of a dropped table's vector indexes (their entries go with the
+    table's other index entries, ``indexes.drop_table_data``)."""
+    batch = WriteBatch()
+    batch.delete(spec_.catalog_key(table.spec.table_id))
+    table.store.write(batch)
+
+
+__all__ = ["VectorIndexSpec", "all_indexes", "attach", "charge", "find", "maintainer", "save", "start_backfill"]

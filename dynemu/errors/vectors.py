@@ -1,0 +1,113 @@
+"""Messages of vector indexes and SearchVectors.
+
+Texts quoted in the developer guide's "Troubleshooting vector indexes" page are the
+service's own; the others are marked UNSURE: the guide names the condition but not the
+words, and dynemu chose them.
+"""
+
+# "Troubleshooting vector indexes" (developer guide)
+MSG_SEARCH_CONDITION_REQUIRED = "SearchConditionExpression must be provided when SearchSchema has a HASH key"
+MSG_SEARCH_SCHEMA_UNDEFINED = "One element in SearchSchema is not defined in attribute definitions"
+MSG_INVALID_SEARCH_COMPARATOR = "Invalid comparator used in SearchConditionExpression"
+MSG_TOP_K_RANGE = "Provided TopK value is out of valid range"
+
+
+def msg_backfilling_vector_index(index: str) -> str:
+    """"Troubleshooting vector indexes": a search of an index still being backfilled."""
+    return f"Cannot search backfilling vector index: {index}"
+
+
+# UNSURE: the guide states the rule (on-demand tables only, "Requirements and limitations"),
+# not the service's words.
+MSG_VECTOR_ON_DEMAND_ONLY = (
+    "One or more parameter values were invalid: Vector indexes are supported only on tables "
+    "that use PAY_PER_REQUEST billing mode"
+)
+
+
+def msg_vector_index_limit(limit: int) -> str:
+    # UNSURE: the quota (five per table) is the guide's; the words are dynemu's.
+    return f"Subscriber limit exceeded: A table can have at most {limit} vector indexes"
+
+
+def msg_vector_dimensions_range(value: int, maximum: int) -> str:
+    # UNSURE: the range (1 to 4,096) is the quotas page's; the words are dynemu's.
+    return (
+        f"One or more parameter values were invalid: Dimensions must be between 1 and {maximum}, "
+        f"but was {value}"
+    )
+
+
+def msg_inline_filter_limit(index: str, limit: int) -> str:
+    # UNSURE
+    return (
+        f"One or more parameter values were invalid: Vector index {index} has more than {limit} "
+        "INLINE_FILTER attributes"
+    )
+
+
+def msg_search_schema_hash_count(index: str) -> str:
+    # UNSURE
+    return f"One or more parameter values were invalid: Vector index {index} has more than one HASH key"
+
+
+def msg_vector_attribute_dimensions(attribute: str, existing: int, given: int) -> str:
+    # UNSURE: "If multiple vector indexes reference the same attribute, they must all use the
+    # same number of dimensions" (CreateVectorIndexAction).
+    return (
+        f"One or more parameter values were invalid: Vector attribute {attribute} is indexed with "
+        f"{existing} dimensions by another vector index, not {given}"
+    )
+
+
+def msg_vector_wrong_dimensions(attribute: str, index: str, actual: int, expected: int) -> str:
+    # UNSURE: a write whose vector does not have the index's dimensions is refused
+    # ("Troubleshooting vector indexes").
+    return (
+        f"One or more parameter values were invalid: Vector attribute {attribute} has {actual} dimensions "
+        f"but vector index {index} expects {expected}"
+    )
+
+
+def msg_vector_invalid_type(attribute: str, index: str, actual: str) -> str:
+    # UNSURE: "Write rejected with 'Invalid parameter type'" ("Troubleshooting vector indexes").
+    return (
+        f"One or more parameter values were invalid: Invalid parameter type for vector attribute {attribute} "
+        f"of vector index {index}: expected L of N, got {actual}"
+    )
+
+
+def msg_vector_invalid_element(attribute: str, index: str, position: int, actual: str) -> str:
+    # UNSURE: the message "targets the offending element index" ("Troubleshooting vector indexes").
+    return (
+        f"One or more parameter values were invalid: Invalid parameter type for vector attribute {attribute} "
+        f"of vector index {index}: element [{position}] is {actual}, expected a finite N within the "
+        "32-bit float range"
+    )
+
+
+def msg_search_vector_dimensions(actual: int, index: str, expected: int) -> str:
+    # UNSURE: the rule is SearchVector's ("must match the number of dimensions configured").
+    return (
+        f"SearchVector has {actual} dimensions but vector index {index} has {expected} dimensions"
+    )
+
+
+def msg_search_vector_element(position: int, actual: str) -> str:
+    # UNSURE: each element is "a 32-bit IEEE-754 floating point number" (SearchVectors).
+    return f"SearchVector element [{position}] is {actual}: each element must be a finite N within the 32-bit float range"
+
+
+def msg_search_attribute_not_in_schema(name: str, index: str) -> str:
+    # UNSURE: "The expression can reference attributes defined in the vector index search schema"
+    # (SearchVectors); "only top-level attributes".
+    return (
+        f"Attribute {name} in SearchConditionExpression is not a top-level attribute of the SearchSchema "
+        f"of vector index {index}"
+    )
+
+
+def msg_search_schema_type(name: str, expected: str, actual: str, index: str) -> str:
+    # UNSURE: a search schema attribute is typed like an index key (AttributeDefinitions).
+    return f"One or more parameter values were invalid: Type mismatch for SearchSchema attribute {name} " \
+        f"Expected: {expected} Actual: {actual} IndexName: {index}"

@@ -1,0 +1,154 @@
+"""Vector index errors, sent raw (boto3's own parameter checks off) so that the server's
+answer is what is asserted: type and full message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.helpers import assert_error, assert_validation
+from tests.test_vectors import create, qv, vec, vector_index
+
+INVALID = "One or more parameter values were invalid: "
+
+
+def search(raw: Any, table: str, **kw: Any) -> Any:
+    args = {"TableName": table, "IndexName": "emb-idx", "SearchVector": qv(1, 0, 0), "TopK": 3, **kw}
+    return raw.search_vectors(**args)
+
+
+def test_search_vector_with_the_wrong_dimension_count(raw: Any) -> None:
+    t = create(raw)
+    assert_validation("SearchVector has 2 dimensions but vector index emb-idx has 3 dimensions",
+                      search, raw, t, SearchVector=qv(1, 0))
+
+
+def test_search_vector_with_non_numbers(raw: Any) -> None:
+    t = create(raw)
+    assert_validation("SearchVector element [1] is S: each element must be a finite N within the 32-bit float range",
+                      search, raw, t, SearchVector=[{"N": "1"}, {"S": "x"}, {"N": "0"}])
+    assert_validation("SearchVector element [2] is N: each element must be a finite N within the 32-bit float range",
+                      search, raw, t, SearchVector=[{"N": "1"}, {"N": "0"}, {"N": "-4e38"}])
+
+
+def test_item_vector_with_non_numbers(raw: Any) -> None:
+    t = create(raw)
+    assert_validation(INVALID + "Invalid parameter type for vector attribute emb of vector index emb-idx: "
+                      "element [0] is BOOL, expected a finite N within the 32-bit float range",
+                      raw.put_item, TableName=t, Item={"pk": {"S": "a"}, "emb": {"L": [{"BOOL": True}, {"N": "1"},
+                                                                                       {"N": "2"}]}})
+
+
+def test_vector_index_on_a_provisioned_table(raw: Any) -> None:
+    message = INVALID + "Vector indexes are supported only on tables that use PAY_PER_REQUEST billing mode"
+    assert_validation(message, raw.create_table, TableName="vec-provisioned",
+                      KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                      AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                      ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5},
+                      VectorIndexes=[vector_index()])
+    assert "vec-provisioned" not in raw.list_tables()["TableNames"]
+    # an on-demand table with a vector index cannot switch to provisioned capacity
+    t = create(raw)
+    assert_validation(message, raw.update_table, TableName=t, BillingMode="PROVISIONED",
+                      ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5})
+    assert raw.describe_table(TableName=t)["Table"]["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+
+
+def test_vector_index_added_to_a_provisioned_table(raw: Any) -> None:
+    t = create(raw, plain=True, BillingMode="PROVISIONED",
+               ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5})
+    assert_validation(INVALID + "Vector indexes are supported only on tables that use PAY_PER_REQUEST billing mode",
+                      raw.update_table, TableName=t, VectorIndexUpdates=[{"Create": vector_index()}])
+
+
+def test_too_many_vector_indexes(raw: Any) -> None:
+    message = "Subscriber limit exceeded: A table can have at most 5 vector indexes"
+    six = [vector_index(name=f"idx{i}", attribute=f"v{i}") for i in range(6)]
+    assert_error("LimitExceededException", message, create, raw, *six)
+    t = create(raw, *six[:5])
+    assert_error("LimitExceededException", message, raw.update_table, TableName=t,
+                 VectorIndexUpdates=[{"Create": six[5]}])
+
+
+def test_top_k_out_of_range(raw: Any) -> None:
+    t = create(raw)
+    assert_validation("Provided TopK value is out of valid range", search, raw, t, TopK=101)
+    assert_validation("Provided TopK value is out of valid range", search, raw, t, TopK=100000)
+
+
+@pytest.mark.parametrize("top_k", [0, -1])
+def test_top_k_below_the_model_minimum(raw: Any, top_k: int) -> None:
+    """Below 1 the API model's own constraint answers first, as for every operation."""
+    t = create(raw)
+    assert_validation(f"1 validation error detected: Value '{top_k}' at 'topK' failed to satisfy constraint: "
+                      "Member must have value greater than or equal to 1", search, raw, t, TopK=top_k)
+
+
+def test_top_k_bounds_are_accepted(raw: Any) -> None:
+    t = create(raw)
+    raw.put_item(TableName=t, Item={"pk": {"S": "a"}, "emb": vec(1, 0, 0)})
+    assert len(search(raw, t, TopK=1)["SearchResults"]) == 1
+    assert len(search(raw, t, TopK=100)["SearchResults"]) == 1
+
+
+def test_unknown_index_and_table(raw: Any) -> None:
+    t = create(raw)
+    assert_validation("The table does not have the specified index: nope", search, raw, t, IndexName="nope")
+    assert_error("ResourceNotFoundException", "Requested resource not found", search, raw, "no-such-table")
+    assert_error("ResourceNotFoundException", f"Requested resource not found: Index nope for table {t}",
+                 raw.update_table, TableName=t, VectorIndexUpdates=[{"Delete": {"IndexName": "nope"}}])
+
+
+def test_query_scan_and_partiql_do_not_read_vector_indexes(raw: Any) -> None:
+    t = create(raw)
+    raw.put_item(TableName=t, Item={"pk": {"S": "a"}, "emb": vec(1, 0, 0)})
+    message = "The table does not have the specified index: emb-idx"
+    assert_validation(message, raw.scan, TableName=t, IndexName="emb-idx")
+    assert_validation(message, raw.query, TableName=t, IndexName="emb-idx", KeyConditionExpression="pk = :p",
+                      ExpressionAttributeValues={":p": {"S": "a"}})
+    assert_validation(message, raw.execute_statement, Statement=f'SELECT * FROM "{t}"."emb-idx"')
+
+
+def test_dimensions_out_of_range(raw: Any) -> None:
+    assert_validation(INVALID + "Dimensions must be between 1 and 4096, but was 4097",
+                      create, raw, vector_index(dims=4097))
+    create(raw, vector_index(dims=4096))
+
+
+def test_search_schema_attribute_not_defined(raw: Any) -> None:
+    assert_validation("One element in SearchSchema is not defined in attribute definitions",
+                      create, raw, vector_index(schema=[("cat", "HASH")]))
+
+
+def test_one_attribute_one_dimension_count(raw: Any) -> None:
+    assert_validation(INVALID + "Vector attribute emb is indexed with 3 dimensions by another vector index, not 4",
+                      create, raw, vector_index(name="one"), vector_index(name="two", dims=4))
+
+
+def test_duplicate_index_name(raw: Any) -> None:
+    assert_validation(INVALID + "Duplicate index name: emb-idx", create, raw, vector_index(), vector_index())
+
+
+def test_filter_errors(raw: Any) -> None:
+    t = create(raw, vector_index(schema=[("cat", "HASH"), ("color", "INLINE_FILTER")]),
+               defs=[("cat", "S"), ("color", "S")])
+    assert_validation("SearchConditionExpression must be provided when SearchSchema has a HASH key",
+                      search, raw, t)
+    assert_validation("SearchConditionExpression must be provided when SearchSchema has a HASH key",
+                      search, raw, t, SearchConditionExpression="color = :c",
+                      ExpressionAttributeValues={":c": {"S": "red"}})
+    assert_validation("Invalid comparator used in SearchConditionExpression",
+                      search, raw, t, SearchConditionExpression="cat > :c",
+                      ExpressionAttributeValues={":c": {"S": "a"}})
+    assert_validation("Invalid comparator used in SearchConditionExpression",
+                      search, raw, t, SearchConditionExpression="cat = :c AND begins_with(color, :c)",
+                      ExpressionAttributeValues={":c": {"S": "a"}})
+    assert_validation("Attribute [title] in SearchConditionExpression is not a top-level attribute of the "
+                      "SearchSchema of vector index emb-idx",
+                      search, raw, t, SearchConditionExpression="cat = :c AND title = :c",
+                      ExpressionAttributeValues={":c": {"S": "a"}})
+    assert_validation("Attribute [title] in SearchConditionExpression is not a top-level attribute of the "
+                      "SearchSchema of vector index emb-idx",
+                      search, raw, t, SearchConditionExpression="cat = :c AND title < :c",
+                      ExpressionAttributeValues={":c": {"S": "a"}})
