@@ -32,6 +32,7 @@ from dynemu.engine.capacity.contributors import KEEP_MINUTES
 from dynemu.engine.clock import VirtualClock
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces
+from dynemu.engine.table import Table
 from dynemu.errors import DynamoError
 
 
@@ -68,6 +69,16 @@ class Admin:
         except DynamoError as err:  # a region that names no namespace (never a path)
             return _error(err.message)
 
+    def _table(self, request: web.Request) -> tuple[Namespace, Table] | web.Response:
+        """The namespace and the table the path names, or the admin API's error answer."""
+        db = self._database(request)
+        if isinstance(db, web.Response):
+            return db
+        table = db.lookup(request.match_info["table"])
+        if table is None:
+            return _error(errors.MSG_ADMIN_NO_TABLE.format(table=request.match_info["table"]), 404)
+        return db, table
+
     # --- clock -------------------------------------------------------------------------------------
 
     async def get_clock(self, request: web.Request) -> web.Response:
@@ -91,12 +102,10 @@ class Admin:
     # --- partitions ------------------------------------------------------------------------------------
 
     async def partitions(self, request: web.Request) -> web.Response:
-        db = self._database(request)
-        if isinstance(db, web.Response):
-            return db
-        table = db.lookup(request.match_info["table"])
-        if table is None:
-            return _error(errors.MSG_ADMIN_NO_TABLE.format(table=request.match_info["table"]), 404)
+        found = self._table(request)
+        if isinstance(found, web.Response):
+            return found
+        db, table = found
         index = request.query.get("index")
         cap = table.capacity
         state = cap.state
@@ -122,12 +131,10 @@ class Admin:
 
     async def contributor_insights(self, request: web.Request) -> web.Response:
         """Contributor Insights' status and reports (engine/insights.py) as JSON."""
-        db = self._database(request)
-        if isinstance(db, web.Response):
-            return db
-        table = db.lookup(request.match_info["table"])
-        if table is None:
-            return _error(errors.MSG_ADMIN_NO_TABLE.format(table=request.match_info["table"]), 404)
+        found = self._table(request)
+        if isinstance(found, web.Response):
+            return found
+        db, table = found
         index = request.query.get("index")
         cap = table.capacity
         state = cap.state

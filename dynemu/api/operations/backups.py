@@ -12,6 +12,7 @@ from typing import Any
 from dynemu import errors
 from dynemu.api.operations import restore_fields, restores
 from dynemu.api.operations.common import describe_throughput
+from dynemu.api.operations.index_specs import index_shape
 from dynemu.api.protocol import Context
 from dynemu.engine import backups, limits, pitr
 from dynemu.engine.backups import Backup
@@ -113,14 +114,7 @@ def _details(b: Backup, status: str = "AVAILABLE") -> dict[str, Any]:
 
 
 def _index_info(spec: Any) -> dict[str, Any]:
-    projection: dict[str, Any] = {"ProjectionType": spec.projection_type}
-    if spec.non_key_attributes:
-        projection["NonKeyAttributes"] = sorted(spec.non_key_attributes)
-    out: dict[str, Any] = {
-        "IndexName": spec.name,
-        "KeySchema": [{"AttributeName": n, "KeyType": k} for n, k, _ in spec.key_schema],
-        "Projection": projection,
-    }
+    out = index_shape(spec)
     if spec.is_global:
         out["ProvisionedThroughput"] = describe_throughput(spec.throughput)
     return out

@@ -153,18 +153,22 @@ def _parse_lsis(
 # --- DescribeTable ------------------------------------------------------------------------
 
 
-
-
-def describe_index(spec: TableSpec, ix: Index, table_status: str = "ACTIVE") -> dict[str, Any]:
-    s = ix.spec
+def index_shape(s: IndexSpec) -> dict[str, Any]:
+    """An index's name, key schema and projection: the part of its description that
+    DescribeTable, DescribeBackup and a restore's index list share."""
     projection: dict[str, Any] = {"ProjectionType": s.projection_type}
     if s.projection_type == "INCLUDE":
         projection["NonKeyAttributes"] = sorted(s.non_key_attributes)  # sorted by name (DDB-TABLE-125)
-    out: dict[str, Any] = {
+    return {
         "IndexName": s.name,
         "KeySchema": [{"AttributeName": n, "KeyType": k} for n, k, _ in s.key_schema],
         "Projection": projection,
     }
+
+
+def describe_index(spec: TableSpec, ix: Index, table_status: str = "ACTIVE") -> dict[str, Any]:
+    s = ix.spec
+    out = index_shape(s)
     if s.is_global:
         creating = table_status == "CREATING" or s.status == "CREATING"
         # a table being deleted takes its indexes with it (DeleteTable's response)

@@ -23,14 +23,7 @@ from dynemu.engine.schema import IndexSpec, TableSpec
 
 
 def _wire_index(s: IndexSpec, mode: str, table_pt: tuple[int, int]) -> dict[str, Any]:
-    projection: dict[str, Any] = {"ProjectionType": s.projection_type}
-    if s.non_key_attributes:
-        projection["NonKeyAttributes"] = list(s.non_key_attributes)
-    out: dict[str, Any] = {
-        "IndexName": s.name,
-        "KeySchema": [{"AttributeName": n, "KeyType": k} for n, k, _ in s.key_schema],
-        "Projection": projection,
-    }
+    out = index_specs.index_shape(s)
     if s.is_global and mode == "PROVISIONED":
         tp = s.throughput
         read, write = (tp.read, tp.write) if tp.read or tp.write else table_pt
