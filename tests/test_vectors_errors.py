@@ -138,10 +138,10 @@ def test_filter_errors(raw: Any) -> None:
     assert_validation("SearchConditionExpression must be provided when SearchSchema has a HASH key",
                       search, raw, t, SearchConditionExpression="color = :c",
                       ExpressionAttributeValues={":c": {"S": "red"}})
-    assert_validation("Invalid comparator used in SearchConditionExpression",
+    assert_validation("Invalid SearchConditionExpression: Invalid comparator used in SearchConditionExpression",
                       search, raw, t, SearchConditionExpression="cat > :c",
                       ExpressionAttributeValues={":c": {"S": "a"}})
-    assert_validation("Invalid comparator used in SearchConditionExpression",
+    assert_validation("Invalid SearchConditionExpression: Invalid comparator used in SearchConditionExpression",
                       search, raw, t, SearchConditionExpression="cat = :c AND begins_with(color, :c)",
                       ExpressionAttributeValues={":c": {"S": "a"}})
     assert_validation("Attribute [title] in SearchConditionExpression is not a top-level attribute of the "
@@ -152,3 +152,32 @@ def test_filter_errors(raw: Any) -> None:
                       "SearchSchema of vector index emb-idx",
                       search, raw, t, SearchConditionExpression="cat = :c AND title < :c",
                       ExpressionAttributeValues={":c": {"S": "a"}})
+
+
+def test_search_condition_errors_name_the_parameter(raw: Any) -> None:
+    """Syntax and placeholder errors of SearchConditionExpression name it, as every
+    expression parameter's do (not the FilterExpression it is evaluated like)."""
+    t = create(raw, vector_index(schema=[("cat", "HASH")]), defs=[("cat", "S")])
+    prefix = "Invalid SearchConditionExpression: "
+    assert_validation(prefix + 'Syntax error; token: "<EOF>", near: "= "',
+                      search, raw, t, SearchConditionExpression="cat = ")
+    assert_validation(prefix + "The expression can not be empty;", search, raw, t, SearchConditionExpression="")
+    assert_validation(prefix + "An expression attribute value used in expression is not defined; attribute value: :x",
+                      search, raw, t, SearchConditionExpression="cat = :x")
+    assert_validation(prefix + "Attribute name is a reserved keyword; reserved keyword: size",
+                      search, raw, t, SearchConditionExpression="size = :c",
+                      ExpressionAttributeValues={":c": {"S": "a"}})
+    assert_validation("ExpressionAttributeValues can only be specified when using expressions: "
+                      "SearchConditionExpression is null",
+                      search, raw, t, ProjectionExpression="pk", ExpressionAttributeValues={":c": {"S": "a"}})
+    # the same shape again (the compiled-expression cache) answers the same
+    assert_validation(prefix + "Invalid comparator used in SearchConditionExpression",
+                      search, raw, t, SearchConditionExpression="cat > :c", ExpressionAttributeValues={":c": {"S": "b"}})
+    assert_validation(prefix + "Invalid comparator used in SearchConditionExpression",
+                      search, raw, t, SearchConditionExpression="cat > :c", ExpressionAttributeValues={":c": {"S": "b"}})
+    put = raw.put_item(TableName=t, Item={"pk": {"S": "a"}, "cat": {"S": "x"}, "emb": vec(1, 0, 0)})
+    assert put["ResponseMetadata"]["HTTPStatusCode"] == 200
+    for _ in range(2):  # the second through the cache
+        out = search(raw, t, SearchConditionExpression="#c = :c", ExpressionAttributeNames={"#c": "cat"},
+                     ExpressionAttributeValues={":c": {"S": "x"}})
+        assert [r["Item"]["pk"] for r in out["SearchResults"]] == [{"S": "a"}]

@@ -9,6 +9,10 @@ words, and dynemu chose them.
 MSG_SEARCH_CONDITION_REQUIRED = "SearchConditionExpression must be provided when SearchSchema has a HASH key"
 MSG_SEARCH_SCHEMA_UNDEFINED = "One element in SearchSchema is not defined in attribute definitions"
 MSG_INVALID_SEARCH_COMPARATOR = "Invalid comparator used in SearchConditionExpression"
+# The service sends it as the detail of "Invalid SearchConditionExpression: ..." (reported from
+# the service; the guide quotes the detail), the prefix of every SearchConditionExpression
+# error (``msg_invalid_expression``). UNSURE for the syntax errors' details, which are the
+# other expression parameters'.
 MSG_TOP_K_RANGE = "Provided TopK value is out of valid range"
 
 

@@ -2,8 +2,8 @@
 vector indexes").
 
 The order of checks: the request's shape (the botocore model, like every operation), TopK's
-range, the expressions (SearchConditionExpression is compiled as a filter and
-ProjectionExpression as a projection, by the one expression pipeline), the table, then the
+range, the expressions (SearchConditionExpression as a condition and ProjectionExpression
+as a projection, by the one expression pipeline), the table, then the
 engine's (``engine/vectors/search.py``): the index, its backfill, the search vector, the
 filter's attributes and comparators.
 """
@@ -21,15 +21,15 @@ from dynemu.engine.vectors.spec import MAX_TOP_K
 
 
 def _expressions(body: dict[str, Any]) -> Any:
-    """SearchConditionExpression and ProjectionExpression through the expression engine, as
-    a Scan's FilterExpression and ProjectionExpression (the same placeholders rules)."""
+    """SearchConditionExpression and ProjectionExpression through the expression engine
+    (the placeholder rules of every expression; errors name the parameter)."""
     request = {
-        k: body[k] for k in ("ProjectionExpression", "ExpressionAttributeNames", "ExpressionAttributeValues")
+        k: body[k]
+        for k in ("SearchConditionExpression", "ProjectionExpression", "ExpressionAttributeNames",
+                  "ExpressionAttributeValues")
         if k in body
     }  # fmt: skip
-    if "SearchConditionExpression" in body:
-        request["FilterExpression"] = body["SearchConditionExpression"]
-    return compile_request("Scan", request) if request else None
+    return compile_request("SearchVectors", request) if request else None
 
 
 def search_vectors(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:

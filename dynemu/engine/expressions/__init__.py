@@ -58,12 +58,14 @@ _PARAMETERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
               ("AttributesToGet", "QueryFilter", "ConditionalOperator", "KeyConditions")),
     "Scan": (("ProjectionExpression", "FilterExpression"), ("AttributesToGet", "ScanFilter", "ConditionalOperator")),
     "ConditionCheck": (("ConditionExpression",), ()),
+    # a filter of the vector search ("SearchVectors"; docs/vectors.md)
+    "SearchVectors": (("ProjectionExpression", "SearchConditionExpression"), ()),
 }
 _ALIASES = {"Put": "PutItem", "Delete": "DeleteItem", "Update": "UpdateItem", "Get": "GetItem",
             "BatchGetItem": "GetItem", "TransactGetItems": "GetItem"}
 # the order in which DynamoDB validates the expressions of one request
 _EXPRESSION_ORDER = ("UpdateExpression", "ConditionExpression", "KeyConditionExpression",
-                     "FilterExpression", "ProjectionExpression")
+                     "FilterExpression", "SearchConditionExpression", "ProjectionExpression")
 _NAME_KEY = re.compile(r"#[0-9A-Za-z_]+")
 _VALUE_KEY = re.compile(r":[0-9A-Za-z_]+")
 
@@ -79,7 +81,7 @@ class Compiled:
     projection: Projection | None = None
     update: Update | LegacyUpdate | None = None
     key_condition: KeyCondition | None = None
-    filter_parameter: str | None = None  # "FilterExpression" or "QueryFilter"/"ScanFilter"
+    filter_parameter: str | None = None  # "FilterExpression", "QueryFilter"/"ScanFilter" or "SearchConditionExpression"
 
     def bind(self, key_schema: Any) -> Compiled:
         """Apply the rules that need the table's (or index's) key schema and return the
@@ -320,9 +322,10 @@ def _assemble(compiled: Compiled, results: dict[str, Any]) -> Compiled:
         changes["update"] = Update(results["UpdateExpression"])
     if "ConditionExpression" in results:
         changes["condition"] = Condition(results["ConditionExpression"])
-    if "FilterExpression" in results:
-        changes["filter"] = Condition(results["FilterExpression"])
-        changes["filter_parameter"] = "FilterExpression"
+    for parameter in ("FilterExpression", "SearchConditionExpression"):
+        if parameter in results:
+            changes["filter"] = Condition(results[parameter])
+            changes["filter_parameter"] = parameter
     if "ProjectionExpression" in results:
         changes["projection"] = Projection(tuple(p.elements for p in results["ProjectionExpression"]))
     if "KeyConditionExpression" in results:

@@ -120,9 +120,9 @@ class Template:
                 else:
                     plan.check(ExprContext(parameter, names, values))
                     condition = Condition(_substitute(shape[0], values), shape[1])
-                    if parameter == "FilterExpression":
+                    if parameter in ("FilterExpression", "SearchConditionExpression"):
                         changes["filter"] = condition
-                        changes["filter_parameter"] = "FilterExpression"
+                        changes["filter_parameter"] = parameter
                     else:
                         changes["condition"] = condition
             return changes

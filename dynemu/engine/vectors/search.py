@@ -123,7 +123,7 @@ def _mask(node: ast.Node, vix: VectorIndex) -> Mask:
     for n in _paths(node):
         if len(n.elements) != 1 or n.elements[0] not in vix.spec.schema_names:
             raise errors.validation(errors.msg_search_attribute_not_in_schema(ast.path_str(n.elements), vix.name))
-    raise errors.validation(errors.MSG_INVALID_SEARCH_COMPARATOR)
+    raise errors.validation(errors.msg_invalid_expression("SearchConditionExpression", errors.MSG_INVALID_SEARCH_COMPARATOR))
 
 
 def _paths(node: Any) -> list[ast.Path]:
