@@ -124,7 +124,11 @@ def test_update_table_adds_and_backfills_then_deletes(ddb: Any) -> None:
     assert ix["IndexStatus"] == "ACTIVE" and "Backfilling" not in ix
     assert ix["ItemCount"] == 5
     assert search(ddb, t, qv(1, 1, 0), k=2) == [("k0", 0.0), ("k1", 1.0)]
-    ddb.update_table(TableName=t, VectorIndexUpdates=[{"Delete": {"IndexName": "emb-idx"}}])
+    active = ix
+    out = ddb.update_table(TableName=t, VectorIndexUpdates=[{"Delete": {"IndexName": "emb-idx"}}])
+    # the response describes the index being deleted, as for a GSI (VectorIndexDescription)
+    assert out["TableDescription"]["VectorIndexes"] == [{**active, "IndexStatus": "DELETING"}]
+    assert out["TableDescription"]["TableStatus"] == "UPDATING"
     assert "VectorIndexes" not in ddb.describe_table(TableName=t)["Table"]
     ddb.put_item(TableName=t, Item={"pk": {"S": "after"}, "emb": vec(1)})  # no index: any value
 
@@ -345,3 +349,14 @@ def test_search_attributes_stay_defined_while_an_index_uses_them(ddb: Any) -> No
     assert names() == {"pk", "color"}
     ddb.update_table(TableName=t, VectorIndexUpdates=[{"Delete": {"IndexName": "emb-idx"}}])
     assert names() == {"pk"}
+
+
+def test_update_table_response_lists_the_deleted_index_after_those_that_stay(ddb: Any) -> None:
+    t = create(ddb, vector_index(name="one"), vector_index(name="two", distance="DOT_PRODUCT"))
+    ddb.put_item(TableName=t, Item={"pk": {"S": "a"}, "emb": vec(1, 0, 0)})
+    out = ddb.update_table(TableName=t, VectorIndexUpdates=[{"Delete": {"IndexName": "one"}}])
+    described = [(d["IndexName"], d["IndexStatus"], d["ItemCount"], d["DistanceFunction"])
+                 for d in out["TableDescription"]["VectorIndexes"]]
+    assert described == [("two", "ACTIVE", 1, "DOT_PRODUCT"), ("one", "DELETING", 1, "COSINE")]
+    assert [d["IndexName"] for d in ddb.describe_table(TableName=t)["Table"]["VectorIndexes"]] == ["two"]
+    assert search(ddb, t, qv(1, 0, 0), index="two") == [("a", 1.0)]

@@ -291,14 +291,16 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     index_specs.check_updates(body)
     table = ctx.db.get(body["TableName"], control_plane=True)
     limits.check_table_operation(ctx.db.limits, ctx.db.tables.values(), table)
+    vectors_deleted = vector_specs.deleting(table, body)  # described before they go
     plan, table_changed = ddl.update_table(ctx.db, table, _table_update(body), ctx.region)
     if plan is None and not table_changed and body.get("StreamSpecification") is None:
         return {"TableDescription": describe(table, "ACTIVE")}  # a no-op: the table as it is
-    if plan is None:
-        return {"TableDescription": describe(table, "UPDATING")}
     # GSI throughput updates alone leave the table ACTIVE (lab DDB-TABLE-148)
-    description = describe(table, "ACTIVE" if plan.only_updates and not table_changed else "UPDATING")
-    index_specs.patch_response(description, plan)
+    only_updates = plan is not None and plan.only_updates and not table_changed
+    description = describe(table, "ACTIVE" if only_updates else "UPDATING")
+    if plan is not None:
+        index_specs.patch_response(description, plan)
+    vector_specs.patch_response(description, vectors_deleted)
     return {"TableDescription": description}
 
 

@@ -92,3 +92,22 @@ def describe(table: Table) -> dict[str, Any]:
             d["Backfilling"] = True
         out.append(d)
     return {"VectorIndexes": out} if out else {}
+
+
+def deleting(table: Table, body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The vector indexes an UpdateTable deletes, described as they are before it, DELETING
+    (VectorIndexDescription's IndexStatus: "The index is being deleted"), for its response,
+    as a deleted GSI is described (``index_specs.patch_response``)."""
+    names = {x["Delete"]["IndexName"] for x in body.get("VectorIndexUpdates") or () if x.get("Delete") is not None}
+    if not names:
+        return []
+    gone = [{**d, "IndexStatus": "DELETING"} for d in describe(table).get("VectorIndexes", ()) if d["IndexName"] in names]
+    for d in gone:
+        d.pop("Backfilling", None)
+    return gone
+
+
+def patch_response(description: dict[str, Any], deleted: list[dict[str, Any]]) -> None:
+    """UpdateTable's response: ``deleted`` (``deleting``) after the indexes that remain."""
+    if deleted:
+        description["VectorIndexes"] = description.get("VectorIndexes", []) + deleted
