@@ -181,3 +181,21 @@ def test_search_condition_errors_name_the_parameter(raw: Any) -> None:
         out = search(raw, t, SearchConditionExpression="#c = :c", ExpressionAttributeNames={"#c": "cat"},
                      ExpressionAttributeValues={":c": {"S": "x"}})
         assert [r["Item"]["pk"] for r in out["SearchResults"]] == [{"S": "a"}]
+
+
+def test_response_limited_to_16_mb(raw: Any) -> None:
+    """"SearchVectors responses are limited to 16 MB. Pagination is not supported": 42
+    results of ~400 KB are refused whole; 41 of them, or the 42 through a narrower
+    ProjectionExpression, are answered."""
+    t = create(raw)
+    blob = "x" * 400_000
+    for i in range(42):
+        raw.put_item(TableName=t, Item={"pk": {"S": f"k{i:02}"}, "emb": vec(1, i, 0), "blob": {"S": blob}})
+    assert_validation("SearchVectors response size has exceeded the maximum allowed size of 16 MB; "
+                      "use a narrower projection or a smaller TopK", search, raw, t, TopK=42)
+    out = search(raw, t, TopK=41)
+    assert len(out["SearchResults"]) == 41
+    assert all(len(r["Item"]["blob"]["S"]) == 400_000 for r in out["SearchResults"])
+    out = search(raw, t, TopK=100, ProjectionExpression="pk")
+    assert sorted(r["Item"]["pk"]["S"] for r in out["SearchResults"]) == [f"k{i:02}" for i in range(42)]
+    assert all(set(r["Item"]) == {"pk"} for r in out["SearchResults"])

@@ -115,3 +115,13 @@ def msg_search_schema_type(name: str, expected: str, actual: str, index: str) ->
     # UNSURE: a search schema attribute is typed like an index key (AttributeDefinitions).
     return f"One or more parameter values were invalid: Type mismatch for SearchSchema attribute {name} " \
         f"Expected: {expected} Actual: {actual} IndexName: {index}"
+
+
+def msg_search_response_too_large(limit: int) -> str:
+    # UNSURE: "SearchVectors responses are limited to 16 MB. Pagination is not supported"
+    # ("Requirements and limitations"); the guide does not say whether the service refuses or
+    # truncates, nor its words. dynemu refuses, in the words of the item size errors.
+    return (
+        f"SearchVectors response size has exceeded the maximum allowed size of {limit // (1024 * 1024)} MB; "
+        "use a narrower projection or a smaller TopK"
+    )

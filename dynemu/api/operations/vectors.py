@@ -3,9 +3,9 @@ vector indexes").
 
 The order of checks: the request's shape (the botocore model, like every operation), TopK's
 range, the expressions (SearchConditionExpression as a condition and ProjectionExpression
-as a projection, by the one expression pipeline), the table, then the
-engine's (``engine/vectors/search.py``): the index, its backfill, the search vector, the
-filter's attributes and comparators.
+as a projection, by the one expression pipeline), the table, then the engine's
+(``engine/vectors/search.py``): the index, its backfill, the search vector, the filter's
+attributes and comparators, and the response's 16 MB (the projected results' sizes).
 """
 
 from __future__ import annotations
@@ -42,15 +42,10 @@ def search_vectors(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     search = VectorSearch(
         table, body["IndexName"], body["SearchVector"], top_k,
         compiled.filter if compiled is not None else None, consumed=rcc != "NONE",
+        projection=compiled.projection if compiled is not None else None,
     )  # fmt: skip
     result = reads.search_vectors(ctx.db, search)
-    projection = compiled.projection if compiled is not None else None
-    out: dict[str, Any] = {
-        "SearchResults": [
-            {"Item": projection.apply(item) if projection is not None else item, "Score": score}
-            for item, score in result.results
-        ]
-    }
+    out: dict[str, Any] = {"SearchResults": [{"Item": item, "Score": score} for item, score in result.results]}
     if rcc != "NONE":
         out["ConsumedCapacity"] = {"VectorSearchRequestBytes": float(result.request_bytes)}
     return out

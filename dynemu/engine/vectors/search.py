@@ -14,6 +14,11 @@ index): dynemu's model is ``4 x Dimensions x (1 + ceil(log2(n + 1)))`` for the q
 the vectors an approximate search would examine among the ``n`` the filter keeps, plus
 the sizes of the entries returned.
 
+A response is limited to 16 MB, without pagination ("Requirements and limitations"): a
+search whose results (their projected items, after ProjectionExpression, by DynamoDB's item
+size) exceed it is refused with a ValidationException (dynemu's choice: the guide does not
+say whether the service refuses or truncates).
+
 With ``--eventual-lag-ms`` an item written within the lag is not in the results yet (its
 previous entry neither: the index is between the two), as vector indexes are updated
 asynchronously ("Data synchronization between tables and vector indexes").
@@ -27,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dynemu import errors
-from dynemu.engine import consistency
+from dynemu.engine import consistency, values
 from dynemu.engine.expressions import ast
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Table
@@ -49,6 +54,7 @@ class VectorSearch:
     top_k: int
     condition: Any = None  # a compiled condition (``tree``): SearchConditionExpression
     consumed: bool = False
+    projection: Any = None  # a compiled ProjectionExpression (``apply``), or None
 
 
 @dataclass(slots=True)
@@ -159,13 +165,19 @@ def run(r: VectorSearch, now: float) -> SearchResult:
     kept = mx.n if keep is None else int(keep.sum())
     top = mx.top(query, r.top_k, keep)
     result = SearchResult()
-    returned = 0
+    returned = response = 0
     for key, score in top:
         raw = table.store.get(vix.prefix + key)
         if raw is None:  # cannot happen: the matrix follows the committed entries
             continue
         returned += spec_.entry_header(raw)[0]
-        result.results.append((spec_.entry_item(raw), score))
+        item = spec_.entry_item(raw)
+        if r.projection is not None:
+            item = r.projection.apply(item)
+        response += values.item_size(item)
+        if response > spec_.MAX_RESPONSE_BYTES:
+            raise errors.validation(errors.msg_search_response_too_large(spec_.MAX_RESPONSE_BYTES))
+        result.results.append((item, score))
     examined = 1 + math.ceil(math.log2(kept + 1))
     result.request_bytes = 4 * vix.spec.dimensions * examined + returned
     return result

@@ -25,6 +25,8 @@ MAX_VECTOR_INDEXES = 5  # per table ("Quotas in Amazon DynamoDB", vector indexes
 MAX_DIMENSIONS = 4096  # the quotas page's maximum; SearchVectorList's max in the API model
 MAX_TOP_K = 100  # TopK 1..100 ("Troubleshooting vector indexes")
 MAX_INLINE_FILTERS = 18  # INLINE_FILTER attributes per index (quotas page)
+# a SearchVectors response, without pagination ("Requirements and limitations")
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 DISTANCES = ("COSINE", "EUCLIDEAN", "DOT_PRODUCT")
 
 _HEADER = struct.Struct(">II")
