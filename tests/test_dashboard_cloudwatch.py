@@ -158,3 +158,17 @@ def test_batch_get_counts_a_request_only_when_every_key_was_refused(server: tupl
         ddb.batch_get_item(RequestItems=keys)
     assert e.value.response["Error"]["Code"] == PTEE
     assert _counts(url, "cw_bg") == (requests + 1, events + refused + 100, 0)
+
+
+def test_a_transaction_cancelled_by_throttles_is_one_throttled_request(server: tuple[str, Any]) -> None:
+    url, ddb = server
+    _table(ddb, "cw_tx", 5, 1)
+    nxt = _drain_writes(ddb, "cw_tx")
+    requests, _, events = _counts(url, "cw_tx")
+    with pytest.raises(ClientError) as e:
+        ddb.transact_write_items(TransactItems=[
+            {"Put": {"TableName": "cw_tx", "Item": {"pk": {"S": f"k{nxt + i}"}}}} for i in range(2)
+        ])  # fmt: skip
+    assert e.value.response["Error"]["Code"] == "TransactionCanceledException"
+    # both actions refused: two events, one request
+    assert _counts(url, "cw_tx") == (requests + 1, 0, events + 2)
