@@ -137,5 +137,8 @@ def test_cloudwatch_counts_per_minute() -> None:
     hist = [{"t": 120 + s, "read": 1.0, "write": 2.0, "throttles": {"TableWriteKeyRangeThroughputExceeded": 1}}
             for s in range(90)]
     assert cloudwatch_view.per_minute(hist) == {120: [60.0, 120.0, 0.0, 60.0], 180: [30.0, 60.0, 0.0, 30.0]}
-    gsi = [{"t": 150, "read": 0.0, "write": 0.0, "throttles": {"IndexWriteProvisionedThroughputExceeded": 4}}]
-    assert cloudwatch_view.index_refusals([{"history": gsi}]) == {120: 4.0}
+    # ThrottledRequests: the requests the executors counted as refused as a whole, per minute
+    table = [{"t": 150, "read": 0.0, "write": 0.0, "throttles": {"IndexWriteProvisionedThroughputExceeded": 4},
+              "throttled_requests": 3}, {"t": 185, "throttled_requests": 1}, {"t": 190, "throttled_requests": 0}]
+    assert cloudwatch_view.throttled_requests(table) == {120: 3, 180: 1}
+    assert cloudwatch_view.throttled_requests(table, base=30) == {150: 4}

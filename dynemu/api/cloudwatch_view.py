@@ -6,10 +6,11 @@ TroubleshootingThrottling-cloudwatch.html):
 * ReadThrottleEvents / WriteThrottleEvents: one per throttled event -- each item of a batch,
   and each of the table's or one GSI's refusals, on the resource that refused it (the
   table's figures leave its GSIs out, as CloudWatch's TableName dimension does);
-* ThrottledRequests (the table only): one per refused request, its GSIs' refusals included
-  (a write refused by an index is a throttled request of the table). dynemu counts each
-  refused event as one request: exact for single-item requests; a batch whose items were
-  only partly refused counts here, where CloudWatch counts a batch only when all of it was.
+* ThrottledRequests (the table only): exact, as the executors count it when they decide a
+  request (the history's ``throttled_requests``): one per request refused as a whole, however
+  many of its events were refused -- a single-item request refused by the table or by one of
+  its GSIs, a transaction cancelled by a throttle, a BatchGetItem or BatchWriteItem only when
+  every item in it was refused (a partly refused batch adds throttle events only).
 """
 
 from __future__ import annotations
@@ -35,12 +36,14 @@ def per_minute(history: Iterable[dict[str, Any]], base: int = 0) -> dict[int, li
     return out
 
 
-def index_refusals(views: Sequence[dict[str, Any]], base: int = 0) -> dict[int, float]:
-    """Throttle events of a table's GSIs per minute (they are throttled requests of the table)."""
-    out: dict[int, float] = {}
-    for v in views:
-        for m, acc in per_minute(v["history"], base).items():
-            out[m] = out.get(m, 0.0) + acc[2] + acc[3]
+def throttled_requests(history: Iterable[dict[str, Any]], base: int = 0) -> dict[int, int]:
+    """ThrottledRequests per minute (minutes as ``per_minute`` counts them)."""
+    out: dict[int, int] = {}
+    for h in history:
+        n = h.get("throttled_requests", 0)
+        if n:
+            m = base + (int(h["t"]) - base) // 60 * 60
+            out[m] = out.get(m, 0) + n
     return out
 
 
@@ -62,11 +65,9 @@ def chart(view: dict[str, Any], x_label: Callable[[float], str], markers: Sequen
         ("ReadThrottleEvents", PALETTE[5], [(t, minutes[t][2]) for t in ts]),
         ("WriteThrottleEvents", PALETTE[1], [(t, minutes[t][3]) for t in ts]),
     ]
-    if view.get("index_minutes") is not None:  # the table: its requests refused by a GSI too
-        gsi = view["index_minutes"]
-        series.append(
-            ("ThrottledRequests", PALETTE[4], [(t, minutes[t][2] + minutes[t][3] + gsi.get(t, 0.0)) for t in ts])
-        )
+    if view["summary"].get("index") is None:  # the table's (its requests refused by a GSI too)
+        requests = throttled_requests(view["history"], view.get("minute_base", 0))
+        series.append(("ThrottledRequests", PALETTE[4], [(t, float(requests.get(t, 0))) for t in ts]))
     end = ts[-1] + 60  # the last minute's step ends where the minute (or the chart) does
     series = [(n, c, [*pts, (end, pts[-1][1])]) for n, c, pts in series]
     return line_chart(

@@ -22,7 +22,6 @@ import orjson
 from aiohttp import web
 
 from dynemu import errors
-from dynemu.api import cloudwatch_view
 from dynemu.api import dashboard_html as html
 from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
@@ -61,7 +60,6 @@ def resource_views(table: Any, now: float) -> list[dict[str, Any]]:
         )
     index_throttles = {v["summary"]["index"]: v["summary"]["throttles"] for v in views[1:] if v["summary"]["throttles"]}
     views[0]["index_throttles"] = index_throttles
-    views[0]["index_minutes"] = cloudwatch_view.index_refusals(views[1:])
     return views
 
 

@@ -32,6 +32,7 @@ from dynemu import errors
 from dynemu.engine import capacity, consistency, indexes, values
 from dynemu.engine.cancellation import THROTTLE_ERRORS
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
+from dynemu.engine.capacity.admission import throttled_requests
 from dynemu.engine.capacity.units import read_block_bytes
 from dynemu.engine.expressions.keycondition import KeyCondition
 from dynemu.engine.indexes import Index
@@ -242,7 +243,7 @@ def read_range(db: Namespace, r: RangeRead) -> RangeResult:
     # and its LSIs (LSI.md), a GSI's own for the GSI.
     state = cap.index_state(ix, now) if ix is not None and ix.is_global else cap.state
     suffix = keyspace.hashed_part(start) if ix is None else keyspace.index_hashed_part(start)
-    p = cap.admit(suffix, now, state=state)
+    p = cap.admit(suffix, now, state=state, whole=True)  # a refusal: a ThrottledRequests of the table
     stale = not r.consistent and table.recent is not None and bool(table.recent.recent)
     page = read_page(
         table, start, stop, reverse=reverse, limit=r.limit, after=after, keep=keep,
@@ -387,7 +388,7 @@ def get_item(db: Namespace, r: KeyRead, *, consumed: bool = False) -> tuple[Item
     the lag model), charged per 4 KB; a missing item costs the minimum."""
     table, key = r.table, r.key
     now = db.now()
-    p = table.capacity.admit(keyspace.hashed_part(key), now)
+    p = table.capacity.admit(keyspace.hashed_part(key), now, whole=True)
     item, size = table.read(key)
     if not r.consistent:
         item = consistency.stale_item(table, key, item, now)  # the replication-lag model
@@ -439,7 +440,8 @@ def batch_get(db: Namespace, reads: list[KeyRead], *, consumed: bool = False) ->
         table.capacity.charge(p, keyspace.hashed_part(key), now, read=read_h / 2)
         if result.ledger is not None:
             result.ledger.for_table(r.table_name).add_read(read_h)
-    if throttle is not None and not result.found:
+    if throttle is not None and not result.found:  # every key refused: one ThrottledRequests
+        throttled_requests(r.table.capacity for r in reads)  # of each table (metrics-dimensions.html)
         raise throttle
     return result
 
@@ -480,7 +482,7 @@ def search_vectors(db: Namespace, r: vector_search.VectorSearch) -> vector_searc
     now = db.now()
     cap = table.capacity
     suffix = keyspace.hashed_part(keyspace.items_prefix(table.spec.table_id))
-    p = cap.admit(suffix, now)
+    p = cap.admit(suffix, now, whole=True)
     result = vector_search.run(r, now)
     cap.state.debit(p, capacity.query_read_units_h(result.request_bytes, False) / 2, 0.0, now, suffix)
     cap.maintain(now)

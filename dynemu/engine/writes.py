@@ -40,6 +40,7 @@ from dynemu.engine.cancellation import (
     throttle_reason,
 )
 from dynemu.engine.capacity import CapacityLedger
+from dynemu.engine.capacity.admission import throttled_requests
 from dynemu.engine.schema import Item
 from dynemu.engine.table import KEEP_OR_CREATE, Condition, Mutation, Table, stored_size
 from dynemu.engine.tokens import TokenEntry, Tokens
@@ -187,7 +188,10 @@ def execute(
             if refused is not None:
                 throttle = refused
         if throttle is not None and not result.done:
-            raise throttle  # a batch is throttled only when nothing at all could be written
+            # a batch is throttled only when nothing at all could be written, and only then
+            # is it a ThrottledRequests (metrics-dimensions.html)
+            throttled_requests(w.table.capacity for w in writes)
+            raise throttle
     record = None  # the token's record, written in the transaction's own batch (engine.tokens)
     if token is not None:
         sizes = [(w.table_name or w.table.name, max(w.read_size, w.mutation.new_size if w.mutation else 0))
@@ -207,21 +211,23 @@ def _run(
 ) -> errors.DynamoError | None:
     """Admit, plan, admit on the GSIs and charge one write, or a whole transaction (policy
     ``cancel``: each step over all its actions before the next, a refusal cancelling it).
-    Returns the throttle that left the write unprocessed."""
+    Returns the throttle that left the write unprocessed. A single write's refusal (policy
+    ``raise``) is one ThrottledRequests of its table, its GSIs' refusals included."""
     metered = policy != "service"
     cancel = policy == "cancel"
+    whole = policy == "raise"
     reasons: list[dict[str, Any]] | None = None  # a transaction's, once an action is refused
     if metered:  # 1. admission by the item's partition on the table
         for w in group:
             w.suffix = keyspace.hashed_part(w.key)
             try:
-                w.partition = w.table.capacity.admit(w.suffix, now, write=True)
+                w.partition = w.table.capacity.admit(w.suffix, now, write=True, whole=whole)
             except errors.DynamoError as e:
                 if not cancel:
                     return _leave(policy, e, w, result)
                 reasons = _reason(reasons, group, w, throttle_reason(e))
         if reasons is not None:
-            raise TransactionCanceled(reasons)
+            raise _throttled([w.table for w in group], reasons)
     for w in group:  # 2. the plan: old image, condition, new image, 400 KB, index keys
         try:
             w.plan()
@@ -244,7 +250,7 @@ def _run(
             if m is None or m.derived is None:
                 continue  # no index entry to write (derived: engine.indexes, streams, ttl)
             try:
-                charges = _admit_index_writes(w.table, m, now)
+                charges = _admit_index_writes(w.table, m, now, whole)
                 gsi = charges if gsi is None else gsi + charges
             except errors.DynamoError as e:
                 if not cancel:
@@ -252,7 +258,7 @@ def _run(
                     return _leave(policy, e, w, result)
                 reasons = _reason(reasons, group, w, throttle_reason(e))
         if reasons is not None:
-            raise TransactionCanceled(reasons)
+            raise _throttled([w.table for w in group], reasons)
     for w in group:  # 4. the charges
         if metered:
             _charge(w, now, cancel, result.ledger)
@@ -284,13 +290,21 @@ def _reason(
     return reasons
 
 
+def _throttled(tables: Sequence[Table], reasons: list[dict[str, Any]]) -> TransactionCanceled:
+    """A transaction cancelled by throttles (``tables``: its actions'): one ThrottledRequests
+    of each table that refused an action, on the table or one of its GSIs."""
+    throttled_requests(t.capacity for t, r in zip(tables, reasons, strict=True) if r["Code"] != "None")
+    return TransactionCanceled(reasons)
+
+
 # (GSI throughput state, its partition, the entry's key suffix, units)
 _IndexCharge = tuple[Any, int, bytes, float]
 
 
-def _admit_index_writes(table: Table, m: Mutation, now: float) -> list[_IndexCharge]:
+def _admit_index_writes(table: Table, m: Mutation, now: float, whole: bool) -> list[_IndexCharge]:
     """A base-table write also needs capacity on every GSI it changes (GSI.md,
-    "Throttling considerations"). Raises the throttling error, or returns the charges."""
+    "Throttling considerations"). Raises the throttling error (``whole``: counting the
+    table's ThrottledRequests, ``TableCapacity.admit``), or returns the charges."""
     cap = table.capacity
     charged = []
     for w in indexes.writes_of(m):
@@ -298,7 +312,8 @@ def _admit_index_writes(table: Table, m: Mutation, now: float) -> list[_IndexCha
             state = cap.index_state(w.index, now)
             ikey = w.new_key if w.new_key is not None else w.old_key
             suffix = keyspace.index_hashed_part(ikey)
-            charged.append((state, cap.admit(suffix, now, write=True, state=state), suffix, w.write_h / 2))
+            p = cap.admit(suffix, now, write=True, state=state, whole=whole)
+            charged.append((state, p, suffix, w.write_h / 2))
     return charged
 
 
@@ -377,5 +392,5 @@ def admit_or_cancel(targets: list[tuple[Table, bytes]], now: float, *, write: bo
             reasons = _reason(reasons, targets, target, throttle_reason(e))
             parts.append(-1)
     if reasons is not None:
-        raise TransactionCanceled(reasons)
+        raise _throttled([t for t, _ in targets], reasons)
     return parts

@@ -11,7 +11,6 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from dynemu.api import cloudwatch_view
 from dynemu.api import dashboard_html as html
 from dynemu.replay.runner import Outcome, Resource
 
@@ -45,7 +44,8 @@ def _full_history(r: Resource, t0: int, t1: int) -> list[dict[str, Any]]:
                 "burst_low_write": 0.0,
                 "partitions": 0,
             }
-            rec = {**base, "t": t, "read": 0.0, "write": 0.0, "throttles": {}, "parts": {}}
+            rec = {**base, "t": t, "read": 0.0, "write": 0.0, "throttles": {}, "throttled_requests": 0,
+                   "parts": {}}  # fmt: skip
         out.append(rec)
         last = rec
     return out
@@ -129,9 +129,6 @@ def render(out: Outcome) -> str:
 
 def _section(out: Outcome, r: Resource) -> str:
     view = resource_view(out, r)
-    if view is not None and r.index is None:  # the table's ThrottledRequests count its GSIs' refusals
-        gsis = [v for o in out.resources if o.table == r.table and o.index is not None and (v := resource_view(out, o))]
-        view["index_minutes"] = cloudwatch_view.index_refusals(gsis, int(out.start))
     return html.resource_section(view) if view is not None else ""
 
 

@@ -17,6 +17,7 @@ storage then.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -41,6 +42,16 @@ def throttled(d: ThrottleDecision) -> DynamoError:
     # ProvisionedThroughputExceededException but "throttlingReasons" on ThrottlingException.
     member = "throttlingReasons" if d.error_type == "ThrottlingException" else "ThrottlingReasons"
     return DynamoError(d.error_type, d.message, extra={member: d.throttling_reasons()})
+
+
+def throttled_requests(capacities: Iterable[TableCapacity]) -> None:
+    """A request with several items refused as a whole (a batch none of whose items was
+    processed, a cancelled transaction): one ThrottledRequests on each table it refused on,
+    once each. CloudWatch counts one per request "if any event within a request exceeds a
+    provisioned throughput limit", and a BatchGetItem or BatchWriteItem only "if every request
+    in the batch is throttled" (metrics-dimensions.html, ThrottledRequests)."""
+    for cap in {id(c): c for c in capacities}.values():
+        cap.state.throttled_requests += 1
 
 
 def _partitions_key(table_id: int) -> bytes:
@@ -101,17 +112,24 @@ class TableCapacity:
 
     # --- the request path -------------------------------------------------------------------
 
-    def admit(self, suffix: bytes, now: float, *, write: bool = False, state: ThroughputState | None = None) -> int:
+    def admit(
+        self, suffix: bytes, now: float, *, write: bool = False, state: ThroughputState | None = None,
+        whole: bool = False,
+    ) -> int:  # fmt: skip
         """Admission before the work, the one check of every read and write: the partition
         of the table (or of GSI ``state``) holding ``suffix`` (``keyspace.hashed_part`` of an
         item key or of one partition key's prefix; a GSI's: ``index_hashed_part``), or a
-        throttling error."""
+        throttling error. ``whole``: a refusal refuses the whole request (a single-item one),
+        one ThrottledRequests of this table, a GSI's refusal included (metrics-dimensions.html);
+        batches and transactions count theirs once decided (``throttled_requests``)."""
         if state is None:
             state = self.state
         p = state.pmap.find(suffix)
         d = state.check(p, 0.0 if write else PROBE_UNITS, PROBE_UNITS if write else 0.0, now)
         if d is not None:
             state.record_throttle(d, now, suffix)
+            if whole:
+                self.state.throttled_requests += 1
             raise throttled(d)
         return p
 

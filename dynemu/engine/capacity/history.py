@@ -40,12 +40,15 @@ def _units(ring: Any, second: int) -> float:
 class CapacityHistory:
     """Per-second records ``{"t", "read", "write", "alloc_read", "alloc_write", "burst_read",
     "burst_write", "burst_low_read", "burst_low_write", "partitions", "throttles": {reason: n},
-    "parts": {start_hex: [read, write, throttles, read limit, write limit]}}`` (``parts`` lists
-    only partitions with activity that second; a limit is what the partition may consume per
-    second under the model: its share plus any adaptive boost where shares apply, else its
-    ceiling or the table's rate; ``burst_low_*`` is the partition with the least burst left).
-    ``events`` are the model's own moments, marked on the charts: burst exhausted, adaptive
-    capacity raised or returned, splits, on-demand growth."""
+    "throttled_requests", "parts": {start_hex: [read, write, throttles, read limit, write
+    limit]}}`` (``throttles`` are throttle events, one per refused item or GSI write;
+    ``throttled_requests`` the requests refused as a whole, CloudWatch's ThrottledRequests,
+    non-zero on a table's records only; ``parts`` lists only partitions with activity that
+    second; a limit is what the partition may consume per second under the model: its share
+    plus any adaptive boost where shares apply, else its ceiling or the table's rate;
+    ``burst_low_*`` is the partition with the least burst left). ``events`` are the model's
+    own moments, marked on the charts: burst exhausted, adaptive capacity raised or returned,
+    splits, on-demand growth."""
 
     __slots__ = (
         "seconds",
@@ -56,6 +59,7 @@ class CapacityHistory:
         "_version",
         "_starts",
         "_throttles",
+        "_requests",
         "_part_throttles",
         "_boosts",
         "_bursting",
@@ -72,6 +76,7 @@ class CapacityHistory:
         self._version = -1
         self._starts: list[bytes] = []
         self._throttles: dict[str, int] = {}
+        self._requests = 0  # state.throttled_requests at the previous sync
         self._part_throttles: dict[bytes, int] = {}
 
     def sync(self, state: Any, now: float) -> None:
@@ -135,7 +140,10 @@ class CapacityHistory:
                 if last and table.cap > table.rate:
                     self._note_burst((b"", k), burst[k], second, f"table bucket exhausted ({_KIND[k]})")
         throttles: dict[str, int] = {}
+        requests = 0
         if last:
+            requests = state.throttled_requests - self._requests
+            self._requests = state.throttled_requests
             for reason, n in state.throttle_counts.items():
                 d = n - self._throttles.get(reason, 0)
                 if d:
@@ -154,6 +162,7 @@ class CapacityHistory:
             "burst_low_write": low[1],
             "partitions": len(state.pmap),
             "throttles": throttles,
+            "throttled_requests": requests,
             "parts": parts,
         }
 

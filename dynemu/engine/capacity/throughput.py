@@ -212,7 +212,10 @@ class ThroughputState:
         self.table_buckets = [Bucket(0.0, 0.0, now), Bucket(0.0, 0.0, now)]
         self.consumed = [RateRing(cfg.metrics_window), RateRing(cfg.metrics_window)]
         self.consumed_total = [0.0, 0.0]
-        self.throttle_counts: dict[str, int] = {}
+        self.throttle_counts: dict[str, int] = {}  # throttle events by reason: one per refused item
+        # CloudWatch's ThrottledRequests (a table's; its GSIs' stays 0): requests refused as a
+        # whole, counted by the executors (TableCapacity.admit, throttled_requests)
+        self.throttled_requests = 0
         # on-demand: the previous peak, (reads, writes) of the busiest second, and the
         # busier seconds not yet old enough to count: (second, (reads, writes), load)
         self.peak = [0.0, 0.0]
@@ -520,4 +523,5 @@ class ThroughputState:
             "on_demand_peak_read_equivalent": self.peak_load * self.ceilings[READ],
             "warm_throughput": list(self.warm_throughput()),
             "throttles": dict(self.throttle_counts),
+            "throttled_requests": self.throttled_requests,
         }
