@@ -146,6 +146,7 @@ def test_every_example_is_a_valid_scenario() -> None:
         "gsi_back_pressure",
         "hot_key_uniform_split",
         "time_ordered_keys",
+        "two_region_writes",
     ]
     for p in EXAMPLES.glob("*.json"):
         assert scenario.load(p).look_for

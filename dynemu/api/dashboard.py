@@ -1,6 +1,7 @@
 """The dashboard under /_dynemu/: read-only HTML pages over the capacity model.
 
     GET /_dynemu/                          the namespace's tables (``?region=`` like the admin API)
+                                           and its global tables (api/global_tables_html.py)
     GET /_dynemu/tables/<TableName>        a table and its GSIs: charts, partitions, keys, splits
     GET /_dynemu/tables/<TableName>/history[?index=<IndexName>&since=<epoch s>]
                                            the per-second history behind the charts (JSON)
@@ -23,6 +24,7 @@ from aiohttp import web
 
 from dynemu import errors
 from dynemu.api import dashboard_html as html
+from dynemu.api import global_tables_admin, global_tables_html
 from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
 from dynemu.engine import insights
@@ -149,7 +151,14 @@ class Dashboard:
             )
         auth = request.headers.get("Authorization", "")
         region = parse_credential(auth)[1] if "Credential=" in auth else request.query.get("region", DEFAULT_REGION)
-        body = html.index_body(str(region), _clock_text(now), rows, self._clock())
+        # this namespace's global tables: the admin API's view, those with a replica here
+        gview = global_tables_admin.view(self.namespaces)
+        mine = [
+            g for g in gview["global_tables"]
+            if g["table"] in db.tables and any(r["region"] == region for r in g["replicas"])
+        ]  # fmt: skip
+        gsection = global_tables_html.section(gview, mine)
+        body = html.index_body(str(region), _clock_text(now), rows, self._clock(), gsection)
         return self._html(f"dynemu · {region}", body)
 
     async def table_page(self, request: web.Request) -> web.Response:

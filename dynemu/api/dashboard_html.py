@@ -359,7 +359,7 @@ def resource_section(view: dict[str, Any]) -> str:
     )
 
 
-def index_body(region: str, now_text: str, rows: Sequence[dict[str, Any]], clock: dict[str, Any]) -> str:
+def index_body(region: str, now_text: str, rows: Sequence[dict[str, Any]], clock: dict[str, Any], extra: str = "") -> str:
     trs = []
     for r in rows:
         thr = ", ".join(f"{escape(k)}: {v:,}" for k, v in sorted(r["recent_throttles"].items())) or "–"
@@ -374,7 +374,7 @@ def index_body(region: str, now_text: str, rows: Sequence[dict[str, Any]], clock
         if trs
         else "<p>no tables in this namespace</p>"
     )
-    return f"<h1>dynemu · {escape(region)}</h1>{clock_bar(clock, now_text)}<div id=content>{table}</div>"
+    return f"<h1>dynemu · {escape(region)}</h1>{clock_bar(clock, now_text)}<div id=content>{table}{extra}</div>"
 
 
 def clock_bar(clock: dict[str, Any], now_text: str) -> str:

@@ -53,7 +53,8 @@ def replay(
         sc.model = model
     if endpoint:
         return runner.run(sc, endpoint.rstrip("/"), _progress, admin_token)
-    with DynemuServer(clock="virtual", capacity_model=sc.model, throttling=True) as url:
+    lag = {} if sc.replication_lag_ms is None else {"replication_lag_ms": sc.replication_lag_ms}
+    with DynemuServer(clock="virtual", capacity_model=sc.model, throttling=True, **lag) as url:
         return runner.run(sc, url, _progress)
 
 

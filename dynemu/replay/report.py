@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from dynemu.api import dashboard_html as html
+from dynemu.replay import replication_report
 from dynemu.replay.runner import Outcome, Resource
 
 
@@ -121,7 +122,7 @@ def render(out: Outcome) -> str:
         f"<h1>replay · {escape(sc.name)}</h1>"
         f'<p class="figures">model {escape(out.model or sc.model)} · seed {sc.seed} · {sc.duration} s of traffic</p>'
         + (f'<p class="look-for"><b>What to look for:</b> {escape(sc.look_for)}</p>' if sc.look_for else "")
-        + f"<h3>phases</h3><ol>{phases}</ol>{_counts(out)}<div id=content>{''.join(sections)}</div>"
+        + f"<h3>phases</h3><ol>{phases}</ol>{_counts(out)}<div id=content>{''.join(sections)}{replication_report.section(out)}</div>"
     )
     head = f"<style>{html.static_text('dashboard.css')}</style>"
     return html.page(f"replay · {sc.name}", body, head)
@@ -182,4 +183,5 @@ def summary_text(out: Outcome) -> str:
                 f"  {p['index']:>3} {html._range(p):<36} {p['item_count']:>8,} "
                 f"{html.fmt_size(p['size_bytes']):>10} {alloc:>13} {f'{rate[0]:.1f}/{rate[1]:.1f}':>15}  {thr}"
             )
+    lines += replication_report.summary_lines(out)  # global tables: what each region saw, when
     return "\n".join(lines)

@@ -7,6 +7,10 @@ which the capacity model admits item by item exactly as single requests (a throt
 comes back unprocessed), so batching changes the HTTP cost, not the outcome. Rates are
 never scaled. The per-second history is read from ``/_dynemu/tables/<t>/history`` every
 five minutes of virtual time (the server keeps ten).
+
+A scenario with global tables sends each operation to its region's replica (a client per
+region) and, after each second, reads ``/_dynemu/global-tables``: what each region held
+(items), the backlog and the changes applied per direction, and the conflicts resolved.
 """
 
 from __future__ import annotations
@@ -160,6 +164,9 @@ class Outcome:
     phases: list[tuple[int, str]] = field(default_factory=list)  # (start second, name)
     model: str = ""  # the capacity model the server really ran (an --endpoint's own)
     wall_seconds: float = 0.0
+    written: Counter[tuple[str, str]] = field(default_factory=Counter)  # (table, region): writes admitted
+    replication: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # table: a sample a second
+    replication_lag_ms: float | None = None  # the server's, as its admin API reports it
 
     def reasons(self) -> Counter[str]:
         out: Counter[str] = Counter()
@@ -238,6 +245,9 @@ def _send(client: Client, kind: str, group: list[Request], out: Outcome) -> None
             items.setdefault(r.table, []).append({"PutRequest": {"Item": r.item}})
         status, resp = client.call("BatchWriteItem", {"RequestItems": items})
         left = resp.get("UnprocessedItems", {}) if status == 200 else None
+        if status == 200 or resp.get("__type", "").endswith(THROTTLE_ERRORS):
+            for table, n in table_counts.items():
+                out.written[(table, group[0].region)] += n - (n if left is None else len(left.get(table, ())))
     else:
         keys: dict[str, Any] = {}
         for r in group:
@@ -279,18 +289,42 @@ def _pull(client: Client, out: Outcome, final: bool = False) -> None:
             r.final = client.admin(f"/_dynemu/tables/{quote(r.table)}/partitions{q}{whole}")
 
 
+def _sample_replication(client: Client, out: Outcome, second: int) -> None:
+    """What each region of each global table held at the end of ``second`` (cumulative
+    figures: writes admitted per region, changes applied per direction, conflicts)."""
+    view = client.admin("/_dynemu/global-tables")
+    out.replication_lag_ms = view["replication_lag_ms"]
+    names = {t.name for t in out.scenario.tables if t.replicas}
+    for g in view["global_tables"]:
+        if g["table"] not in names:
+            continue
+        regions = [r["region"] for r in g["replicas"]]
+        out.replication.setdefault(g["table"], []).append({
+            "t": second,
+            "written": {r: out.written[(g["table"], r)] for r in regions},
+            "items": {r["region"]: r["item_count"] for r in g["replicas"]},
+            "backlog": {f"{b['from']} → {b['to']}": b["pending"] for b in g["backlog"]},
+            "applied": {f"{a['from']} → {a['to']}": a["count"] for a in g["applied"]},
+            "conflicts": g["conflicts_resolved"],
+        })  # fmt: skip
+
+
 def run(scenario: Scenario, endpoint: str, progress: Any = None, admin_token: str | None = None) -> Outcome:
     """Replay ``scenario`` against ``endpoint`` (a dynemu server on a virtual clock)."""
-    client = Client(endpoint, scenario.region, admin_token)
+    regions = [scenario.region] + sorted({r for t in scenario.tables for r in t.replicas})
+    clients = {r: Client(endpoint, r, admin_token) for r in regions}
     try:
-        return _run(client, scenario, progress)
+        return _run(clients, scenario, progress)
     except OSError as e:  # refused, reset, timed out: one line that names the endpoint
         raise ReplayError(f"cannot reach {endpoint}: {e.strerror or e}") from None
     finally:
-        client.close()
+        for c in clients.values():
+            c.close()
 
 
-def _run(client: Client, scenario: Scenario, progress: Any) -> Outcome:
+def _run(clients: dict[str, Client], scenario: Scenario, progress: Any) -> Outcome:
+    client = clients[scenario.region]
+    replicated = any(t.replicas for t in scenario.tables)
     clock = client.admin("/_dynemu/clock")
     if clock["mode"] != "virtual":
         raise ReplayError(f"the server's clock is {clock['mode']}: start it with --clock virtual")
@@ -300,6 +334,8 @@ def _run(client: Client, scenario: Scenario, progress: Any) -> Outcome:
     began = time.perf_counter()
     for t in scenario.tables:
         _create_table(client, t)
+        for region in t.replicas:  # a global table: a replica in each region (UpdateTable)
+            client.must("UpdateTable", {"TableName": t.name, "ReplicaUpdates": [{"Create": {"RegionName": region}}]})
     out.resources = _resources(client, scenario)
     elapsed = 0
     for index, phase in enumerate(scenario.phases):
@@ -309,9 +345,11 @@ def _run(client: Client, scenario: Scenario, progress: Any) -> Outcome:
         traffic = PhaseTraffic(scenario, index, phase)
         for second in range(phase.duration):
             for kind, group in batches(traffic.second(second, 1_700_000_000 + elapsed)):
-                _send(client, kind, group, out)
+                _send(clients[group[0].region], kind, group, out)
             now = client.admin("/_dynemu/clock", {"advance": 1})["now"]
             elapsed += 1
+            if replicated:
+                _sample_replication(client, out, elapsed)
             if elapsed % PULL_EVERY == 0:
                 _pull(client, out)
                 if progress:

@@ -21,6 +21,12 @@ throughput needs (partitions are never merged). ``op`` is ``write`` (PutItem) or
 the rest uniform), ``sequential`` (0, 1, ... N-1, again), ``increasing`` (a new, larger key
 each time), ``time`` (the clock's time in ``bucket`` seconds, optionally ``#shard`` of
 ``shards``). ``item_size`` is bytes, or ``[min, max]``.
+
+Global tables: a table's ``"replicas": ["eu-west-1", ...]`` adds a replica in each region
+(UpdateTable ReplicaUpdates) once it is created in the scenario's ``region``; an operation's
+``"region"`` sends it to that region's replica (default: the scenario's region). A top-level
+``"replication_lag_ms"`` sets the private server's --replication-lag-ms (an --endpoint
+server keeps its own). The report then shows, second by second, what each region held.
 """
 
 from __future__ import annotations
@@ -73,6 +79,7 @@ class Table:
     write: int = 0
     create: tuple[int, int] | None = None
     gsis: list[Index] = field(default_factory=list)
+    replicas: list[str] = field(default_factory=list)  # regions besides the scenario's
 
     def attribute_type(self, name: str) -> str:
         for ks in [self.hash, self.range] + [k for g in self.gsis for k in (g.hash, g.range)]:
@@ -92,6 +99,7 @@ class Operation:
     attributes: dict[str, KeySpec] = field(default_factory=dict)
     item_size: tuple[int, int] = (100, 100)
     consistent: bool = False
+    region: str = ""  # where the requests go ("" until parse: the scenario's region)
 
     def rate_at(self, elapsed: float, duration: float) -> float:
         if self.ramp is None:
@@ -117,17 +125,18 @@ class Scenario:
     seed: int = 0
     look_for: str = ""
     region: str = "us-east-1"
+    replication_lag_ms: float | None = None  # the private server's --replication-lag-ms
 
     @property
     def duration(self) -> int:
         return sum(p.duration for p in self.phases)
 
 
-SCENARIO_FIELDS = ("name", "look_for", "model", "seed", "region", "tables", "phases")
-TABLE_FIELDS = ("name", "hash", "range", "billing", "read", "write", "create", "gsis")
+SCENARIO_FIELDS = ("name", "look_for", "model", "seed", "region", "replication_lag_ms", "tables", "phases")
+TABLE_FIELDS = ("name", "hash", "range", "billing", "read", "write", "create", "gsis", "replicas")
 INDEX_FIELDS = ("name", "hash", "range", "read", "write", "projection")
 PHASE_FIELDS = ("name", "duration", "operations", "update")
-OPERATION_FIELDS = ("table", "op", "rate", "ramp", "keys", "sort", "attributes", "item_size", "consistent")
+OPERATION_FIELDS = ("table", "op", "rate", "ramp", "keys", "sort", "attributes", "item_size", "consistent", "region")
 UPDATE_FIELDS = ("table", "index", "read", "write")
 CREATE_FIELDS = ("read", "write")
 
@@ -199,6 +208,9 @@ def _table(d: dict[str, Any], i: int) -> Table:
     create = d.get("create")
     if create is not None:
         _known(create, CREATE_FIELDS, where + ".create")
+    replicas = _list(d, "replicas", where)
+    if not all(isinstance(r, str) and r for r in replicas) or len(set(replicas)) != len(replicas):
+        raise ScenarioError(f"{where}.replicas: expected distinct region names, got {replicas!r}")
     return Table(
         name=_need(d, "name", where),
         hash=_keyschema(_need(d, "hash", where), where + ".hash"),
@@ -208,6 +220,7 @@ def _table(d: dict[str, Any], i: int) -> Table:
         write=int(_num(d.get("write", 0), where + ".write")),
         create=(int(create["read"]), int(create["write"])) if create else None,
         gsis=gsis,
+        replicas=list(replicas),
     )
 
 
@@ -241,6 +254,7 @@ def _operation(d: dict[str, Any], where: str, tables: dict[str, Table]) -> Opera
         attributes={k: _keyspec(v, f"{where}.attributes.{k}") for k, v in d.get("attributes", {}).items()},
         item_size=(int(sizes[0]), int(sizes[1])),
         consistent=bool(d.get("consistent", False)),
+        region=d.get("region", ""),
     )
 
 
@@ -279,6 +293,9 @@ def parse(data: dict[str, Any]) -> Scenario:
         raise ScenarioError(f"scenario: model must be one of {', '.join(MODELS)}, got {model!r}")
     if not any(o.rate or (o.ramp and any(o.ramp)) for p in phases for o in p.operations if p.duration):
         raise ScenarioError("scenario: it sends nothing (no phase with a duration has an operation with a rate)")
+    region = data.get("region", "us-east-1")
+    _regions(tables, phases, region)
+    lag = data.get("replication_lag_ms")
     return Scenario(
         name=data.get("name", "scenario"),
         tables=tables,
@@ -286,8 +303,25 @@ def parse(data: dict[str, Any]) -> Scenario:
         model=model,
         seed=int(data.get("seed", 0)),
         look_for=data.get("look_for", ""),
-        region=data.get("region", "us-east-1"),
+        region=region,
+        replication_lag_ms=None if lag is None else _num(lag, "scenario.replication_lag_ms"),
     )
+
+
+def _regions(tables: list[Table], phases: list[Phase], home: str) -> None:
+    """Each replica is another region than the scenario's; each operation goes to a region
+    that holds its table (resolving the default, the scenario's region)."""
+    by_name = {t.name: t for t in tables}
+    for i, t in enumerate(tables):
+        if home in t.replicas:
+            raise ScenarioError(f"tables[{i}].replicas: {home} is the scenario's region, where the table is created")
+    for i, p in enumerate(phases):
+        for j, o in enumerate(p.operations):
+            o.region = o.region or home
+            if o.region != home and o.region not in by_name[o.table].replicas:
+                raise ScenarioError(
+                    f"phases[{i}].operations[{j}]: table {o.table!r} has no replica in {o.region!r}"
+                )
 
 
 def load(path: str | Path) -> Scenario:

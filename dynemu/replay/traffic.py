@@ -29,6 +29,7 @@ class Request:
     item: dict[str, Any] | None  # the whole item (writes)
     consistent: bool
     ident: bytes  # table + key, to keep duplicates out of one batch
+    region: str = ""  # the region the request is sent to (a global table's replica)
 
 
 class KeyGen:
@@ -110,7 +111,7 @@ class OperationTraffic:
             size = lo if lo == hi else self.rng.randint(lo, hi)
             overhead = sum(len(k) + len(next(iter(v.values()))) for k, v in item.items()) + 3
             item["pad"] = {"S": "x" * max(1, size - overhead)}
-        return Request(t.name, op.op, key, item, op.consistent, ident)
+        return Request(t.name, op.op, key, item, op.consistent, ident, op.region)
 
 
 class PhaseTraffic:
@@ -136,7 +137,7 @@ def batches(requests: list[Request]) -> list[tuple[str, list[Request]]]:
     """Group one instant's requests into BatchWriteItem / BatchGetItem calls, in order,
     keeping a key's repeats in separate batches (a batch may not hold a key twice): the
     n-th request for a key goes to the n-th round of batches."""
-    rounds: list[dict[str, list[list[Request]]]] = []
+    rounds: list[dict[tuple[str, str], list[list[Request]]]] = []
     seen: dict[bytes, int] = {}
     for r in requests:
         n = seen.get(r.ident, 0)
@@ -144,13 +145,13 @@ def batches(requests: list[Request]) -> list[tuple[str, list[Request]]]:
         while len(rounds) <= n:
             rounds.append({})
         kind = "write" if r.op == "write" else ("read-consistent" if r.consistent else "read")
-        groups = rounds[n].setdefault(kind, [[]])
+        groups = rounds[n].setdefault((kind, r.region), [[]])  # one call goes to one region
         limit = WRITE_BATCH if r.op == "write" else READ_BATCH
         if len(groups[-1]) >= limit:
             groups.append([])
         groups[-1].append(r)
     out: list[tuple[str, list[Request]]] = []
     for rnd in rounds:
-        for kind, groups in rnd.items():
+        for (kind, _), groups in rnd.items():
             out.extend((kind, g) for g in groups if g)
     return out
