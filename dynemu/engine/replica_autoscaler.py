@@ -145,6 +145,19 @@ class Scaler:
         return True
 
 
+def on_replica_created(db: Namespace, source: Table, replica: Table) -> None:
+    """A new replica of a global table gets the table's write settings (the global table's,
+    the same on every replica); its read settings start unset, as its own."""
+    scaling = settings.load(source)
+    writes = settings.Scaling(
+        {k: t for k, t in scaling.table.items() if k == settings.WRITE},
+        {n: {settings.WRITE: kinds[settings.WRITE]} for n, kinds in scaling.indexes.items() if settings.WRITE in kinds},
+    )
+    if writes.targets():
+        settings.save(replica, writes)
+        attach(db)
+
+
 _SCALERS: weakref.WeakKeyDictionary[Any, Scaler] = weakref.WeakKeyDictionary()
 
 

@@ -159,7 +159,7 @@ def load(table: Table) -> Scaling:
     return Scaling.from_record(raw) if raw is not None else Scaling()
 
 
-def _save(table: Table, scaling: Scaling) -> None:
+def save(table: Table, scaling: Scaling) -> None:
     batch = WriteBatch()
     batch.put(_key(table), scaling.to_record())
     table.store.write(batch)
@@ -260,7 +260,7 @@ def update(replicas: list[Replica], u: ScalingUpdate) -> None:
                 del new.indexes[index]
         planned.append((r, new))
     for r, scaling in planned:
-        _save(r.table, scaling)
+        save(r.table, scaling)
     for r, scaling in planned:
         clamp(r.db, r.table, scaling)
 
