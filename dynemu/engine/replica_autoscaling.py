@@ -165,13 +165,6 @@ def save(table: Table, scaling: Scaling) -> None:
     table.store.write(batch)
 
 
-def has_settings(db: Namespace) -> bool:
-    """Whether any table of ``db`` has auto scaling settings (the scaler's cue)."""
-    start = keyspace.meta_counter_key(_RECORD)
-    live = {t.spec.table_id for t in db.tables.values()}
-    return any(int(k[len(start):]) in live for k, _ in db.store.iterate(start, keyspace.prefix_end(start)))
-
-
 # --- UpdateTableReplicaAutoScaling ----------------------------------------------------------------
 
 
