@@ -165,6 +165,31 @@ def scaler_of(db: Namespace) -> Scaler | None:
     return _SCALERS.get(db)
 
 
+def _is_open(db: Namespace) -> bool:
+    """Whether the namespace's store still reads (the stores say "closed" each their own way)."""
+    if getattr(db.store, "closed", False):
+        return False
+    try:
+        db.store.get(settings.PROBE_KEY)
+    except Exception:  # noqa: BLE001 - any store's "closed" error
+        return False
+    return True
+
+
+def _pass(scaler: Scaler, now: float) -> bool:
+    """One pass; False once the namespace is closed (an idle namespace the server closed:
+    its reopened successor gets its own scaler)."""
+    if not _is_open(scaler.db):
+        return False
+    try:
+        scaler.run(now)
+    except errors.DiskFull:  # the store logged the episode once; scaling resumes with space
+        pass
+    except Exception:  # a bug: log it and keep scaling (never swallow it silently)
+        log.exception("replica auto scaling pass failed")
+    return True
+
+
 def attach(db: Namespace) -> Scaler:
     """The namespace's scaler, started on its first call: after every advance of a virtual
     clock, else once a clock minute on the running loop's timer (none without a loop)."""
@@ -174,7 +199,14 @@ def attach(db: Namespace) -> Scaler:
     scaler = _SCALERS[db] = Scaler(db)
     clock = db.clock
     if clock.mode == "virtual":
-        clock.on_advance(scaler.run)
+
+        def advanced(now: float) -> None:
+            if not _pass(scaler, now):
+                remove = getattr(clock, "remove_callback", None)
+                if remove is not None:
+                    remove(advanced)
+
+        clock.on_advance(advanced)
         return scaler
     try:
         loop = asyncio.get_running_loop()
@@ -183,13 +215,8 @@ def attach(db: Namespace) -> Scaler:
     period = max(_MIN_PERIOD, MINUTE / getattr(clock, "scale", 1.0))
 
     def tick() -> None:
-        if getattr(db.store, "closed", False):
-            return
-        try:
-            scaler.run(db.now())
-        except Exception:  # a bug: log it and keep scaling (never swallow it silently)
-            log.exception("replica auto scaling pass failed")
-        loop.call_later(period, tick)
+        if _pass(scaler, db.now()):
+            loop.call_later(period, tick)
 
     loop.call_later(period, tick)
     return scaler

@@ -150,6 +150,9 @@ class Replica:
 # --- where the settings are kept ----------------------------------------------------------------
 
 
+PROBE_KEY = keyspace.meta_counter_key(_RECORD)  # no record's key: a read that tells a store still opens
+
+
 def _key(table: Table) -> bytes:
     return keyspace.meta_counter_key(f"{_RECORD}{table.spec.table_id}")
 
