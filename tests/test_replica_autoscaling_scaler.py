@@ -20,8 +20,8 @@ DEMAND = 25  # items of one write unit each, every clock second
 
 
 class World:
-    def __init__(self, url: str, clock: Any) -> None:
-        self.url, self.clock = url, clock
+    def __init__(self, url: str, namespaces: Any) -> None:
+        self.url, self.namespaces, self.clock = url, namespaces, namespaces.clock
         self.clients: dict[str, Any] = {}
         self.n = 0
 
@@ -57,7 +57,7 @@ def world() -> Iterator[World]:
     server = DynemuServer(clock="virtual")
     url = server.start()
     try:
-        yield World(url, server.app[NAMESPACES].clock)
+        yield World(url, server.app[NAMESPACES])
     finally:
         server.stop()
 
@@ -107,6 +107,11 @@ def test_scale_out_eases_throttling_then_scale_in_after_fifteen_quiet_minutes(wo
     assert world.wcu(t) == 5  # the minimum: nothing is consumed
     table = world["us-east-1"].describe_table(TableName=t)["Table"]["ProvisionedThroughput"]
     assert table["NumberOfDecreasesToday"] == 1
+    # each activity is marked on the capacity history the dashboard draws
+    state = world.namespaces.get("us-east-1", "AKIDTEST").tables[t].capacity.state
+    marks = [e["text"] for e in state.history.events if e["kind"] == "autoscaling"]
+    assert marks[0] == f"auto scaling: write capacity 5 → {first}"
+    assert marks[-2].endswith(" → 50") and marks[-1] == "auto scaling: write capacity 50 → 5"
 
 
 def test_disable_scale_in_keeps_the_capacity_and_max_bounds_it(world: World) -> None:

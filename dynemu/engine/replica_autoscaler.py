@@ -124,24 +124,31 @@ class Scaler:
         if alarm.above >= SCALE_OUT_POINTS:
             if alarm.last_out is None or end - alarm.last_out >= t.policy.scale_out_cooldown:
                 new = min(max(desired, t.min_units), t.max_units)
-                if new > provisioned and self._apply(table, index, kind, new):
+                if new > provisioned and self._apply(table, index, kind, provisioned, new, end):
                     alarm.last_out = end
                     alarm.above = alarm.below = 0
         elif alarm.below >= SCALE_IN_POINTS and not t.policy.disable_scale_in:
             if alarm.last_in is None or end - alarm.last_in >= t.policy.scale_in_cooldown:
                 new = min(max(desired, t.min_units), t.max_units)
-                if new < provisioned and self._apply(table, index, kind, new):
+                if new < provisioned and self._apply(table, index, kind, provisioned, new, end):
                     alarm.last_in = end
                     alarm.above = alarm.below = 0
 
-    def _apply(self, table: Table, index: str | None, kind: str, units: int) -> bool:
+    def _apply(self, table: Table, index: str | None, kind: str, old: int, units: int, at: float) -> bool:
+        """Set the capacity through UpdateTable's path; mark it on the capacity history's
+        events (the dashboard's charts draw them)."""
+        resource = settings.resource_id(table.name, index)
         try:
             settings.set_capacity(self.db, table, index, kind, units)
         except errors.DynamoError as e:
-            log.info("auto scaling of %s not applied: %s", settings.resource_id(table.name, index), e.message)
+            log.info("auto scaling of %s not applied: %s", resource, e.message)
             return False
         self.activities += 1
-        log.info("auto scaling: %s %s capacity set to %d", settings.resource_id(table.name, index), kind, units)
+        text = f"auto scaling: {kind} capacity {old} → {units}"
+        log.info("%s: %s", resource, text)
+        state = self._state(table, index, at)
+        if state is not None:
+            state.history.events.append({"t": int(at), "kind": "autoscaling", "text": text})
         return True
 
 
