@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from dynemu import errors
-from dynemu.engine import streams, ttl
+from dynemu.engine import replica_autoscaler, streams, ttl
 from dynemu.engine.replication import REPLICATED, RegionLink, Replication
 from dynemu.engine.table import Table, decode_stored
 from dynemu.engine.writes import Write
@@ -236,6 +236,7 @@ def _create_replica(rep: Replication, source_db: Namespace, source: Table, group
     rr = Replica(c.region, "CREATING", c.table_class, c.max_read)
     group.replicas[c.region] = rr
     _apply_overrides(rep, group, rr, c)
+    replica_autoscaler.on_replica_created(db, source, table)  # the global write auto scaling settings
     _link(rep, db, c.region).tables[group.name] = group
     _backfill(db, source, table)
     view = streams.of_table(source)

@@ -9,6 +9,7 @@ package imports nothing else from dynemu.
 """
 
 # ruff: noqa: F401, F403
+from dynemu.errors.autoscaling import *
 from dynemu.errors.backups import *
 from dynemu.errors.base import *
 from dynemu.errors.control import *

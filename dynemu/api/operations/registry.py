@@ -12,6 +12,7 @@ from dynemu.api.protocol import DYNAMODB_PREFIX, STREAMS_PREFIX, Context, Handle
 _LAZY: dict[str, tuple[str, ...]] = {
     "dynemu.api.operations.partiql": ("ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction"),
     "dynemu.api.operations.vectors": ("SearchVectors",),
+    "dynemu.api.operations.replica_autoscaling": ("DescribeTableReplicaAutoScaling", "UpdateTableReplicaAutoScaling"),
 }
 
 

@@ -1,0 +1,229 @@
+"""The target tracking scaler: replica auto scaling settings acting on provisioned capacity,
+on the namespace's clock.
+
+How DynamoDB auto scaling acts (developer guide, "Managing throughput capacity automatically
+with DynamoDB auto scaling"; AWS re:Post, "Why is DynamoDB auto scaling not working"):
+DynamoDB publishes consumed capacity per minute; when consumption stays above the target
+utilization for two consecutive one-minute datapoints, auto scaling raises the provisioned
+capacity through UpdateTable so that utilization comes back to the target; when it stays low
+for fifteen consecutive datapoints, it lowers it. Within MinimumUnits and MaximumUnits, after
+the cooldowns, never lower with DisableScaleIn.
+
+dynemu's timing choices where the guide is vague:
+
+* A datapoint is one whole clock minute (``[60k, 60k + 60)``): the units the table (or GSI)
+  consumed in it, from the capacity model's own per-second history
+  (``engine/capacity/history.py``), divided by 60 and by the provisioned units.
+* Scale out after 2 consecutive datapoints above the target, scale in after 15 consecutive
+  datapoints more than 20 points below it (re:Post's example: target 70 %, lowered under 50 %).
+* The new capacity is what brings the last minute's consumption to the target,
+  ``ceil(consumed per second / target)``, within the bounds; throttled requests consume
+  nothing, so under heavy throttling each step at most multiplies capacity by 100 / target.
+* The change is applied when the deciding minute ends (no alarm delay, no minutes of
+  UpdateTable), through ``engine/ddl.py: update_table`` as UpdateTable's own (the daily
+  decrease quota included: a refused decrease is logged and tried again at the next datapoint).
+  After a scaling activity both counts start again. The datapoint counts live in memory: a
+  restarted server starts counting again.
+* The scaler runs after every advance of a virtual clock, else once a clock minute on a timer;
+  a namespace gets one when auto scaling is first set or described there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from dynemu import errors
+from dynemu.engine import indexes
+from dynemu.engine import replica_autoscaling as settings
+from dynemu.engine.replica_autoscaling import Target
+from dynemu.engine.table import Table
+
+if TYPE_CHECKING:
+    from dynemu.engine.namespace import Namespace
+
+log = logging.getLogger("dynemu.engine.replica_autoscaler")
+
+MINUTE = 60
+SCALE_OUT_POINTS = 2
+SCALE_IN_POINTS = 15
+SCALE_IN_MARGIN = 20.0  # percentage points under the target
+_HISTORY_MINUTES = 10  # the capacity history keeps 600 seconds
+_MIN_PERIOD = 0.05  # real seconds between two passes, at most this often
+
+
+@dataclass
+class _Alarm:
+    """One target's datapoint counts and last activities."""
+
+    above: int = 0
+    below: int = 0
+    last_out: float | None = None
+    last_in: float | None = None
+
+
+def consumed(state: Any, kind: str, minute: int) -> float:
+    """Units ``state`` consumed in clock minute ``minute``, from its per-second history."""
+    lo, hi = minute * MINUTE, minute * MINUTE + MINUTE
+    return float(sum(r[kind] for r in state.history.records if lo <= r["t"] < hi))
+
+
+class Scaler:
+    """The target tracking scaler of one namespace's tables."""
+
+    def __init__(self, db: Namespace) -> None:
+        self.db = db
+        self.alarms: dict[tuple[int, str | None, str], _Alarm] = {}
+        self.next_minute = int(db.now()) // MINUTE  # the first minute not yet evaluated
+        self.activities = 0  # scaling activities applied, since start-up
+
+    def run(self, now: float) -> None:
+        """Evaluate every minute completed since the last pass."""
+        current = int(now) // MINUTE
+        if current <= self.next_minute:
+            return
+        first = max(self.next_minute, current - _HISTORY_MINUTES)
+        self.next_minute = current
+        for table in list(self.db.tables.values()):
+            if table.spec.billing_mode == "PAY_PER_REQUEST":
+                continue
+            for index, kind, t in settings.load(table).targets():
+                if t.disabled or t.policy is None:
+                    continue
+                state = self._state(table, index, now)
+                if state is None:
+                    continue
+                state.history.sync(state, now)
+                for minute in range(first, current):
+                    self._datapoint(table, index, kind, t, consumed(state, kind, minute), minute)
+
+    def _state(self, table: Table, index: str | None, now: float) -> Any:
+        if index is None:
+            return table.capacity.state
+        ix = indexes.find(table, index)
+        if ix is None or not ix.spec.is_global:
+            return None
+        return table.capacity.index_state(ix, now)
+
+    def _datapoint(self, table: Table, index: str | None, kind: str, t: Target, units: float, minute: int) -> None:
+        assert t.policy is not None
+        key = (table.spec.table_id, index, kind)
+        alarm = self.alarms.setdefault(key, _Alarm())
+        provisioned = settings.capacity(table, index, kind)
+        per_second = units / MINUTE
+        utilization = 100.0 * per_second / provisioned if provisioned > 0 else 0.0
+        target = t.policy.target
+        alarm.above = alarm.above + 1 if utilization > target else 0
+        alarm.below = alarm.below + 1 if utilization < target - SCALE_IN_MARGIN else 0
+        end = float(minute * MINUTE + MINUTE)
+        desired = math.ceil(per_second * 100.0 / target - 1e-9)
+        if alarm.above >= SCALE_OUT_POINTS:
+            if alarm.last_out is None or end - alarm.last_out >= t.policy.scale_out_cooldown:
+                new = min(max(desired, t.min_units), t.max_units)
+                if new > provisioned and self._apply(table, index, kind, provisioned, new, end):
+                    alarm.last_out = end
+                    alarm.above = alarm.below = 0
+        elif alarm.below >= SCALE_IN_POINTS and not t.policy.disable_scale_in:
+            if alarm.last_in is None or end - alarm.last_in >= t.policy.scale_in_cooldown:
+                new = min(max(desired, t.min_units), t.max_units)
+                if new < provisioned and self._apply(table, index, kind, provisioned, new, end):
+                    alarm.last_in = end
+                    alarm.above = alarm.below = 0
+
+    def _apply(self, table: Table, index: str | None, kind: str, old: int, units: int, at: float) -> bool:
+        """Set the capacity through UpdateTable's path; mark it on the capacity history's
+        events (the dashboard's charts draw them)."""
+        resource = settings.resource_id(table.name, index)
+        try:
+            settings.set_capacity(self.db, table, index, kind, units)
+        except errors.DynamoError as e:
+            log.info("auto scaling of %s not applied: %s", resource, e.message)
+            return False
+        self.activities += 1
+        text = f"auto scaling: {kind} capacity {old} → {units}"
+        log.info("%s: %s", resource, text)
+        state = self._state(table, index, at)
+        if state is not None:
+            state.history.events.append({"t": int(at), "kind": "autoscaling", "text": text})
+        return True
+
+
+def on_replica_created(db: Namespace, source: Table, replica: Table) -> None:
+    """A new replica of a global table gets the table's write settings (the global table's,
+    the same on every replica); its read settings start unset, as its own."""
+    scaling = settings.load(source)
+    writes = settings.Scaling(
+        {k: t for k, t in scaling.table.items() if k == settings.WRITE},
+        {n: {settings.WRITE: kinds[settings.WRITE]} for n, kinds in scaling.indexes.items() if settings.WRITE in kinds},
+    )
+    if writes.targets():
+        settings.save(replica, writes)
+        attach(db)
+
+
+_SCALERS: weakref.WeakKeyDictionary[Any, Scaler] = weakref.WeakKeyDictionary()
+
+
+def scaler_of(db: Namespace) -> Scaler | None:
+    return _SCALERS.get(db)
+
+
+def _is_open(db: Namespace) -> bool:
+    """Whether the namespace's store still reads (the stores say "closed" each their own way)."""
+    if getattr(db.store, "closed", False):
+        return False
+    try:
+        db.store.get(settings.PROBE_KEY)
+    except Exception:  # noqa: BLE001 - any store's "closed" error
+        return False
+    return True
+
+
+def _pass(scaler: Scaler, now: float) -> bool:
+    """One pass; False once the namespace is closed (an idle namespace the server closed:
+    its reopened successor gets its own scaler)."""
+    if not _is_open(scaler.db):
+        return False
+    try:
+        scaler.run(now)
+    except errors.DiskFull:  # the store logged the episode once; scaling resumes with space
+        pass
+    except Exception:  # a bug: log it and keep scaling (never swallow it silently)
+        log.exception("replica auto scaling pass failed")
+    return True
+
+
+def attach(db: Namespace) -> Scaler:
+    """The namespace's scaler, started on its first call: after every advance of a virtual
+    clock, else once a clock minute on the running loop's timer (none without a loop)."""
+    scaler = _SCALERS.get(db)
+    if scaler is not None:
+        return scaler
+    scaler = _SCALERS[db] = Scaler(db)
+    clock = db.clock
+    if clock.mode == "virtual":
+
+        def advanced(now: float) -> None:
+            if not _pass(scaler, now):
+                remove = getattr(clock, "remove_callback", None)
+                if remove is not None:
+                    remove(advanced)
+
+        clock.on_advance(advanced)
+        return scaler
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return scaler
+    period = max(_MIN_PERIOD, MINUTE / getattr(clock, "scale", 1.0))
+
+    def tick() -> None:
+        if _pass(scaler, db.now()):
+            loop.call_later(period, tick)
+
+    loop.call_later(period, tick)
+    return scaler
