@@ -28,8 +28,8 @@ from dynemu.engine import streams, ttl
 from dynemu.engine.replication import REPLICATED, RegionLink, Replication
 from dynemu.engine.table import Table, decode_stored
 from dynemu.engine.writes import Write
-from dynemu.storage import keyspace
-from dynemu.storage.base import WriteBatch
+from dynemu.storage import keyspace, replication_keys
+from dynemu.storage.base import WriteBatch, delete_range
 
 if TYPE_CHECKING:
     from dynemu.engine.namespace import Namespace
@@ -90,7 +90,7 @@ def group_of(db: Namespace, table: Table) -> GlobalTable | None:
 
 def _link(rep: Replication, db: Namespace, region: str) -> RegionLink:
     if db.replicated is None:
-        db.replicated = RegionLink(rep, region)
+        db.replicated = RegionLink(rep, region, db.store)
     link: RegionLink = db.replicated
     return link
 
@@ -132,6 +132,8 @@ def load(rep: Replication, db: Namespace) -> None:
                 group.replicas[region] = Replica(region, status, table_class, max_read)
             rep.groups[gkey] = group
         _link(rep, db, r["self"]).tables[group.name] = group
+    if db.replicated is not None:
+        rep.reload(db, db.replicated)  # the changes not yet applied everywhere (replication_log)
 
 
 # --- UpdateTable ---------------------------------------------------------------------------------
@@ -269,6 +271,7 @@ def drop_replica(rep: Replication, group: GlobalTable, region: str, *, table_gon
         streams.on_table_deleted(db.streams, table, now)
         ttl.on_table_deleted(table)
         db.drop_table(table)
+    delete_range(db.store, *replication_keys.applied_range(group.name))  # the positions it kept
     group.replicas.pop(region, None)
     rep.forget_region(group, region)
     if db.replicated is not None:
