@@ -24,11 +24,12 @@ def _setup(
     tid, arn, uid = home.new_spec_ids("tab", regions[0])
     key = KeyAttr("pk", "S")
     table = home.add_table(TableSpec("tab", tid, arn, uid, clock.now(), key, None, [key], billing_mode="PAY_PER_REQUEST"))
-    global_tables.update(
-        spaces.replication, home, table, regions[0], "k",
-        creates=[ReplicaCreate(r) for r in regions[1:]], updates=[], deletes=[],
-        consistency=None, witness_creates=[], witness_deletes=[],
-    )  # fmt: skip
+    for r in regions[1:]:  # one replica per UpdateTable (MREC)
+        global_tables.update(
+            spaces.replication, home, table, regions[0], "k",
+            creates=[ReplicaCreate(r)], updates=[], deletes=[],
+            consistency=None, witness_creates=[], witness_deletes=[],
+        )  # fmt: skip
     return spaces, clock, "tab"
 
 

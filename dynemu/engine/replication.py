@@ -103,6 +103,14 @@ class RegionLink:
         self._n += 1
         return keys.position(self._epoch, self._n)
 
+    def refuse_transaction(self, tables: Any) -> None:
+        """A transaction (TransactGetItems, a PartiQL read transaction) on an MRSC table is
+        refused ("Multi-Region strong consistency": transactions are not supported)."""
+        for t in tables:
+            group = self.tables.get(t.name)
+            if group is not None and group.consistency == "STRONG":
+                raise errors.validation(errors.MSG_MRSC_TRANSACTIONS)
+
     def check(self, mutations: list[Mutation], policy: str, now: float, batch: WriteBatch | None) -> WriteBatch | None:
         """Before the commit: MRSC refuses transactions and conflicting writes. Returns the
         commit's batch with what it must write too: each local change's backlog entry, and
