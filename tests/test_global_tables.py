@@ -501,3 +501,20 @@ def test_shared_db_has_no_global_tables() -> None:
         t = r.create("us-east-1")
         assert_validation(errors.MSG_GLOBAL_TABLES_SHARED_DB, r["us-east-1"].update_table, TableName=t,
                           ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])  # fmt: skip
+
+
+def test_a_new_replica_gets_what_was_on_its_way_to_its_source(regions: Regions) -> None:
+    """A change still in the backlog towards the region a new replica is backfilled from
+    reaches the new replica too, and last writer wins holds there."""
+    t = regions.create("us-east-1")
+    regions.add_replica("us-east-1", t, "eu-west-1")
+    put(regions, "eu-west-1", t, "from-eu", "1")  # on its way to us-east-1
+    put(regions, "eu-west-1", t, "both", "eu-older")
+    regions.advance(0.5)
+    put(regions, "us-east-1", t, "both", "us-newer")
+    regions.add_replica("us-east-1", t, "ap-south-1")  # backfilled from us-east-1
+    regions.advance(LAG)
+    for region in ("us-east-1", "eu-west-1", "ap-south-1"):
+        assert regions.get(region, t, "from-eu") == {"pk": S("from-eu"), "v": S("1")}
+        assert regions.get(region, t, "both") == {"pk": S("both"), "v": S("us-newer")}
+    assert regions.view(t)["backlog"] == []

@@ -120,3 +120,28 @@ def test_last_writer_wins_across_a_restart(tmp_path: Path) -> None:
         assert _get(spaces, region, "k") == {"pk": {"S": "k"}, "v": {"S": "eu-later"}}
     spaces.replication.stop()
     spaces.close()
+
+
+def test_a_reloaded_backlog_is_scheduled_once_the_loop_runs(tmp_path: Path) -> None:
+    """On a real clock nothing advances time: the server's start hands the applier its event
+    loop, and a backlog reloaded at start-up gets its timer then."""
+    import asyncio
+
+    from dynemu.engine.clock import RealClock
+
+    spaces, clock, _ = _setup(data_dir=str(tmp_path))
+    _put(spaces, "us-east-1", "k", "pending")
+    spaces.replication.stop()
+    spaces.close()
+    again = Namespaces(data_dir=str(tmp_path), clock=RealClock())
+    rep = again.replication
+    assert [c.pending for c in rep.queue] == [["eu-west-1"]]
+    assert rep._timer is None  # no loop yet
+    loop = asyncio.new_event_loop()
+    try:
+        rep.start(loop)
+        assert rep._timer is not None
+    finally:
+        rep.stop()
+        loop.close()
+        again.close()

@@ -208,6 +208,8 @@ def _create_replica(rep: Replication, source_db: Namespace, source: Table, group
     _apply_overrides(rep, group, rr, c)
     _link(rep, db, c.region).tables[group.name] = group
     _backfill(db, source, table)
+    assert source_db.replicated is not None  # linked by ``update`` before the replicas are created
+    rep.include(group, source_db.replicated.region, c.region)  # what is on its way to the source
     view = streams.of_table(source)
     if view is not None and view.active is not None:  # the replica streams as the source does
         streams.enable(db.streams, table, view.active.view_type, db.now())

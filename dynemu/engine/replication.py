@@ -80,6 +80,7 @@ class Change:
     due: float
     pending: list[str] = field(default_factory=list)  # regions not applied yet
     pos: bytes = b""  # its position in the origin's backlog (storage/replication_keys.py)
+    targets: tuple[str, ...] = ()  # every region it goes to (pending or applied)
 
 
 class RegionLink:
@@ -145,7 +146,7 @@ class RegionLink:
                 continue
             key = {n: image[n] for n in m.table.spec.key_names}
             c = Change(group, self.region, (now, self.region), key, kid, m.new,
-                       now if strong else now + rep.lag, targets, self._next_position())  # fmt: skip
+                       now if strong else now + rep.lag, list(targets), self._next_position(), tuple(targets))  # fmt: skip
             batch = batch if batch is not None else WriteBatch()
             batch.put(keys.backlog_key(c.pos), replication_log.encode(group.name, c.version, key, m.new, c.due, targets))
             staged.append(c)
@@ -217,6 +218,23 @@ class Replication:
             if c.group is group and region in c.pending:
                 c.pending.remove(region)
 
+    def include(self, group: Any, source: str, region: str) -> None:
+        """A replica in ``region`` was just backfilled from ``source``: the changes still on
+        their way to ``source`` go to it too (and durably so), and it starts with the item
+        versions ``source`` has, so last writer wins holds there as well."""
+        for (r, t, kid), v in list(self.versions.items()):
+            if r == source and t == group.name:
+                self.versions[(region, t, kid)] = v
+        batches: dict[str, WriteBatch] = {}
+        for c in self.queue:
+            if c.group is group and c.origin != region and source in c.pending and region not in c.pending:
+                c.pending.append(region)
+                c.targets = (*c.targets, region)
+                entry = replication_log.encode(group.name, c.version, c.key, c.image, c.due, list(c.targets))
+                batches.setdefault(c.origin, WriteBatch()).put(keys.backlog_key(c.pos), entry)
+        for origin, batch in batches.items():
+            self.open_namespace(origin, group.access_key).store.write(batch)
+
     def reload(self, db: Any, link: RegionLink) -> None:
         """A namespace holding replicas opened: its backlog entries come back, pending for
         each region whose recorded position is behind them, and the item versions they
@@ -236,7 +254,7 @@ class Replication:
             kid = key_id(table, e["k"])
             targets = [r for r in e["r"] if r in group.replicas and r != link.region]
             pending = [r for r in targets if self._position(r, group, link.region) < pos]
-            c = Change(group, link.region, version, e["k"], kid, e["i"], e["d"], pending, pos)
+            c = Change(group, link.region, version, e["k"], kid, e["i"], e["d"], pending, pos, tuple(targets))
             for r in [link.region, *(r for r in targets if r not in pending)]:
                 vk = (r, group.name, kid)
                 if vk not in self.versions or self.versions[vk] < version:
