@@ -104,7 +104,11 @@ def test_replica_create_backfills_and_both_describe_it(regions: Regions) -> None
         "RegionName": "eu-west-1", "ReplicaStatus": "CREATING",
         "ReplicaTableClassSummary": {"TableClass": "STANDARD_INFREQUENT_ACCESS"},
         "GlobalSecondaryIndexes": [{"IndexName": "by-g"}],
+        "WarmThroughput": {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"},
+        "GlobalTableSettingsReplicationMode": "ENABLED_WITH_OVERRIDES",
     }]  # fmt: skip
+    assert desc["GlobalTableSettingsReplicationMode"] == "ENABLED_WITH_OVERRIDES"
+    assert "MultiRegionConsistency" not in desc  # shown only when STRONG
     # a table without a stream gets a NEW_AND_OLD_IMAGES one
     assert desc["StreamSpecification"] == {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
     home = regions["us-east-1"].describe_table(TableName=t)["Table"]
@@ -266,7 +270,7 @@ def test_replica_update_errors(regions: Regions) -> None:
     ddb = regions["us-east-1"]
     assert_validation(errors.MSG_LOCAL_REGION_REPLICA, ddb.update_table, TableName=t,
                       ReplicaUpdates=[{"Create": {"RegionName": "us-east-1"}}])  # fmt: skip
-    assert_validation(errors.msg_replica_not_found("eu-west-1"), ddb.update_table, TableName=t,
+    assert_validation(errors.msg_replica_not_found(["eu-west-1"]), ddb.update_table, TableName=t,
                       ReplicaUpdates=[{"Delete": {"RegionName": "eu-west-1"}}])  # fmt: skip
     regions["eu-west-3"].create_table(
         TableName=t, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
@@ -285,7 +289,7 @@ def test_legacy_operations(regions: Regions) -> None:
         ddb.create_global_table, GlobalTableName="legacy", ReplicationGroup=[{"RegionName": "us-east-1"}],
     )
     assert ddb.list_global_tables()["GlobalTables"] == []
-    assert_error("GlobalTableNotFoundException", errors.MSG_GLOBAL_TABLE_NOT_FOUND,
+    assert_error("GlobalTableNotFoundException", "Global table not found: Global table with name: 'legacy' does not exist.",
                  ddb.describe_global_table, GlobalTableName="legacy")  # fmt: skip
 
 
@@ -348,14 +352,106 @@ def test_mrsc_constraints(regions: Regions) -> None:
     ddb = regions["us-east-2"]
     assert_validation(errors.MSG_MRSC_REGION_COUNT, ddb.update_table, TableName=t, MultiRegionConsistency="STRONG",
                       ReplicaUpdates=[{"Create": {"RegionName": "us-east-1"}}])  # fmt: skip
-    assert_validation(errors.msg_mrsc_region_set("eu-west-1"), ddb.update_table, TableName=t,
-                      MultiRegionConsistency="STRONG", ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}],
+    # us-west-1 offers no MRSC (the service accepts Regions of different sets, e.g. eu-west-1 with us-east-2)
+    assert_validation(errors.msg_mrsc_regions(["us-west-1"]), ddb.update_table, TableName=t,
+                      MultiRegionConsistency="STRONG", ReplicaUpdates=[{"Create": {"RegionName": "us-west-1"}}],
                       GlobalTableWitnessUpdates=[{"Create": {"RegionName": "us-west-2"}}])  # fmt: skip
+    assert_validation(errors.MSG_WITNESS_IN_LOCAL_REGION, ddb.update_table, TableName=t,
+                      MultiRegionConsistency="STRONG", ReplicaUpdates=[{"Create": {"RegionName": "us-east-1"}}],
+                      GlobalTableWitnessUpdates=[{"Create": {"RegionName": "us-east-2"}}])  # fmt: skip
+    assert_validation(errors.MSG_WITNESS_IN_REPLICA_REGION, ddb.update_table, TableName=t,
+                      MultiRegionConsistency="STRONG", ReplicaUpdates=[{"Create": {"RegionName": "us-east-1"}}],
+                      GlobalTableWitnessUpdates=[{"Create": {"RegionName": "us-east-1"}}])  # fmt: skip
+    assert_validation(errors.MSG_REPLICA_UPDATES_ALONE, strong, regions, t, DeletionProtectionEnabled=True)
     put(regions, "us-east-2", t, "k", "1")
     assert_validation(errors.MSG_MRSC_NOT_EMPTY, strong, regions, t)
+    # a witness needs STRONG; a witness alone changes nothing
     assert_validation(errors.MSG_WITNESS_WITHOUT_STRONG, ddb.update_table, TableName=t,
+                      ReplicaUpdates=[{"Create": {"RegionName": "us-east-1"}}],
+                      GlobalTableWitnessUpdates=[{"Create": {"RegionName": "us-west-2"}}])  # fmt: skip
+    assert_validation(errors.MSG_NO_CHANGE, ddb.update_table, TableName=t,
                       GlobalTableWitnessUpdates=[{"Create": {"RegionName": "us-west-2"}}])  # fmt: skip
     assert t not in regions["us-east-1"].list_tables()["TableNames"]  # nothing was created
+
+
+def test_mrsc_needs_a_table_without_lsi_and_ttl(regions: Regions) -> None:
+    t = regions.create("us-east-2", LocalSecondaryIndexes=[{
+        "IndexName": "by-pk", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                            {"AttributeName": "s", "KeyType": "RANGE"}],
+        "Projection": {"ProjectionType": "KEYS_ONLY"},
+    }], KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+       AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"} for a in ("pk", "sk", "s")])  # fmt: skip
+    assert_validation(errors.MSG_MRSC_LSI, strong, regions, t)
+    t = regions.create("us-east-2")
+    regions["us-east-2"].update_time_to_live(TableName=t, TimeToLiveSpecification={"Enabled": True, "AttributeName": "e"})
+    assert_validation(errors.MSG_MRSC_TTL, strong, regions, t)
+
+
+def test_an_mrsc_group_is_frozen_until_it_is_dissolved_whole(regions: Regions) -> None:
+    t = regions.create("us-east-2")
+    strong(regions, t)
+    ddb = regions["us-east-2"]
+    assert_validation(errors.MSG_MRSC_ADD_REPLICA, ddb.update_table, TableName=t,
+                      ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])  # fmt: skip
+    assert_validation(errors.MSG_MRSC_DELETE_WITNESSES, ddb.update_table, TableName=t,
+                      ReplicaUpdates=[{"Delete": {"RegionName": "us-east-1"}}])  # fmt: skip
+    assert_validation(errors.MSG_CONSISTENCY_FIXED, ddb.update_table, TableName=t, MultiRegionConsistency="EVENTUAL",
+                      ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])  # fmt: skip
+    assert_validation(errors.MSG_MRSC_ONLY_CREATES, ddb.update_table, TableName=t, MultiRegionConsistency="STRONG",
+                      ReplicaUpdates=[{"Delete": {"RegionName": "us-east-1"}}])  # fmt: skip
+    assert_validation(errors.msg_witness_not_found(["eu-west-1"]), ddb.update_table, TableName=t,
+                      ReplicaUpdates=[{"Delete": {"RegionName": "us-east-1"}}],
+                      GlobalTableWitnessUpdates=[{"Delete": {"RegionName": "eu-west-1"}}])  # fmt: skip
+    for region in ("us-east-2", "us-east-1"):
+        assert_validation(errors.MSG_MRSC_DELETE_ONE, regions[region].delete_table, TableName=t)
+    # unsupported on MRSC: TTL and transactions, reads included
+    assert_validation(errors.MSG_MRSC_TTL, ddb.update_time_to_live, TableName=t,
+                      TimeToLiveSpecification={"Enabled": True, "AttributeName": "e"})  # fmt: skip
+    assert_validation(errors.MSG_MRSC_TRANSACTIONS, regions["us-east-1"].transact_get_items,
+                      TransactItems=[{"Get": {"TableName": t, "Key": {"pk": S("k")}}}])  # fmt: skip
+    # one request deleting every replica and the witness dissolves it
+    ddb.update_table(TableName=t, ReplicaUpdates=[{"Delete": {"RegionName": "us-east-1"}}],
+                     GlobalTableWitnessUpdates=[{"Delete": {"RegionName": "us-west-2"}}])  # fmt: skip
+    home = ddb.describe_table(TableName=t)["Table"]
+    for key in ("Replicas", "GlobalTableVersion", "MultiRegionConsistency", "GlobalTableWitnesses"):
+        assert key not in home
+    assert t not in regions["us-east-1"].list_tables()["TableNames"]
+
+
+def test_mrsc_with_three_replicas(regions: Regions) -> None:
+    t = regions.create("us-east-2")
+    desc = regions["us-east-2"].update_table(
+        TableName=t, MultiRegionConsistency="STRONG",
+        ReplicaUpdates=[{"Create": {"RegionName": "us-east-1"}}, {"Create": {"RegionName": "us-west-2"}}],
+    )["TableDescription"]  # fmt: skip
+    assert sorted(r["RegionName"] for r in desc["Replicas"]) == ["us-east-1", "us-west-2"]
+    for region in ("us-east-1", "us-east-2", "us-west-2"):  # every replica lists the two others
+        d = regions[region].describe_table(TableName=t)["Table"]
+        assert d["MultiRegionConsistency"] == "STRONG"
+        assert sorted(r["RegionName"] for r in d["Replicas"]) == sorted({"us-east-1", "us-east-2", "us-west-2"} - {region})
+    put(regions, "us-west-2", t, "k", "1")
+    assert regions.get("us-east-1", t, "k") == {"pk": S("k"), "v": S("1")}
+    assert_validation(errors.MSG_MRSC_DELETE_ONE, regions["us-east-2"].update_table, TableName=t,
+                      ReplicaUpdates=[{"Delete": {"RegionName": "us-east-1"}}])  # fmt: skip
+
+
+def test_mrec_takes_one_replica_action_per_request(regions: Regions) -> None:
+    t = regions.create("us-east-1")
+    ddb = regions["us-east-1"]
+    assert_validation(errors.MSG_ONE_REPLICA_ACTION, ddb.update_table, TableName=t, ReplicaUpdates=[
+        {"Create": {"RegionName": "eu-west-1"}}, {"Create": {"RegionName": "eu-west-2"}},
+    ])  # fmt: skip
+    assert_validation(errors.MSG_REPLICA_UPDATES_ALONE, ddb.update_table, TableName=t,
+                      ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}], DeletionProtectionEnabled=True)
+    regions.add_replica("us-east-1", t, "eu-west-1")
+    assert_validation(errors.MSG_MRSC_REGION_COUNT, ddb.update_table, TableName=t, MultiRegionConsistency="STRONG",
+                      ReplicaUpdates=[{"Create": {"RegionName": "us-east-2"}}])  # fmt: skip
+    # three regions, each listing the other two (never itself)
+    regions.add_replica("eu-west-1", t, "ap-south-1")
+    for region in ("us-east-1", "eu-west-1", "ap-south-1"):
+        d = regions[region].describe_table(TableName=t)["Table"]
+        assert sorted(r["RegionName"] for r in d["Replicas"]) == sorted({"us-east-1", "eu-west-1", "ap-south-1"} - {region})
+        assert all(r["ReplicaStatus"] == "ACTIVE" for r in d["Replicas"])
 
 
 def test_a_gsi_added_on_one_replica_is_added_on_every_replica(regions: Regions) -> None:
@@ -405,3 +501,20 @@ def test_shared_db_has_no_global_tables() -> None:
         t = r.create("us-east-1")
         assert_validation(errors.MSG_GLOBAL_TABLES_SHARED_DB, r["us-east-1"].update_table, TableName=t,
                           ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])  # fmt: skip
+
+
+def test_a_new_replica_gets_what_was_on_its_way_to_its_source(regions: Regions) -> None:
+    """A change still in the backlog towards the region a new replica is backfilled from
+    reaches the new replica too, and last writer wins holds there."""
+    t = regions.create("us-east-1")
+    regions.add_replica("us-east-1", t, "eu-west-1")
+    put(regions, "eu-west-1", t, "from-eu", "1")  # on its way to us-east-1
+    put(regions, "eu-west-1", t, "both", "eu-older")
+    regions.advance(0.5)
+    put(regions, "us-east-1", t, "both", "us-newer")
+    regions.add_replica("us-east-1", t, "ap-south-1")  # backfilled from us-east-1
+    regions.advance(LAG)
+    for region in ("us-east-1", "eu-west-1", "ap-south-1"):
+        assert regions.get(region, t, "from-eu") == {"pk": S("from-eu"), "v": S("1")}
+        assert regions.get(region, t, "both") == {"pk": S("both"), "v": S("us-newer")}
+    assert regions.view(t)["backlog"] == []

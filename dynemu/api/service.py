@@ -67,6 +67,7 @@ class Service:
 
     async def start(self) -> None:
         self.lifecycle.start(asyncio.get_running_loop())
+        self.namespaces.replication.start(asyncio.get_running_loop())  # a reloaded backlog resumes
 
     async def close(self) -> None:
         try:

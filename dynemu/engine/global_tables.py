@@ -23,26 +23,20 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from dynemu import errors
-from dynemu.engine import replica_autoscaler, streams, ttl
+from dynemu.engine import global_table_rules, replica_autoscaler, streams, ttl
 from dynemu.engine.replication import REPLICATED, RegionLink, Replication
 from dynemu.engine.table import Table, decode_stored
 from dynemu.engine.writes import Write
-from dynemu.storage import keyspace
-from dynemu.storage.base import WriteBatch
+from dynemu.storage import keyspace, replication_keys
+from dynemu.storage.base import WriteBatch, delete_range
 
 if TYPE_CHECKING:
     from dynemu.engine.namespace import Namespace
 
 VERSION = "2019.11.21"
+SETTINGS_REPLICATION = "ENABLED_WITH_OVERRIDES"  # GlobalTableSettingsReplicationMode while replicas exist
 _RECORD_PREFIX = "global/"
 _BACKFILL_CHUNK = 100
-# Multi-Region strong consistency: the three Region sets (API reference, "CreateGlobalTableWitnessGroupMemberAction").
-MRSC_REGION_SETS = (
-    frozenset(("us-east-1", "us-east-2", "us-west-2")),
-    frozenset(("eu-west-1", "eu-west-2", "eu-west-3", "eu-central-1")),
-    frozenset(("ap-northeast-1", "ap-northeast-2", "ap-northeast-3")),
-)
 
 
 @dataclass
@@ -90,7 +84,7 @@ def group_of(db: Namespace, table: Table) -> GlobalTable | None:
 
 def _link(rep: Replication, db: Namespace, region: str) -> RegionLink:
     if db.replicated is None:
-        db.replicated = RegionLink(rep, region)
+        db.replicated = RegionLink(rep, region, db.store)
     link: RegionLink = db.replicated
     return link
 
@@ -132,6 +126,8 @@ def load(rep: Replication, db: Namespace) -> None:
                 group.replicas[region] = Replica(region, status, table_class, max_read)
             rep.groups[gkey] = group
         _link(rep, db, r["self"]).tables[group.name] = group
+    if db.replicated is not None:
+        rep.reload(db, db.replicated)  # the changes not yet applied everywhere (replication_log)
 
 
 # --- UpdateTable ---------------------------------------------------------------------------------
@@ -144,27 +140,18 @@ def update(
 ) -> tuple[GlobalTable, list[str]]:
     """Apply the replica and witness updates; returns the group and the regions created now
     (the answer shows them CREATING; they are ACTIVE from then on)."""
-    for r in [*(c.region for c in creates), *(u.region for u in updates), *deletes]:
-        if r == region:
-            raise errors.validation(errors.MSG_LOCAL_REGION_REPLICA)
     group = group_of(db, table)
-    fresh = group is None
+    existing = group if group is not None and len(group.replicas) > 1 else None
+    req = global_table_rules.Request(
+        region, [c.region for c in creates], [u.region for u in updates], deletes,
+        consistency, witness_creates, witness_deletes,
+    )  # fmt: skip
+    global_table_rules.check(req, existing, table, lambda r: table.name in rep.open_namespace(r, access_key).tables)
     if group is None:
         group = GlobalTable(table.name, access_key, replicas={region: Replica(region, table_class=None)})
-    if consistency is not None and consistency != group.consistency:
-        if not fresh and len(group.replicas) > 1:
-            raise errors.validation(errors.MSG_CONSISTENCY_FIXED)
+    if existing is None and consistency is not None:
         group.consistency = consistency
-    if witness_creates and group.consistency != "STRONG":
-        raise errors.validation(errors.MSG_WITNESS_WITHOUT_STRONG)
-    for c in creates:
-        if c.region in group.replicas or rep.open_namespace(c.region, access_key).tables.get(table.name):
-            raise errors.validation(errors.msg_replica_exists(table.name))
-    for r in [*(u.region for u in updates), *deletes]:
-        if r not in group.replicas:
-            raise errors.validation(errors.msg_replica_not_found(r))
-    if group.consistency == "STRONG":
-        _check_strong(group, table, region, [c.region for c in creates], deletes, witness_creates, witness_deletes)
+    creates = list({c.region: c for c in creates}.values())  # two Creates of one region are one
     for u in updates:
         rr = group.replicas[u.region]
         rr.table_class = u.table_class or rr.table_class
@@ -186,23 +173,6 @@ def update(
         drop_replica(rep, group, r)
     _save(rep, group)
     return group, created
-
-
-def _check_strong(group: GlobalTable, table: Table, region: str, adding: list[str], deletes: list[str],
-                  witness_creates: list[str], witness_deletes: list[str]) -> None:
-    """MRSC: three Regions (three replicas, or two and a witness) of one Region set, and an
-    empty table to start from ("Multi-Region strong consistency", developer guide)."""
-    regions = [r for r in group.replicas if r not in deletes] + adding
-    witness = witness_creates[0] if witness_creates else (None if group.witness in witness_deletes else group.witness)
-    every = regions + ([witness] if witness else [])
-    if len(every) != 3 or len(set(every)) != 3 or len(witness_creates) > 1:
-        raise errors.validation(errors.MSG_MRSC_REGION_COUNT)
-    home = next((s for s in MRSC_REGION_SETS if region in s), None)
-    for r in every:
-        if home is None or r not in home:
-            raise errors.validation(errors.msg_mrsc_region_set(r))
-    if adding and len(group.replicas) == 1 and table.item_count > 0:
-        raise errors.validation(errors.MSG_MRSC_NOT_EMPTY)
 
 
 def _apply_overrides(rep: Replication, group: GlobalTable, rr: Replica, c: ReplicaCreate) -> None:
@@ -239,6 +209,8 @@ def _create_replica(rep: Replication, source_db: Namespace, source: Table, group
     replica_autoscaler.on_replica_created(db, source, table)  # the global write auto scaling settings
     _link(rep, db, c.region).tables[group.name] = group
     _backfill(db, source, table)
+    assert source_db.replicated is not None  # linked by ``update`` before the replicas are created
+    rep.include(group, source_db.replicated.region, c.region)  # what is on its way to the source
     view = streams.of_table(source)
     if view is not None and view.active is not None:  # the replica streams as the source does
         streams.enable(db.streams, table, view.active.view_type, db.now())
@@ -270,6 +242,7 @@ def drop_replica(rep: Replication, group: GlobalTable, region: str, *, table_gon
         streams.on_table_deleted(db.streams, table, now)
         ttl.on_table_deleted(table)
         db.drop_table(table)
+    delete_range(db.store, *replication_keys.applied_range(group.name))  # the positions it kept
     group.replicas.pop(region, None)
     rep.forget_region(group, region)
     if db.replicated is not None:
@@ -297,8 +270,11 @@ def describe(
     rep: Replication, group: GlobalTable, region: str, creating: tuple[str, ...] | list[str] = (),
     deleting: tuple[str, ...] | list[str] = (),
 ) -> dict[str, Any]:
-    """DescribeTable's members of a global table seen from ``region``: the other replicas
-    (dynemu's choice: the guide's examples do not settle whether the local one is listed)."""
+    """DescribeTable's members of a global table seen from ``region``. Replicas lists the other
+    replicas only, never the table itself, in the order they joined; an entry carries a
+    replica's own settings only where it overrides them; MultiRegionConsistency is shown only
+    when STRONG; GlobalTableSettingsReplicationMode is ENABLED_WITH_OVERRIDES, on the table and
+    on each entry (the service's observed answers: ack-api-quirks DDB-TABLE-229, -201, -320)."""
     replicas = []
     for r in group.replicas.values():
         if r.region == region:
@@ -314,11 +290,17 @@ def describe(
             gsis = [{"IndexName": ix.name} for ix in table.spec.indexes if ix.is_global]
             if gsis:
                 d["GlobalSecondaryIndexes"] = gsis
+            reads, writes = table.capacity.state.warm_throughput()
+            d["WarmThroughput"] = {"ReadUnitsPerSecond": reads, "WriteUnitsPerSecond": writes, "Status": "ACTIVE"}
+        d["GlobalTableSettingsReplicationMode"] = SETTINGS_REPLICATION
         replicas.append(d)
     replicas += [{"RegionName": r, "ReplicaStatus": "DELETING"} for r in deleting]
-    out: dict[str, Any] = {"GlobalTableVersion": VERSION, "Replicas": replicas, "MultiRegionConsistency": group.consistency}
+    out: dict[str, Any] = {"GlobalTableVersion": VERSION, "Replicas": replicas}
+    if group.consistency == "STRONG":
+        out["MultiRegionConsistency"] = "STRONG"
     if group.witness is not None:
         out["GlobalTableWitnesses"] = [{"RegionName": group.witness, "WitnessStatus": "ACTIVE"}]
+    out["GlobalTableSettingsReplicationMode"] = SETTINGS_REPLICATION
     return out
 
 

@@ -457,6 +457,8 @@ def transact_get(
         if r.key in seen:
             raise errors.validation(MSG_MULTIPLE_OPERATIONS)
         seen.add(r.key)
+    if db.replicated is not None:  # global tables: MRSC refuses transactions (engine.replication)
+        db.replicated.refuse_transaction(r.table for r in reads)
     now = db.now()
     parts = admit_or_cancel([(r.table, r.key) for r in reads], now, write=False)
     ledger = CapacityLedger(split=True) if consumed else None

@@ -2,11 +2,15 @@
 
 A replica is an ordinary table in another region's namespace (``engine/global_tables.py``
 keeps who belongs to which global table). Every write reaches this module through the one
-write executor (``engine/writes.py: execute``), once committed (``RegionLink.written``):
+write executor (``engine/writes.py: execute``), before and after its commit
+(``RegionLink.check`` and ``RegionLink.written``):
 
 * A write made in a region (any operation, a transaction's items, a TTL delete) is
   enqueued for every other replica as a ``Change``: the item's key and its new image (None
-  for a delete), with the commit's time and region as its version.
+  for a delete), with the commit's time and region as its version. The change is also
+  written to the region's store in the commit's own batch, and each replica records in
+  its own commit the position of the change it applied (``engine/replication_log.py``):
+  a restart loses no change and applies none twice.
 * The applier (``Replication.run``) applies each change ``lag`` seconds after its commit
   (``--replication-lag-ms``, default 1000: the developer guide's "typically within one
   second", "Global tables: how it works"), through the same executor in the other region, as
@@ -26,13 +30,14 @@ write executor (``engine/writes.py: execute``), once committed (``RegionLink.wri
   replication is in flight; dynemu's choice). Transactions are refused on such tables.
 
 Time only comes from the clock: on a virtual clock the applier runs after each advance,
-otherwise on a timer of the event loop at the next change's due time. The backlog lives in
-memory (a restart drops what was not yet applied).
+otherwise on a timer of the event loop at the next change's due time. The backlog is
+reloaded when a namespace holding replicas opens (``Replication.reload``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -42,10 +47,13 @@ from typing import Any
 import orjson
 
 from dynemu import errors
+from dynemu.engine import replication_log
 from dynemu.engine.cancellation import THROTTLE_ERRORS
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Mutation, Table
 from dynemu.engine.writes import Write
+from dynemu.storage import replication_keys as keys
+from dynemu.storage.base import Store, WriteBatch
 
 log = logging.getLogger("dynemu.engine.replication")
 
@@ -71,71 +79,96 @@ class Change:
     image: Item | None  # None: a delete
     due: float
     pending: list[str] = field(default_factory=list)  # regions not applied yet
+    pos: bytes = b""  # its position in the origin's backlog (storage/replication_keys.py)
+    targets: tuple[str, ...] = ()  # every region it goes to (pending or applied)
 
 
 class RegionLink:
     """What one namespace's write executor calls: ``db.replicated`` of a namespace that holds
     at least one replica."""
 
-    __slots__ = ("replication", "region", "tables")
+    __slots__ = ("replication", "region", "tables", "store", "_epoch", "_n", "_staged")
 
-    def __init__(self, replication: Replication, region: str) -> None:
+    def __init__(self, replication: Replication, region: str, store: Store) -> None:
         self.replication = replication
         self.region = region
         self.tables: dict[str, Any] = {}  # table name -> GlobalTable, for the replicas held here
+        self.store = store
+        self._epoch: int | None = None  # started on the first change (replication_log.next_epoch)
+        self._n = 0
+        self._staged: list[Change] = []  # the changes of the commit under way
 
-    def check(self, mutations: list[Mutation], policy: str, now: float) -> None:
-        """Before the commit: MRSC refuses transactions and conflicting writes."""
-        for m in mutations:
-            group = self.tables.get(m.table.name)
-            if group is None or group.consistency != "STRONG" or _mark(m) is not None:
-                continue
-            if policy == "cancel":
+    def _next_position(self) -> bytes:
+        if self._epoch is None:
+            self._epoch = replication_log.next_epoch(self.store)
+        self._n += 1
+        return keys.position(self._epoch, self._n)
+
+    def refuse_transaction(self, tables: Any) -> None:
+        """A transaction (TransactGetItems, a PartiQL read transaction) on an MRSC table is
+        refused ("Multi-Region strong consistency": transactions are not supported)."""
+        for t in tables:
+            group = self.tables.get(t.name)
+            if group is not None and group.consistency == "STRONG":
                 raise errors.validation(errors.MSG_MRSC_TRANSACTIONS)
-            image = m.new if m.new is not None else m.old
-            if image is None:
-                continue
-            v = self.replication.versions.get((self.region, m.table.name, key_id(m.table, image)))
-            if v is not None and v[1] != self.region and now - v[0] < self.replication.window:
-                group.conflicts += 1
-                raise errors.replicated_write_conflict()
 
-    def written(self, mutations: list[Mutation], now: float) -> None:
-        """After the commit: record each item's version here, and enqueue local writes."""
+    def check(self, mutations: list[Mutation], policy: str, now: float, batch: WriteBatch | None) -> WriteBatch | None:
+        """Before the commit: MRSC refuses transactions and conflicting writes. Returns the
+        commit's batch with what it must write too: each local change's backlog entry, and
+        each replicated write's position (``replication_log``)."""
         rep = self.replication
-        strong = False
+        staged: list[Change] = []
         for m in mutations:
             group = self.tables.get(m.table.name)
-            if group is None or not m.changed:
+            if group is None:
+                continue
+            d = m.derived
+            if d is not None and REPLICATED in d:  # a replicated write (None: the backfill's)
+                c = d[REPLICATED]
+                if c is not None and m.changed:
+                    batch = batch if batch is not None else WriteBatch()
+                    replication_log.record_applied(batch, group.name, c.origin, c.pos)
                 continue
             image = m.new if m.new is not None else m.old
             if image is None:
                 continue
             kid = key_id(m.table, image)
-            mark = _mark(m)
-            if mark is not None:  # a replicated write: its origin's version
-                if mark[1]:
-                    rep.versions[(self.region, m.table.name, kid)] = mark[1]
-                continue
-            version = (now, self.region)
-            rep.versions[(self.region, m.table.name, kid)] = version
+            strong = group.consistency == "STRONG"
+            if strong:
+                if policy == "cancel":
+                    raise errors.validation(errors.MSG_MRSC_TRANSACTIONS)
+                v = rep.versions.get((self.region, m.table.name, kid))
+                if v is not None and v[1] != self.region and now - v[0] < rep.window:
+                    group.conflicts += 1
+                    raise errors.replicated_write_conflict()
             targets = [r for r in group.replicas if r != self.region]
-            if not targets:
+            if not targets or not m.changed:
                 continue
             key = {n: image[n] for n in m.table.spec.key_names}
-            strong = strong or group.consistency == "STRONG"
-            due = now if group.consistency == "STRONG" else now + rep.lag
-            rep.enqueue(Change(group, self.region, version, key, kid, m.new, due, targets))
+            c = Change(group, self.region, (now, self.region), key, kid, m.new,
+                       now if strong else now + rep.lag, list(targets), self._next_position(), tuple(targets))  # fmt: skip
+            batch = batch if batch is not None else WriteBatch()
+            batch.put(keys.backlog_key(c.pos), replication_log.encode(group.name, c.version, key, m.new, c.due, targets))
+            staged.append(c)
+        self._staged = staged
+        return batch
+
+    def written(self, mutations: list[Mutation], now: float) -> None:
+        """After the commit: record each item's version here, and enqueue the local changes."""
+        rep = self.replication
+        for m in mutations:
+            d = m.derived
+            if d is not None and d.get(REPLICATED) is not None and m.changed:
+                c = d[REPLICATED]  # a replicated write: its origin's version
+                rep.versions[(self.region, c.group.name, c.kid)] = c.version
+        staged, self._staged = self._staged, []
+        strong = False
+        for c in staged:
+            rep.versions[(self.region, c.group.name, c.kid)] = c.version
+            rep.enqueue(c)
+            strong = strong or c.group.consistency == "STRONG"
         if strong:
             rep.run(now)  # synchronous replication: every replica has it before the answer
-
-
-def _mark(m: Mutation) -> tuple[bool, Version | None] | None:
-    """(True, version) for a replicated write; None for a local one."""
-    d = m.derived
-    if d is None or REPLICATED not in d:
-        return None
-    return True, d[REPLICATED]
 
 
 class Replication:
@@ -147,7 +180,9 @@ class Replication:
         self.lag = lag_ms / 1000.0
         self.window = window_ms / 1000.0
         self.groups: dict[tuple[str, str], Any] = {}  # (scope, table name) -> GlobalTable
-        self.queue: deque[Change] = deque()  # in due order (one lag for all)
+        self.queue: deque[Change] = deque()  # pending, in due order
+        self.done: list[Change] = []  # applied everywhere, their backlog entries not deleted yet
+        self.known: set[tuple[str, str, bytes]] = set()  # (access key, origin, position) of both
         self.versions: dict[tuple[str, str, bytes], Version] = {}  # (region, table, key) -> last write
         self.applied: dict[tuple[str, str, str], int] = {}  # (table, from, to) -> changes applied
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -159,7 +194,12 @@ class Replication:
     # --- the backlog ----------------------------------------------------------------------
 
     def enqueue(self, change: Change) -> None:
-        self.queue.append(change)
+        q = self.queue
+        if not q or q[-1].due <= change.due:
+            q.append(change)
+        else:  # an MRSC change (due now) before MREC ones still waiting out the lag
+            q.insert(bisect.bisect_right(q, change.due, key=_due), change)
+        self.known.add((change.group.access_key, change.origin, change.pos))
         if self.clock.mode != "virtual" and change.due > self.clock.now():
             self._schedule(change.due)
 
@@ -177,6 +217,59 @@ class Replication:
         for c in self.queue:
             if c.group is group and region in c.pending:
                 c.pending.remove(region)
+
+    def include(self, group: Any, source: str, region: str) -> None:
+        """A replica in ``region`` was just backfilled from ``source``: the changes still on
+        their way to ``source`` go to it too (and durably so), and it starts with the item
+        versions ``source`` has, so last writer wins holds there as well."""
+        for (r, t, kid), v in list(self.versions.items()):
+            if r == source and t == group.name:
+                self.versions[(region, t, kid)] = v
+        batches: dict[str, WriteBatch] = {}
+        for c in self.queue:
+            if c.group is group and c.origin != region and source in c.pending and region not in c.pending:
+                c.pending.append(region)
+                c.targets = (*c.targets, region)
+                entry = replication_log.encode(group.name, c.version, c.key, c.image, c.due, list(c.targets))
+                batches.setdefault(c.origin, WriteBatch()).put(keys.backlog_key(c.pos), entry)
+        for origin, batch in batches.items():
+            self.open_namespace(origin, group.access_key).store.write(batch)
+
+    def reload(self, db: Any, link: RegionLink) -> None:
+        """A namespace holding replicas opened: its backlog entries come back, pending for
+        each region whose recorded position is behind them, and the item versions they
+        carry (so last writer wins holds across the restart)."""
+        stale = WriteBatch()
+        for k, raw in db.store.iterate(*keys.backlog_range()):
+            e = replication_log.decode(raw)
+            group = link.tables.get(e["t"])
+            pos = keys.position_of(k)
+            if group is None:  # no longer a global table here
+                stale.delete(k)
+                continue
+            if (group.access_key, link.region, pos) in self.known:
+                continue  # still in memory (the namespace was closed and reopened)
+            table = db.tables[group.name]
+            version: Version = (e["v"][0], e["v"][1])
+            kid = key_id(table, e["k"])
+            targets = [r for r in e["r"] if r in group.replicas and r != link.region]
+            pending = [r for r in targets if self._position(r, group, link.region) < pos]
+            c = Change(group, link.region, version, e["k"], kid, e["i"], e["d"], pending, pos, tuple(targets))
+            for r in [link.region, *(r for r in targets if r not in pending)]:
+                vk = (r, group.name, kid)
+                if vk not in self.versions or self.versions[vk] < version:
+                    self.versions[vk] = version
+            self.known.add((group.access_key, link.region, pos))
+            if pending:
+                self.enqueue(c)
+            else:
+                self.done.append(c)
+        if len(stale):
+            db.store.write(stale)
+
+    def _position(self, region: str, group: Any, origin: str) -> bytes:
+        db = self.open_namespace(region, group.access_key)
+        return replication_log.applied(db.store, group.name, origin)
 
     # --- the applier ----------------------------------------------------------------------
 
@@ -198,9 +291,9 @@ class Replication:
                     continue
                 c.pending.remove(region)
                 applied += done
-            if c.pending:
-                kept.append(c)
+            (kept if c.pending else self.done).append(c)
         self.queue.extendleft(reversed(kept))
+        self._truncate()
         self._prune(now)
         if self.clock.mode != "virtual" and self.queue:
             self._schedule(max(self.queue[0].due, now + _RETRY_SECONDS) if kept else self.queue[0].due)
@@ -217,8 +310,8 @@ class Replication:
         current = self.versions.get((region, group.name, c.kid))
         if current is not None and current > c.version:
             group.conflicts += 1  # last writer wins: the item there is newer
-            return 0
-        marks = {REPLICATED: c.version}
+            return self._passed(db, c)
+        marks = {REPLICATED: c}  # the replica's commit records c's position (RegionLink.check)
         if c.image is None:
             w = Write.delete(table, c.key, marks=marks)
         else:
@@ -229,12 +322,40 @@ class Replication:
             if e.type_name in THROTTLE_ERRORS:
                 return None
             log.warning("replication of %s to %s dropped: %s", group.name, region, e)
-            return 0
+            return self._passed(db, c)
         if result.unprocessed:
             return None
+        if w.mutation is None or not w.mutation.changed:  # nothing committed (a delete of nothing)
+            self._passed(db, c)
         key = (group.name, c.origin, region)
         self.applied[key] = self.applied.get(key, 0) + 1
         return 1
+
+    def _passed(self, db: Any, c: Change) -> int:
+        """A change that writes nothing in ``db`` is applied all the same: its position."""
+        batch = WriteBatch()
+        replication_log.record_applied(batch, c.group.name, c.origin, c.pos)
+        db.store.write(batch)
+        return 0
+
+    def _truncate(self) -> None:
+        """Delete the backlog entries applied everywhere and older than any change still
+        pending (a pending MREC change was committed ``lag`` before it is due)."""
+        if not self.done:
+            return
+        floor = (self.queue[0].due - self.lag, "") if self.queue else None
+        gone: dict[tuple[str, str], WriteBatch] = {}
+        kept = []
+        for c in self.done:
+            if floor is not None and c.version >= floor:
+                kept.append(c)
+                continue
+            scope = (c.origin, c.group.access_key)
+            gone.setdefault(scope, WriteBatch()).delete(keys.backlog_key(c.pos))
+            self.known.discard((c.group.access_key, c.origin, c.pos))
+        self.done = kept
+        for (origin, access_key), batch in gone.items():
+            self.open_namespace(origin, access_key).store.write(batch)
 
     def _prune(self, now: float) -> None:
         """Forget versions no pending or future change can contend with."""
@@ -245,13 +366,21 @@ class Replication:
 
     # --- the timer (real and scaled clocks) -------------------------------------------------------
 
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The server's loop is running: on a real clock, resume what a restart reloaded."""
+        self._loop = loop
+        if self.clock.mode != "virtual" and self.queue:
+            self._schedule(self.queue[0].due)
+
     def _schedule(self, due: float) -> None:
         if due >= self._timer_at and self._timer is not None:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            return  # no loop (engine unit tests): ``run`` is called by whoever drives the clock
+            if self._loop is None:
+                return  # no loop (engine unit tests): ``run`` is called by whoever drives the clock
+            loop = self._loop
         if self._timer is not None:
             self._timer.cancel()
         scale = getattr(self.clock, "scale", 1.0)
@@ -274,3 +403,6 @@ class Replication:
         if remove is not None and self.clock.mode == "virtual":
             remove(self.run)
 
+
+def _due(c: Change) -> float:
+    return c.due

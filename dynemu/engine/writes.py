@@ -198,8 +198,8 @@ def execute(
                  for w in writes]  # fmt: skip
         record = db.tokens.record(token[0], token[1], now, completed=True, replay=sizes)
     link = db.replicated  # global tables: MRSC checks before, replication after (engine.replication)
-    if link is not None:
-        link.check(result.mutations, on_throttle, now)
+    if link is not None:  # and the backlog entries and applied positions, in the same batch
+        record = link.check(result.mutations, on_throttle, now, record)
     db.commit(result.mutations, now, batch=record)  # the one batch: all or nothing
     if link is not None:
         link.written(result.mutations, now)

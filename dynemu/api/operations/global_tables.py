@@ -21,6 +21,7 @@ from typing import Any
 
 from dynemu import errors
 from dynemu.api.operations import tables
+from dynemu.api.operations import ttl as ttl_ops
 from dynemu.api.protocol import Context
 from dynemu.engine import global_tables
 from dynemu.engine.global_tables import ReplicaCreate
@@ -90,17 +91,17 @@ def _propagate(ctx: Context, body: dict[str, Any]) -> None:
 
 def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     _check_stream(ctx, body)
-    if not any(body.get(m) for m in MEMBERS):
+    if not body.get("ReplicaUpdates"):
+        # MultiRegionConsistency or witnesses alone change nothing: the request is an ordinary
+        # one (and without any other change, refused as one: "At least one of ...")
         out = tables.update_table(ctx, {k: v for k, v in body.items() if k not in MEMBERS})
         _propagate(ctx, body)
         out["TableDescription"].update(_fields(ctx, body["TableName"]))
         return out
     if ctx.settings.shared_db:
         raise errors.validation(errors.MSG_GLOBAL_TABLES_SHARED_DB)
-    rest = {k: v for k, v in body.items() if k not in MEMBERS}
-    if len(rest) > 1:  # ordinary changes in the same request come first
-        tables.update_table(ctx, rest)
-        _propagate(ctx, rest)
+    if any(k not in MEMBERS and k != "TableName" for k in body):
+        raise errors.validation(errors.MSG_REPLICA_UPDATES_ALONE)
     table = ctx.db.get(body["TableName"], control_plane=True)
     creates: list[ReplicaCreate] = []
     updates: list[ReplicaCreate] = []
@@ -136,10 +137,22 @@ def describe_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 
 def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     table = ctx.db.lookup(body["TableName"])
+    group = global_tables.group_of(ctx.db, table) if table is not None else None
+    if group is not None and group.consistency == "STRONG" and len(group.replicas) > 1:
+        raise errors.validation(errors.MSG_MRSC_DELETE_ONE)  # the group is dissolved whole, by UpdateTable
     out = tables.delete_table(ctx, body)
     if table is not None and ctx.db.replicated is not None:
         global_tables.on_table_deleted(ctx.db.replication, ctx.db, table.name)
     return out
+
+
+def update_time_to_live(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    """An MRSC table has no TTL (developer guide, "Multi-Region strong consistency")."""
+    table = ctx.db.lookup(body["TableName"])
+    group = global_tables.group_of(ctx.db, table) if table is not None else None
+    if group is not None and group.consistency == "STRONG" and body["TimeToLiveSpecification"].get("Enabled"):
+        raise errors.validation(errors.MSG_MRSC_TTL)
+    return ttl_ops.update_time_to_live(ctx, body)
 
 
 # --- version 2017.11.29 (Legacy) ---------------------------------------------------------------------
@@ -153,18 +166,35 @@ def list_global_tables(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     return {"GlobalTables": []}
 
 
+def describe_global_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    name = body["GlobalTableName"]
+    raise errors.global_table_not_found("Global table not found: " + errors.msg_global_table_not_found(name))
+
+
+def update_global_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    """A Create is refused as CreateGlobalTable is (before the name is looked up); an empty
+    ReplicaUpdates is invalid; anything else finds no global table."""
+    updates = body.get("ReplicaUpdates") or []
+    if any("Create" in u for u in updates):
+        raise errors.invalid_parameter(errors.MSG_LEGACY_VERSION)
+    if not updates:
+        raise errors.validation(errors.MSG_INVALID_PARAMETERS)
+    raise errors.global_table_not_found(errors.msg_global_table_not_found(body["GlobalTableName"]))
+
+
 def no_global_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    raise errors.global_table_not_found()
+    raise errors.global_table_not_found(errors.msg_global_table_not_found(body["GlobalTableName"]))
 
 
 OPERATIONS = {
     "UpdateTable": update_table,
     "DescribeTable": describe_table,
     "DeleteTable": delete_table,
+    "UpdateTimeToLive": update_time_to_live,
     "CreateGlobalTable": create_global_table,
     "ListGlobalTables": list_global_tables,
-    "DescribeGlobalTable": no_global_table,
-    "UpdateGlobalTable": no_global_table,
+    "DescribeGlobalTable": describe_global_table,
+    "UpdateGlobalTable": update_global_table,
     "DescribeGlobalTableSettings": no_global_table,
     "UpdateGlobalTableSettings": no_global_table,
 }
