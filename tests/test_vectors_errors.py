@@ -141,8 +141,9 @@ def test_filter_errors(raw: Any) -> None:
     assert_validation("Invalid SearchConditionExpression: Invalid comparator used in SearchConditionExpression",
                       search, raw, t, SearchConditionExpression="cat > :c",
                       ExpressionAttributeValues={":c": {"S": "a"}})
-    assert_validation("Invalid SearchConditionExpression: Invalid comparator used in SearchConditionExpression",
-                      search, raw, t, SearchConditionExpression="cat = :c AND begins_with(color, :c)",
+    # begins_with is one of the filter reference's functions; contains is not
+    assert_validation("Invalid SearchConditionExpression: Invalid operator used in SearchConditionExpression",
+                      search, raw, t, SearchConditionExpression="cat = :c AND contains(color, :c)",
                       ExpressionAttributeValues={":c": {"S": "a"}})
     assert_validation("Attribute [title] in SearchConditionExpression is not a top-level attribute of the "
                       "SearchSchema of vector index emb-idx",
