@@ -13,6 +13,7 @@ MSG_INVALID_SEARCH_COMPARATOR = "Invalid comparator used in SearchConditionExpre
 # the service; the guide quotes the detail), the prefix of every SearchConditionExpression
 # error (``msg_invalid_expression``). UNSURE for the syntax errors' details, which are the
 # other expression parameters'.
+
 # Reported from the service (the guide does not quote it) for operators it does not take in a
 # SearchConditionExpression, also a detail of "Invalid SearchConditionExpression: ...". dynemu
 # sends it for a function the filter reference does not list, a function as an operand, and
