@@ -28,11 +28,11 @@ distinct value of its attribute (the matrix's value codes), then looked up per r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from dynemu import errors
-from dynemu.engine.expressions import ast
+from dynemu.engine.expressions import ast, checks
 from dynemu.engine.expressions.evaluate import compile_condition
 from dynemu.engine.vectors.maintain import VectorIndex, canonical
 
@@ -54,7 +54,7 @@ def plan(vix: VectorIndex, condition: Any) -> Mask | None:
             raise errors.validation(errors.MSG_SEARCH_CONDITION_REQUIRED)
         return None
     tree = ast.strip_parens(condition.tree)
-    leaves = list(_leaves(tree))
+    leaves = list(checks.leaves(tree))
     paths = [_check_shape(leaf) for leaf in leaves]
     for path in paths:
         if len(path.elements) != 1 or path.elements[0] not in vix.spec.schema_names:
@@ -62,17 +62,6 @@ def plan(vix: VectorIndex, condition: Any) -> Mask | None:
     if hash_name is not None:
         _check_hash(tree, leaves, paths, hash_name)
     return _mask(tree)
-
-
-def _leaves(node: ast.Node) -> Iterator[ast.Node]:
-    node = ast.strip_parens(node)
-    if isinstance(node, (ast.And, ast.Or)):
-        for item in node.items:
-            yield from _leaves(item)
-    elif isinstance(node, ast.Not):
-        yield from _leaves(node.operand)
-    else:
-        yield node
 
 
 def _check_shape(leaf: ast.Node) -> ast.Path:
