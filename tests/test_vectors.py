@@ -294,6 +294,14 @@ def test_keys_only_projection_returns_keys_and_schema_attributes(ddb: Any) -> No
     assert out["SearchResults"] == [{"Item": {"pk": {"S": "a"}, "color": {"S": "red"}}, "Score": 0.0}]
 
 
+def test_table_named_by_its_arn(ddb: Any) -> None:
+    """SearchVectors' TableName is "the name or Amazon Resource Name (ARN) of the table"."""
+    t = create(ddb)
+    ddb.put_item(TableName=t, Item={"pk": {"S": "a"}, "emb": vec(1, 0, 0)})
+    arn = ddb.describe_table(TableName=t)["Table"]["TableArn"]
+    assert search(ddb, arn, qv(1, 0, 0)) == [("a", 0.0)]
+
+
 def test_fewer_matches_than_top_k(ddb: Any) -> None:
     t = filtered_table(ddb)
     got = search(ddb, t, qv(0, 0, 0), k=100, SearchConditionExpression="cat = :c AND #s = :s", ExpressionAttributeNames={"#s": "size"},

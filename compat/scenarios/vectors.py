@@ -55,6 +55,14 @@ def search_vectors_filter(c: Ctx) -> Any:
 
 
 @scenario("vectors")
+def search_vectors_in_between_or(c: Ctx) -> Any:
+    """IN, BETWEEN, OR and NOT on INLINE_FILTER attributes ("SearchConditionExpression
+    reference for vector indexes")."""
+    return _search(c, _table(c), SearchConditionExpression="color IN (:r) OR NOT color BETWEEN :a AND :z",
+                   ExpressionAttributeValues={":r": {"S": "red"}, ":a": {"S": "a"}, ":z": {"S": "z"}})
+
+
+@scenario("vectors")
 def search_vectors_top_k_out_of_range(c: Ctx) -> Any:
     """TopK above 100."""
     return _search(c, _table(c), TopK=101)

@@ -45,6 +45,7 @@ from dynemu.engine.schema import Item
 from dynemu.engine.table import KEEP_OR_CREATE, Condition, Mutation, Table, stored_size
 from dynemu.engine.tokens import TokenEntry, Tokens
 from dynemu.engine.vectors import charge as vector_charge
+from dynemu.engine.vectors import write_units_h as vector_write_units_h
 from dynemu.errors import MSG_MULTIPLE_OPERATIONS, MSG_TRANSACTION_TOO_LARGE
 from dynemu.storage import keyspace
 from dynemu.storage.base import WriteBatch
@@ -320,14 +321,14 @@ def _admit_index_writes(table: Table, m: Mutation, now: float, whole: bool) -> l
 def _charge(w: Write, now: float, transactional: bool, ledger: CapacityLedger | None) -> None:
     """The table's arm: 1 KB blocks of the larger image (a ConditionCheck: of the item it
     read), doubled in a transaction (transaction-apis.md), plus its LSI units at the plain
-    rate, which are the table's own (LSI.md)."""
+    rate, which are the table's own (LSI.md), and its vector index units (``engine.vectors``)."""
     m = w.mutation
     if m is None:
         write_h = capacity.write_units_h(w.read_size, None, transactional=transactional)
         lsi_h = 0
     else:
         write_h = capacity.write_units_h(m.old_size, m.new_size, transactional=transactional)
-        lsi_h = 0 if m.derived is None else indexes.lsi_write_units_h(m)
+        lsi_h = 0 if m.derived is None else indexes.lsi_write_units_h(m) + vector_write_units_h(m)
     w.table.capacity.charge(w.partition, w.suffix, now, write=(write_h + lsi_h) / 2)
     if ledger is not None:
         cc = ledger.for_table(w.table_name or w.table.name)

@@ -13,6 +13,12 @@ MSG_INVALID_SEARCH_COMPARATOR = "Invalid comparator used in SearchConditionExpre
 # the service; the guide quotes the detail), the prefix of every SearchConditionExpression
 # error (``msg_invalid_expression``). UNSURE for the syntax errors' details, which are the
 # other expression parameters'.
+
+# Reported from the service (the guide does not quote it) for operators it does not take in a
+# SearchConditionExpression, also a detail of "Invalid SearchConditionExpression: ...". dynemu
+# sends it for a function the filter reference does not list, a function as an operand, and
+# BETWEEN, IN or a function on the HASH attribute (UNSURE: which cases the service sends it for).
+MSG_INVALID_SEARCH_OPERATOR = "Invalid operator used in SearchConditionExpression"
 MSG_TOP_K_RANGE = "Provided TopK value is out of valid range"
 
 

@@ -5,7 +5,8 @@ The order of checks: the request's shape (the botocore model, like every operati
 range, the expressions (SearchConditionExpression as a condition and ProjectionExpression
 as a projection, by the one expression pipeline), the table, then the engine's
 (``engine/vectors/search.py``): the index, its backfill, the search vector, the filter's
-attributes and comparators, and the response's 16 MB (the projected results' sizes).
+form, attributes and HASH rules (``engine/vectors/condition.py``), and the response's
+16 MB (the projected results' sizes).
 """
 
 from __future__ import annotations

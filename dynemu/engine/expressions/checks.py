@@ -95,6 +95,9 @@ def _leaves(node: ast.Node) -> Iterator[ast.Node]:
         yield node
 
 
+leaves = _leaves  # the same walk, for SearchVectors' filter checks (engine/vectors/condition.py)
+
+
 def static_type(node: ast.Node, ctx: ExprContext, immediate: bool = False) -> str | None:
     """The type an operand is known to have before evaluation, if any."""
     node = ast.strip_parens(node)

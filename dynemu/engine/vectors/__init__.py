@@ -119,6 +119,18 @@ def charge(cc: Any, m: Mutation) -> None:
             cc.add_vector_write(w.index.name, w.request_bytes)
 
 
+def write_units_h(m: Mutation) -> int:
+    """The half write units planned mutation ``m`` costs its vector indexes: each index's
+    VectorWriteRequestBytes in 1 KB blocks ("Monitoring vector index capacity": vector writes
+    are metered apart, in bytes; dynemu's conversion). The write executor debits them on the
+    table's capacity with the item's own units, after the item's one admission
+    (``writes._charge``); they are not part of the table's CapacityUnits."""
+    derived = m.derived
+    if derived is None:
+        return 0
+    return sum(2 * -(-w.request_bytes // 1024) for w in derived.get("vectors") or ())
+
+
 def drop_table_data(table: Table) -> None:
     """The definitions of a dropped table's vector indexes (their entries go with the
     table's other index entries, ``indexes.drop_table_data``)."""
@@ -127,4 +139,5 @@ def drop_table_data(table: Table) -> None:
     table.store.write(batch)
 
 
-__all__ = ["VectorIndexSpec", "all_indexes", "attach", "charge", "find", "maintainer", "save", "start_backfill"]
+__all__ = ["VectorIndexSpec", "all_indexes", "attach", "charge", "find", "maintainer", "save", "start_backfill",
+           "write_units_h"]

@@ -23,7 +23,7 @@ equal scores.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -117,6 +117,13 @@ class VectorMatrix:
         if code is None:
             return np.zeros(self.n, dtype=bool)
         return self.columns[name][: self.n] == code
+
+    def mask_where(self, name: str, test: Callable[[Any], bool]) -> np.ndarray:
+        """The rows whose value of ``name`` passes ``test``: it is called once per distinct
+        value (``codes``, in code order) and once with None (the rows without the attribute)."""
+        known = list(self.codes[name])
+        lut = np.fromiter((test(v) for v in [*known, None]), dtype=bool, count=len(known) + 1)
+        return lut[self.columns[name][: self.n]]  # code -1 reads the last entry: None's
 
     def scores(self, query: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """The score of every row (or of ``rows``) against ``query`` (float32)."""

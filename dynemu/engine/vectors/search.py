@@ -2,10 +2,8 @@
 the results and their VectorSearchRequestBytes (the read executor, ``engine/reads.py:
 search_vectors``, admits and debits it).
 
-SearchConditionExpression ("SearchVectors", API reference; "Troubleshooting vector
-indexes"): it may name only top-level SearchSchema attributes, with ``=`` only (combined
-with AND, OR, NOT and parentheses); an index whose schema has a HASH attribute needs a
-condition on it. The filter is applied before the top-K, so TopK results come back
+SearchConditionExpression (``engine/vectors/condition.py``, "SearchConditionExpression
+reference for vector indexes") is applied before the top-K, so TopK results come back
 whenever that many items match.
 
 VectorSearchRequestBytes ("Monitoring vector index capacity": it "scales with the size of
@@ -27,21 +25,17 @@ asynchronously ("Data synchronization between tables and vector indexes").
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from dynemu import errors
 from dynemu.engine import consistency, values
-from dynemu.engine.expressions import ast
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Table
-from dynemu.engine.vectors import find
+from dynemu.engine.vectors import condition, find
 from dynemu.engine.vectors import spec as spec_
-from dynemu.engine.vectors.maintain import VectorIndex, canonical, finite_f32
+from dynemu.engine.vectors.maintain import VectorIndex, finite_f32
 from dynemu.storage import keyspace
-
-Mask = Callable[[Any], Any]  # VectorMatrix -> numpy bool array
 
 
 @dataclass(slots=True)
@@ -88,68 +82,12 @@ def query_vector(vix: VectorIndex, raw: list[Any]) -> Any:
     return as_query(numbers)
 
 
-def plan_filter(vix: VectorIndex, condition: Any) -> Mask | None:
-    """The mask function of SearchConditionExpression (None: every row)."""
-    hash_name = vix.spec.hash_attribute
-    if condition is None:
-        if hash_name is not None:
-            raise errors.validation(errors.MSG_SEARCH_CONDITION_REQUIRED)
-        return None
-    mask = _mask(condition.tree, vix)
-    if hash_name is not None and hash_name not in condition.names:
-        raise errors.validation(errors.MSG_SEARCH_CONDITION_REQUIRED)
-    return mask
-
-
-def _mask(node: ast.Node, vix: VectorIndex) -> Mask:
-    node = ast.strip_parens(node)
-    if isinstance(node, (ast.And, ast.Or)):
-        parts = [_mask(n, vix) for n in node.items]
-        both = isinstance(node, ast.And)
-
-        def combined(mx: Any) -> Any:
-            out = parts[0](mx)
-            for p in parts[1:]:
-                out = (out & p(mx)) if both else (out | p(mx))
-            return out
-
-        return combined
-    if isinstance(node, ast.Not):
-        inner = _mask(node.operand, vix)
-        return lambda mx: ~inner(mx)
-    if isinstance(node, ast.Compare) and node.op == "=":
-        left, right = ast.strip_parens(node.left), ast.strip_parens(node.right)
-        path, literal = (left, right) if isinstance(left, ast.Path) else (right, left)
-        if isinstance(path, ast.Path) and isinstance(literal, ast.Literal):
-            name = path.elements[0]
-            if len(path.elements) != 1 or name not in vix.spec.schema_names:
-                raise errors.validation(errors.msg_search_attribute_not_in_schema(ast.path_str(path.elements), vix.name))
-            value = canonical(literal.value)
-            return lambda mx: mx.mask_equal(name, value)  # type: ignore[arg-type]
-    for n in _paths(node):
-        if len(n.elements) != 1 or n.elements[0] not in vix.spec.schema_names:
-            raise errors.validation(errors.msg_search_attribute_not_in_schema(ast.path_str(n.elements), vix.name))
-    raise errors.validation(errors.msg_invalid_expression("SearchConditionExpression", errors.MSG_INVALID_SEARCH_COMPARATOR))
-
-
-def _paths(node: Any) -> list[ast.Path]:
-    if isinstance(node, ast.Path):
-        return [node]
-    out: list[ast.Path] = []
-    for v in getattr(node, "__slots__", ()):
-        child = getattr(node, v, None)
-        for c in child if isinstance(child, tuple) else (child,):
-            if isinstance(c, (ast.Path, ast.Compare, ast.Between, ast.In, ast.Func, ast.Arith, ast.Paren, ast.Not)):
-                out += _paths(c)
-    return out
-
-
 def run(r: VectorSearch, now: float) -> SearchResult:
     """The search: exact top-K among the rows the filter keeps and the lag model shows."""
     table = r.table
     vix = find_vector_index(table, r.index_name)
     query = query_vector(vix, r.vector)
-    mask_of = plan_filter(vix, r.condition)
+    mask_of = condition.plan(vix, r.condition)
     mx = vix.matrix
     keep = mask_of(mx) if mask_of is not None else None
     pending = consistency.pending_writes(table, now) if table.recent is not None else {}

@@ -1,0 +1,215 @@
+"""SearchConditionExpression of SearchVectors: its rules and the row mask it keeps.
+
+Developer guide, "SearchConditionExpression reference for vector indexes": a Boolean
+combination (AND, OR, NOT, parentheses) of conditions over the attributes of the index's
+SearchSchema, each of the form ``#name operator :value``; top-level attributes only (no
+``a.b`` or ``a[0]``); IN and BETWEEN are supported (the page's example combines IN,
+BETWEEN and OR). The syntax, placeholder and size rules (300 operators, 100 IN operands,
+BETWEEN's bounds) are those of every expression parameter, checked by the expression
+pipeline before this module sees the tree (docs/vectors.md lists dynemu's readings).
+
+The checks here, in this order (dynemu's reading of the page's "Validation order"):
+  1. shape: a comparison (``= <> < <= > >=``) of one attribute and one value; BETWEEN and
+     IN of an attribute and values; the functions attribute_exists, attribute_not_exists
+     and begins_with on an attribute. Another comparison (two attributes, two values):
+     ``Invalid comparator used in SearchConditionExpression``; another function, or a
+     function as an operand: ``Invalid operator used in SearchConditionExpression``;
+  2. attributes: each a top-level SearchSchema attribute;
+  3. the HASH attribute (vector index partition key): ``=`` only ("Troubleshooting vector
+     indexes": only equality for the vector index partition key), and required as a
+     condition ``hash = :value`` the whole expression is ANDed with.
+
+Evaluation follows the expression engine's (``expressions.evaluate``), so a condition on
+an attribute an item lacks behaves as in every other DynamoDB expression: a comparison,
+BETWEEN, IN and begins_with are false, ``<>`` is true, attribute_not_exists is true, NOT
+inverts. Numbers compare by value (exact decimals). Each condition is evaluated once per
+distinct value of its attribute (the matrix's value codes), then looked up per row: for the
+S, N and B values a SearchSchema holds, by a test of the value itself (``_value_test``, the
+engine's rules for those types, checked against the engine by tests/test_vectors_condition.py),
+else by the engine's own predicate.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from dynemu import errors
+from dynemu.engine.expressions import ast, checks
+from dynemu.engine.expressions.evaluate import compile_condition
+from dynemu.engine.values import decode_binary
+from dynemu.engine.vectors.maintain import VectorIndex, canonical
+
+Mask = Callable[[Any], Any]  # VectorMatrix -> numpy bool array
+
+FUNCTIONS = ("attribute_exists", "attribute_not_exists", "begins_with")
+_PARAMETER = "SearchConditionExpression"
+
+
+def _invalid(detail: str) -> errors.DynamoError:
+    return errors.validation(errors.msg_invalid_expression(_PARAMETER, detail))
+
+
+def plan(vix: VectorIndex, condition: Any) -> Mask | None:
+    """The mask function of SearchConditionExpression (None: every row), after its checks."""
+    hash_name = vix.spec.hash_attribute
+    if condition is None:
+        if hash_name is not None:
+            raise errors.validation(errors.MSG_SEARCH_CONDITION_REQUIRED)
+        return None
+    tree = ast.strip_parens(condition.tree)
+    leaves = list(checks.leaves(tree))
+    paths = [_check_shape(leaf) for leaf in leaves]
+    for path in paths:
+        if len(path.elements) != 1 or path.elements[0] not in vix.spec.schema_names:
+            raise errors.validation(errors.msg_search_attribute_not_in_schema(ast.path_str(path.elements), vix.name))
+    if hash_name is not None:
+        _check_hash(tree, leaves, paths, hash_name)
+    return _mask(tree)
+
+
+def _check_shape(leaf: ast.Node) -> ast.Path:
+    """The attribute a condition reads, once its form is one the page allows."""
+    if isinstance(leaf, ast.Compare):
+        left, right = ast.strip_parens(leaf.left), ast.strip_parens(leaf.right)
+        if isinstance(left, ast.Func) or isinstance(right, ast.Func):
+            raise _invalid(errors.MSG_INVALID_SEARCH_OPERATOR)
+        if isinstance(left, ast.Path) and isinstance(right, ast.Literal):
+            return left
+        if isinstance(right, ast.Path) and isinstance(left, ast.Literal):
+            return right
+        raise _invalid(errors.MSG_INVALID_SEARCH_COMPARATOR)
+    if isinstance(leaf, ast.Between):
+        operand, bounds = ast.strip_parens(leaf.operand), (leaf.low, leaf.high)
+    elif isinstance(leaf, ast.In):
+        operand, bounds = ast.strip_parens(leaf.operand), leaf.options
+    elif isinstance(leaf, ast.Func) and leaf.name in FUNCTIONS:
+        operand, bounds = ast.strip_parens(leaf.args[0]), leaf.args[1:]
+    else:
+        raise _invalid(errors.MSG_INVALID_SEARCH_OPERATOR)
+    if not isinstance(operand, ast.Path) or not all(isinstance(ast.strip_parens(b), ast.Literal) for b in bounds):
+        raise _invalid(errors.MSG_INVALID_SEARCH_OPERATOR)
+    return operand
+
+
+def _check_hash(tree: ast.Node, leaves: list[ast.Node], paths: list[ast.Path], hash_name: str) -> None:
+    """The vector index partition key: ``=`` only, and fixed by the whole expression."""
+    for leaf, path in zip(leaves, paths, strict=True):
+        if path.elements[0] != hash_name:
+            continue
+        if isinstance(leaf, ast.Compare):
+            if leaf.op != "=":
+                raise _invalid(errors.MSG_INVALID_SEARCH_COMPARATOR)
+        else:
+            raise _invalid(errors.MSG_INVALID_SEARCH_OPERATOR)
+    conjuncts = tree.items if isinstance(tree, ast.And) else (tree,)
+    for c in conjuncts:
+        c = ast.strip_parens(c)
+        if isinstance(c, ast.Compare) and _check_shape(c).elements[0] == hash_name:
+            return
+    raise errors.validation(errors.MSG_SEARCH_CONDITION_REQUIRED)
+
+
+def _mask(node: ast.Node) -> Mask:
+    node = ast.strip_parens(node)
+    if isinstance(node, (ast.And, ast.Or)):
+        parts = [_mask(n) for n in node.items]
+        both = isinstance(node, ast.And)
+
+        def combined(mx: Any) -> Any:
+            out = parts[0](mx)
+            for p in parts[1:]:
+                out = (out & p(mx)) if both else (out | p(mx))
+            return out
+
+        return combined
+    if isinstance(node, ast.Not):
+        inner = _mask(node.operand)
+        return lambda mx: ~inner(mx)
+    name = _check_shape(node).elements[0]
+    assert isinstance(name, str)
+    if isinstance(node, ast.Compare) and node.op == "=":
+        left = ast.strip_parens(node.left)
+        literal = ast.strip_parens(node.right if isinstance(left, ast.Path) else node.left)
+        value = canonical(literal.value)  # type: ignore[union-attr]
+        return lambda mx: mx.mask_equal(name, value)
+    test = _value_test(node)
+    if test is None:  # a value of another type than the schema's S, N and B: the engine's evaluation
+        predicate = compile_condition(node)
+
+        def test(value: Any) -> bool:
+            return predicate({} if value is None else {name: _wire(value)})
+
+    return lambda mx: mx.mask_where(name, test)
+
+
+def _wire(value: tuple[str, Any]) -> dict[str, Any]:
+    """A matrix value code's value (``maintain.canonical``) as an attribute value."""
+    kind, raw = value
+    return {kind: str(raw) if kind == "N" else raw}
+
+
+_ORDER: dict[str, Callable[[Any, Any], bool]] = {"<": operator.lt, "<=": operator.le, ">": operator.gt,
+                                                 ">=": operator.ge}
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "<>": "<>"}
+
+
+def _key(value: tuple[str, Any]) -> Any:
+    """The order of a canonical value within its type, ``values.compare_values``' own: S by
+    code point (= UTF-8 bytes), N by value, B by unsigned bytes."""
+    kind, raw = value
+    return decode_binary(raw) if kind == "B" else raw
+
+
+def _value_test(node: ast.Node) -> Callable[[Any], bool] | None:
+    """The test of one canonical value (``maintain.canonical``; None: the attribute is
+    missing) that the engine's evaluation of condition ``node`` amounts to for the S, N and
+    B values a SearchSchema attribute holds (``evaluate``: ordered comparisons only within
+    a type, ``<>`` true when missing), without building an item per value; None when a
+    value of the condition is of another type (the caller evaluates with the engine).
+    tests/test_vectors_condition.py checks the two agree."""
+    if isinstance(node, ast.Func):
+        if node.name != "begins_with":
+            exists = node.name == "attribute_exists"
+            return lambda v: (v is not None) == exists
+        prefix = _literal(node.args[1])
+        if prefix is None:
+            return None
+        if prefix[0] == "N":
+            return lambda v: False  # begins_with takes S and B only
+        kind, start = prefix[0], _key(prefix)
+        return lambda v: v is not None and v[0] == kind and _key(v).startswith(start)
+    if isinstance(node, ast.In):
+        options = [_literal(o) for o in node.options]
+        if None in options:
+            return None
+        members = frozenset(options)
+        return lambda v: v is not None and v in members
+    if isinstance(node, ast.Between):
+        low, high = _literal(node.low), _literal(node.high)
+        if low is None or high is None:
+            return None
+        if low[0] != high[0]:
+            return lambda v: False  # no value is of both types
+        kind, lo, hi = low[0], _key(low), _key(high)
+        if kind == "B":
+            return lambda v: v is not None and v[0] == kind and lo <= _key(v) <= hi
+        return lambda v: v is not None and v[0] == kind and lo <= v[1] <= hi
+    assert isinstance(node, ast.Compare)
+    left_path = isinstance(ast.strip_parens(node.left), ast.Path)
+    bound = _literal(node.right if left_path else node.left)
+    if bound is None:
+        return None
+    op = node.op if left_path else _FLIPPED[node.op]
+    if op == "<>":
+        return lambda v: v != bound
+    kind, key, order = bound[0], _key(bound), _ORDER[op]
+    if kind == "B":
+        return lambda v: v is not None and v[0] == kind and order(_key(v), key)
+    return lambda v: v is not None and v[0] == kind and order(v[1], key)  # S and N: their own order
+
+
+def _literal(node: ast.Node) -> tuple[str, Any] | None:
+    value = ast.strip_parens(node)
+    return canonical(value.value) if isinstance(value, ast.Literal) else None
