@@ -162,3 +162,10 @@ def aas_not_found(message: str) -> DynamoError:
 
 def aas_bad_token() -> DynamoError:
     return DynamoError("InvalidNextTokenException", MSG_AAS_BAD_NEXT_TOKEN, namespace=AAS_NS)
+
+
+# --- the replica prerequisite (UpdateTable), observed: the ack-api-quirks captures above and
+# hashicorp/terraform-provider-aws#13097 ------------------------------------------------------------
+
+MSG_TABLE_WRITE_NOT_AUTOSCALED = "Table write capacity should either be Pay-Per-Request or AutoScaled."
+MSG_GSI_WRITE_NOT_AUTOSCALED = "GSI write capacity should either be Pay-Per-Request or AutoScaled."
