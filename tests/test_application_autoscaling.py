@@ -215,3 +215,20 @@ def test_the_model_checks_shapes_and_the_wire_is_json_1_1(url: str) -> None:
                  raw.register_scalable_target, ServiceNamespace="dynamodb", ResourceId="table/x")  # fmt: skip
     out = raw.describe_scalable_targets(ServiceNamespace="dynamodb", ResourceIds=["table/none"])
     assert out["ResponseMetadata"]["HTTPHeaders"]["content-type"] == "application/x-amz-json-1.1"
+
+
+def test_the_readme_example_runs(url: str, tmp_path: Any) -> None:
+    """README's "Auto scaling" example, as written, against a fresh server."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("\n## Auto scaling\n", 1)[1].split("\n## ", 1)[0]
+    [example] = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    script = tmp_path / "autoscaling_example.py"
+    script.write_text(example.replace("http://127.0.0.1:8000", url))
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "5"
