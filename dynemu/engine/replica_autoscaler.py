@@ -1,5 +1,7 @@
-"""The target tracking scaler: replica auto scaling settings acting on provisioned capacity,
-on the namespace's clock.
+"""The target tracking scaler: Application Auto Scaling's targets and policies
+(``engine/scalable_targets.py``, also set through replica auto scaling) acting on provisioned
+capacity, on the namespace's clock. A target without a policy only holds its bounds; a target
+with several is scaled by its first policy; SuspendedState's dynamic flags stop that direction.
 
 How DynamoDB auto scaling acts (developer guide, "Managing throughput capacity automatically
 with DynamoDB auto scaling"; AWS re:Post, "Why is DynamoDB auto scaling not working"):
@@ -20,12 +22,12 @@ dynemu's timing choices where the guide is vague:
   ``ceil(consumed per second / target)``, within the bounds; throttled requests consume
   nothing, so under heavy throttling each step at most multiplies capacity by 100 / target.
 * The change is applied when the deciding minute ends (no alarm delay, no minutes of
-  UpdateTable), through ``engine/ddl.py: update_table`` as UpdateTable's own (the daily
+  UpdateTable), as a scaling activity, through ``engine/ddl.py: update_table`` as UpdateTable's own (the daily
   decrease quota included: a refused decrease is logged and tried again at the next datapoint).
   After a scaling activity both counts start again. The datapoint counts live in memory: a
   restarted server starts counting again.
 * The scaler runs after every advance of a virtual clock, else once a clock minute on a timer;
-  a namespace gets one when auto scaling is first set or described there.
+  a namespace gets one at its first auto scaling call (either API).
 """
 
 from __future__ import annotations
