@@ -15,6 +15,7 @@ from botocore.exceptions import ClientError
 from dynemu import errors
 from dynemu.api.admin_app import NAMESPACES
 from dynemu.testing import DynemuServer
+from tests.aas_helpers import aas_client, autoscale
 from tests.conftest import make_client
 from tests.helpers import N, S, assert_error, assert_validation
 
@@ -303,6 +304,7 @@ def test_replicated_writes_consume_the_replicas_capacity() -> None:
         v = Virtual(url)
         r = Regions(url, None)
         t = v.create("glob-capacity", rcu=5, wcu=5)
+        autoscale(aas_client(url), t, lo=5, hi=5)  # a provisioned table's replica needs write auto scaling
         r.add_replica("us-east-1", t, "eu-west-1")
         put(r, "us-east-1", t, "k", "x")
         v.advance(LAG - 0.01)

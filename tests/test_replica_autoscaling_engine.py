@@ -1,18 +1,19 @@
-"""Replica auto scaling, engine units: the settings record, and the scaler's life with its
-namespace (engine/replica_autoscaling.py, engine/replica_autoscaler.py)."""
+"""Auto scaling, engine units: Application Auto Scaling's record, Java's rendering of a target
+value, and the scaler's life with its namespace (engine/scalable_targets.py,
+engine/replica_autoscaler.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from dynemu.api.operations import replica_autoscaling, tables
+from dynemu.api import autoscaling_service
+from dynemu.api.operations import tables
 from dynemu.api.protocol import Context
 from dynemu.config import Settings
 from dynemu.engine import replica_autoscaler
-from dynemu.engine import replica_autoscaling as scaling
+from dynemu.engine import scalable_targets as aas
 from dynemu.engine.clock import RealClock, VirtualClock
 from dynemu.engine.namespace import Namespace
-from dynemu.engine.replica_autoscaling import Policy, Scaling, Target
 from dynemu.storage.memory import MemoryStore
 
 
@@ -30,20 +31,32 @@ def _table(ctx: Context, name: str = "tab") -> None:
 
 
 def _scale_writes(ctx: Context, name: str = "tab") -> None:
-    replica_autoscaling.update_table_replica_auto_scaling(ctx, {
-        "TableName": name,
-        "ProvisionedWriteCapacityAutoScalingUpdate": {"MinimumUnits": 5, "MaximumUnits": 10, "ScalingPolicyUpdate": {
-            "TargetTrackingScalingPolicyConfiguration": {"TargetValue": 50.0}}},
-    })  # fmt: skip
+    where = {"ServiceNamespace": "dynamodb", "ResourceId": f"table/{name}",
+             "ScalableDimension": "dynamodb:table:WriteCapacityUnits"}  # fmt: skip
+    autoscaling_service.register_scalable_target(ctx, {**where, "MinCapacity": 5, "MaxCapacity": 10})
+    autoscaling_service.put_scaling_policy(ctx, {**where, "PolicyName": "w", "PolicyType": "TargetTrackingScaling",
+        "TargetTrackingScalingPolicyConfiguration": {"TargetValue": 50.0,
+            "PredefinedMetricSpecification": {"PredefinedMetricType": "DynamoDBWriteCapacityUtilization"}}})  # fmt: skip
 
 
 def test_the_record_round_trips() -> None:
-    s = Scaling(
-        {scaling.WRITE: Target(1, 9, policy=Policy("p", 55.5, True, 30, 60))},
-        {"gsi": {scaling.READ: Target(2, 3, disabled=True, role_arn="arn:aws:iam::1:role/r")}},
-    )
-    assert Scaling.from_record(s.to_record()) == s
-    assert [(i, k) for i, k, _ in s.targets()] == [(None, scaling.WRITE), ("gsi", scaling.READ)]
+    s = aas.State()
+    t = aas.Target("table/t", "dynamodb:table:WriteCapacityUnits", 1, 9, 1.5, "arn:t", {"DynamicScalingInSuspended": True})
+    t.policies = [aas.Policy("p", 55.5, "DynamoDBWriteCapacityUtilization", True, -1, 10**9, "arn:p", ["a"], 2.0)]
+    s.targets[(t.resource, t.dimension)] = t
+    s.targets[("table/t/index/g", "dynamodb:index:ReadCapacityUnits")] = aas.Target(
+        "table/t/index/g", "dynamodb:index:ReadCapacityUnits", 2, 3)
+    s.activities = [aas.Activity("id", "table/t", t.dimension, "d", "c", 1.0, 2.0, "Successful", "m")]
+    assert aas.State.from_record(s.to_record()) == s
+    assert [x.resource for x in s.of_table("t")] == ["table/t", "table/t/index/g"]
+    assert s.of_table("t/index") == [] and s.of_table("tt") == []
+
+
+def test_target_values_in_javas_form() -> None:
+    """The service quotes values as Java's Double.toString (observed: '90.1', '100.0', '0.0')."""
+    assert [aas.java_double(v) for v in (90.1, 100.0, 0.0, 10.0, 1e9, 8.51592e-109, 0.001, 1234567.5)] == [
+        "90.1", "100.0", "0.0", "10.0", "1.0E9", "8.51592E-109", "0.001", "1234567.5"]
+    assert aas.parse("table/t/index/g", "dynamodb:index:WriteCapacityUnits") == ("t", "g", aas.WRITE)
 
 
 def test_one_scaler_per_namespace_on_the_virtual_clock() -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from dynemu.api.admin_app import NAMESPACES
 from dynemu.testing import DynemuServer
+from tests.aas_helpers import aas_client, autoscale
 from tests.conftest import make_client
 from tests.helpers import S
 
@@ -79,14 +80,15 @@ def create(w: World, *, gsi: bool = False) -> str:
     return name
 
 
-def settings(target: float = 50.0, **conf: Any) -> dict[str, Any]:
-    return {"MinimumUnits": 5, "MaximumUnits": 200,
-            "ScalingPolicyUpdate": {"TargetTrackingScalingPolicyConfiguration": {"TargetValue": target, **conf}}}  # fmt: skip
+def scale_writes(w: World, t: str, target: float = 50.0, hi: int = 200, indexes: tuple[str, ...] = (), **conf: Any) -> None:
+    """Write auto scaling through Application Auto Scaling (a regional table has no replica
+    auto scaling)."""
+    autoscale(aas_client(w.url), t, indexes=indexes, lo=5, hi=hi, target=target, **conf)
 
 
 def test_scale_out_eases_throttling_then_scale_in_after_fifteen_quiet_minutes(world: World) -> None:
     t = create(world)
-    world["us-east-1"].update_table_replica_auto_scaling(TableName=t, ProvisionedWriteCapacityAutoScalingUpdate=settings())
+    scale_writes(world, t)
     world.to_next_minute()
     world.busy_minute(t)  # the burst capacity absorbs the first minute: one datapoint above target
     assert world.wcu(t) == 5
@@ -116,10 +118,7 @@ def test_scale_out_eases_throttling_then_scale_in_after_fifteen_quiet_minutes(wo
 
 def test_disable_scale_in_keeps_the_capacity_and_max_bounds_it(world: World) -> None:
     t = create(world)
-    world["us-east-1"].update_table_replica_auto_scaling(
-        TableName=t,
-        ProvisionedWriteCapacityAutoScalingUpdate={**settings(20.0, DisableScaleIn=True), "MaximumUnits": 30},
-    )  # fmt: skip
+    scale_writes(world, t, 20.0, hi=30, DisableScaleIn=True)
     world.to_next_minute()
     for _ in range(4):
         world.busy_minute(t)
@@ -131,8 +130,7 @@ def test_disable_scale_in_keeps_the_capacity_and_max_bounds_it(world: World) -> 
 
 def test_scale_out_cooldown_spaces_the_steps(world: World) -> None:
     t = create(world)
-    world["us-east-1"].update_table_replica_auto_scaling(
-        TableName=t, ProvisionedWriteCapacityAutoScalingUpdate=settings(50.0, ScaleOutCooldown=600))
+    scale_writes(world, t, 50.0, ScaleOutCooldown=600)
     world.to_next_minute()
     world.busy_minute(t)
     world.busy_minute(t)
@@ -145,11 +143,7 @@ def test_scale_out_cooldown_spaces_the_steps(world: World) -> None:
 
 def test_a_gsi_write_capacity_scales(world: World) -> None:
     t = create(world, gsi=True)
-    world["us-east-1"].update_table_replica_auto_scaling(
-        TableName=t,
-        ProvisionedWriteCapacityAutoScalingUpdate=settings(),
-        GlobalSecondaryIndexUpdates=[{"IndexName": "by-g", "ProvisionedWriteCapacityAutoScalingUpdate": settings()}],
-    )  # fmt: skip
+    scale_writes(world, t, indexes=("by-g",))
     world.to_next_minute()
     for _ in range(6):
         world.busy_minute(t, gsi=True)
@@ -159,7 +153,7 @@ def test_a_gsi_write_capacity_scales(world: World) -> None:
 
 def test_a_replica_scales_on_its_replicated_writes(world: World) -> None:
     t = create(world)
-    world["us-east-1"].update_table_replica_auto_scaling(TableName=t, ProvisionedWriteCapacityAutoScalingUpdate=settings())
+    scale_writes(world, t)
     world["us-east-1"].update_table(TableName=t, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])
     world.to_next_minute()
     for _ in range(6):

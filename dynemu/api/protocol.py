@@ -39,7 +39,8 @@ log = logging.getLogger("dynemu")
 MAX_BODY_BYTES = 16 * 1024 * 1024
 DYNAMODB_PREFIX = "DynamoDB_20120810."
 STREAMS_PREFIX = "DynamoDBStreams_20120810."
-JSON_TYPES = ("application/x-amz-json-1.0", "application/json")
+AAS_PREFIX = "AnyScaleFrontendService."  # Application Auto Scaling (api/autoscaling_service.py), AWS JSON 1.1
+JSON_TYPES = ("application/x-amz-json-1.0", "application/json", "application/x-amz-json-1.1")
 CORS_OFF = ("", "off", "none", "false", "no")
 # The response headers a page's script may read (CORS), as the service exposes them: the
 # request id and checksum the SDKs read, and the error headers of the AWS JSON protocols.
@@ -169,6 +170,7 @@ class ApiDispatcher:
         self.validators = {
             DYNAMODB_PREFIX: RequestValidator.for_service("dynamodb"),
             STREAMS_PREFIX: RequestValidator.for_service("dynamodbstreams"),
+            AAS_PREFIX: RequestValidator.for_service("application-autoscaling"),
         }
         self.cors = cors_origins(settings.cors)
         self.credentials = credentials  # None: signatures are not checked
@@ -239,7 +241,7 @@ class ApiDispatcher:
         raw = request.body
         if raw and content_type not in JSON_TYPES:
             return NOT_JSON
-        reply_type = "application/json" if content_type == "application/json" else JSON_TYPES[0]
+        reply_type = content_type if content_type in JSON_TYPES[1:] else JSON_TYPES[0]
         started = perf_counter()
         try:
             result = self._dispatch(request, raw)

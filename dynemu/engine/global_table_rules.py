@@ -14,6 +14,12 @@ consistency"):
   ``MultiRegionConsistency: STRONG``), all of them Regions that offer MRSC. Afterwards it is
   frozen: no replica is added, and the only Delete is of every replica and the witness at once;
   the consistency mode of an existing global table never changes.
+
+And a prerequisite of provisioned tables (observed service answers (aws-controllers-k8s
+ack-api-quirks, DynamoDB, 2026-10-09)): a replica is added to a PROVISIONED table only when
+its write capacity, and every GSI's, is auto scaled -- an Application Auto Scaling target with
+a scaling policy (a target alone is not enough); afterwards, on the global table, a GSI update
+needs every GSI's write capacity auto scaled the same way.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynemu import errors
-from dynemu.engine import ttl
+from dynemu.engine import scalable_targets, ttl
 from dynemu.engine.table import Table
 
 # The Regions that offer MRSC (API reference, "CreateGlobalTableWitnessGroupMemberAction"; the
@@ -61,6 +67,33 @@ def check(req: Request, group: Any, table: Table, exists_in: Any) -> None:
         _check_strong_group(req, group)
     else:
         _check_eventual_group(req, group, exists_in)
+    if req.creates:
+        check_write_autoscaled(table, gsis_only=False)
+
+
+def _autoscaled(state: scalable_targets.State, table: str, index: str | None) -> bool:
+    kind = scalable_targets.WRITE
+    resource = scalable_targets.resource_id(table, index)
+    t = state.target(resource, scalable_targets.dimension(index, kind))
+    return t is not None and bool(t.policies)
+
+
+def check_write_autoscaled(table: Table, *, gsis_only: bool) -> None:
+    """A PROVISIONED table's write capacity, and every GSI's, auto scaled (a target with a
+    policy in the table's Region); ``gsis_only``: the GSIs' alone (a GSI update of a global table)."""
+    if table.spec.billing_mode != "PROVISIONED":
+        return
+    state = scalable_targets.load(table)
+    if not gsis_only and not _autoscaled(state, table.name, None):
+        raise errors.validation(errors.MSG_TABLE_WRITE_NOT_AUTOSCALED)
+    if any(ix.is_global and not _autoscaled(state, table.name, ix.name) for ix in table.spec.indexes):
+        raise errors.validation(errors.MSG_GSI_WRITE_NOT_AUTOSCALED)
+
+
+def check_gsi_update(table: Table, group: Any) -> None:
+    """A GSI update (GlobalSecondaryIndexUpdates) of a provisioned global table."""
+    if group is not None and len(group.replicas) > 1:
+        check_write_autoscaled(table, gsis_only=True)
 
 
 def _check_new(req: Request, table: Table, exists_in: Any) -> None:

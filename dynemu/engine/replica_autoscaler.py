@@ -1,5 +1,7 @@
-"""The target tracking scaler: replica auto scaling settings acting on provisioned capacity,
-on the namespace's clock.
+"""The target tracking scaler: Application Auto Scaling's targets and policies
+(``engine/scalable_targets.py``, also set through replica auto scaling) acting on provisioned
+capacity, on the namespace's clock. A target without a policy only holds its bounds; a target
+with several is scaled by its first policy; SuspendedState's dynamic flags stop that direction.
 
 How DynamoDB auto scaling acts (developer guide, "Managing throughput capacity automatically
 with DynamoDB auto scaling"; AWS re:Post, "Why is DynamoDB auto scaling not working"):
@@ -20,27 +22,30 @@ dynemu's timing choices where the guide is vague:
   ``ceil(consumed per second / target)``, within the bounds; throttled requests consume
   nothing, so under heavy throttling each step at most multiplies capacity by 100 / target.
 * The change is applied when the deciding minute ends (no alarm delay, no minutes of
-  UpdateTable), through ``engine/ddl.py: update_table`` as UpdateTable's own (the daily
+  UpdateTable), as a scaling activity, through ``engine/ddl.py: update_table`` as UpdateTable's own (the daily
   decrease quota included: a refused decrease is logged and tried again at the next datapoint).
   After a scaling activity both counts start again. The datapoint counts live in memory: a
   restarted server starts counting again.
 * The scaler runs after every advance of a virtual clock, else once a clock minute on a timer;
-  a namespace gets one when auto scaling is first set or described there.
+  a namespace gets one at its first auto scaling call (either API).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import math
+import uuid
 import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dynemu import errors
 from dynemu.engine import indexes
-from dynemu.engine import replica_autoscaling as settings
-from dynemu.engine.replica_autoscaling import Target
+from dynemu.engine import scalable_targets as aas
+from dynemu.engine.replica_autoscaling import targets_of
+from dynemu.engine.scalable_targets import Policy, Target
 from dynemu.engine.table import Table
 
 if TYPE_CHECKING:
@@ -91,8 +96,8 @@ class Scaler:
         for table in list(self.db.tables.values()):
             if table.spec.billing_mode == "PAY_PER_REQUEST":
                 continue
-            for index, kind, t in settings.load(table).targets():
-                if t.disabled or t.policy is None:
+            for (index, kind), t in targets_of(self.db, table).items():
+                if not t.policies:  # a target without a policy only holds its bounds
                     continue
                 state = self._state(table, index, now)
                 if state is None:
@@ -110,38 +115,39 @@ class Scaler:
         return table.capacity.index_state(ix, now)
 
     def _datapoint(self, table: Table, index: str | None, kind: str, t: Target, units: float, minute: int) -> None:
-        assert t.policy is not None
+        p = t.policies[0]  # dynemu tracks the first policy a target was given
         key = (table.spec.table_id, index, kind)
         alarm = self.alarms.setdefault(key, _Alarm())
-        provisioned = settings.capacity(table, index, kind)
+        provisioned = aas.capacity(table, index, kind)
         per_second = units / MINUTE
         utilization = 100.0 * per_second / provisioned if provisioned > 0 else 0.0
-        target = t.policy.target
+        target = p.target
         alarm.above = alarm.above + 1 if utilization > target else 0
         alarm.below = alarm.below + 1 if utilization < target - SCALE_IN_MARGIN else 0
         end = float(minute * MINUTE + MINUTE)
         desired = math.ceil(per_second * 100.0 / target - 1e-9)
-        if alarm.above >= SCALE_OUT_POINTS:
-            if alarm.last_out is None or end - alarm.last_out >= t.policy.scale_out_cooldown:
+        if alarm.above >= SCALE_OUT_POINTS and not t.scale_out_suspended:
+            if alarm.last_out is None or end - alarm.last_out >= (p.scale_out_cooldown or 0):
                 new = min(max(desired, t.min_units), t.max_units)
-                if new > provisioned and self._apply(table, index, kind, provisioned, new, end):
+                if new > provisioned and self._apply(table, index, kind, p, provisioned, new, end, "AlarmHigh"):
                     alarm.last_out = end
                     alarm.above = alarm.below = 0
-        elif alarm.below >= SCALE_IN_POINTS and not t.policy.disable_scale_in:
-            if alarm.last_in is None or end - alarm.last_in >= t.policy.scale_in_cooldown:
+        elif alarm.below >= SCALE_IN_POINTS and not p.disable_scale_in and not t.scale_in_suspended:
+            if alarm.last_in is None or end - alarm.last_in >= (p.scale_in_cooldown or 0):
                 new = min(max(desired, t.min_units), t.max_units)
-                if new < provisioned and self._apply(table, index, kind, provisioned, new, end):
+                if new < provisioned and self._apply(table, index, kind, p, provisioned, new, end, "AlarmLow"):
                     alarm.last_in = end
                     alarm.above = alarm.below = 0
 
-    def _apply(self, table: Table, index: str | None, kind: str, old: int, units: int, at: float) -> bool:
-        """Set the capacity through UpdateTable's path; mark it on the capacity history's
-        events (the dashboard's charts draw them)."""
-        resource = settings.resource_id(table.name, index)
-        try:
-            settings.set_capacity(self.db, table, index, kind, units)
-        except errors.DynamoError as e:
-            log.info("auto scaling of %s not applied: %s", resource, e.message)
+    def _apply(
+        self, table: Table, index: str | None, kind: str, p: Policy, old: int, units: int, at: float, alarm: str
+    ) -> bool:
+        """Set the capacity through UpdateTable's path (a scaling activity); mark it on the
+        capacity history's events (the dashboard's charts draw them)."""
+        resource = aas.resource_id(table.name, index)
+        name = next((a for a in p.alarms if f"-{alarm}-" in a), alarm)
+        cause = f"monitor alarm {name} in state ALARM triggered policy {p.name}"
+        if not aas.scale(self.db, table, index, kind, units, cause):
             return False
         self.activities += 1
         text = f"auto scaling: {kind} capacity {old} → {units}"
@@ -153,16 +159,21 @@ class Scaler:
 
 
 def on_replica_created(db: Namespace, source: Table, replica: Table) -> None:
-    """A new replica of a global table gets the table's write settings (the global table's,
-    the same on every replica); its read settings start unset, as its own."""
-    scaling = settings.load(source)
-    writes = settings.Scaling(
-        {k: t for k, t in scaling.table.items() if k == settings.WRITE},
-        {n: {settings.WRITE: kinds[settings.WRITE]} for n, kinds in scaling.indexes.items() if settings.WRITE in kinds},
-    )
-    if writes.targets():
-        settings.save(replica, writes)
-        attach(db)
+    """A new replica of a global table gets the table's write targets and policies, copied
+    into its Region's Application Auto Scaling (observed: DynamoDB mirrors them); its read
+    settings start unset, as its own."""
+    writes = [t for t in aas.load(source).of_table(source.name) if t.dimension.endswith("WriteCapacityUnits")]
+    if not writes:
+        return
+    state = aas.load(db)
+    region = replica.spec.arn.split(":")[3]
+    for t in writes:
+        arn = f"{t.arn.rsplit('/', 1)[0].replace(t.arn.split(':')[3], region)}/{uuid.uuid4().hex}"
+        copy = aas.Target(t.resource, t.dimension, t.min_units, t.max_units, db.now(), arn, dict(t.suspended))
+        copy.policies = [aas.make_policy(db, region, t.resource, t.dimension, dataclasses.replace(p)) for p in t.policies]
+        state.targets[(t.resource, t.dimension)] = copy
+    aas.save(db, state)
+    attach(db)
 
 
 _SCALERS: weakref.WeakKeyDictionary[Any, Scaler] = weakref.WeakKeyDictionary()
@@ -177,7 +188,7 @@ def _is_open(db: Namespace) -> bool:
     if getattr(db.store, "closed", False):
         return False
     try:
-        db.store.get(settings.PROBE_KEY)
+        db.store.get(aas.RECORD_KEY)
     except Exception:  # noqa: BLE001 - any store's "closed" error
         return False
     return True

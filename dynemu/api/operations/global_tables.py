@@ -23,7 +23,7 @@ from dynemu import errors
 from dynemu.api.operations import tables
 from dynemu.api.operations import ttl as ttl_ops
 from dynemu.api.protocol import Context
-from dynemu.engine import global_tables
+from dynemu.engine import global_table_rules, global_tables
 from dynemu.engine.global_tables import ReplicaCreate
 
 log = logging.getLogger("dynemu.api.global_tables")
@@ -94,6 +94,8 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if not body.get("ReplicaUpdates"):
         # MultiRegionConsistency or witnesses alone change nothing: the request is an ordinary
         # one (and without any other change, refused as one: "At least one of ...")
+        if body.get("GlobalSecondaryIndexUpdates") and (t := ctx.db.lookup(body["TableName"])) is not None:
+            global_table_rules.check_gsi_update(t, global_tables.group_of(ctx.db, t))  # auto scaled GSIs (aas28)
         out = tables.update_table(ctx, {k: v for k, v in body.items() if k not in MEMBERS})
         _propagate(ctx, body)
         out["TableDescription"].update(_fields(ctx, body["TableName"]))

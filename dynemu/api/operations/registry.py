@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from dynemu.api.protocol import DYNAMODB_PREFIX, STREAMS_PREFIX, Context, Handler
+from dynemu.api.protocol import AAS_PREFIX, DYNAMODB_PREFIX, STREAMS_PREFIX, Context, Handler
 
 # Operations whose module is imported on their first request, not at start-up (PartiQL's
 # parser and translator are ~15 ms of imports a server answering item requests never needs).
@@ -14,6 +14,10 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "dynemu.api.operations.vectors": ("SearchVectors",),
     "dynemu.api.operations.replica_autoscaling": ("DescribeTableReplicaAutoScaling", "UpdateTableReplicaAutoScaling"),
 }
+_AAS_OPERATIONS = (
+    "RegisterScalableTarget", "DeregisterScalableTarget", "DescribeScalableTargets", "PutScalingPolicy",
+    "DeleteScalingPolicy", "DescribeScalingPolicies", "DescribeScalingActivities",
+)  # fmt: skip
 
 
 def _lazy(module: str, operation: str) -> Handler:
@@ -49,4 +53,5 @@ def handlers() -> dict[str, dict[str, Handler]]:
     dynamodb.update(global_tables.OPERATIONS)  # wraps UpdateTable, DescribeTable, DeleteTable
     dynamodb.update(policies.OPERATIONS)
     dynamodb.update(insights.OPERATIONS)
-    return {DYNAMODB_PREFIX: dynamodb, STREAMS_PREFIX: dict(streams.OPERATIONS)}
+    aas = {op: _lazy("dynemu.api.autoscaling_service", op) for op in _AAS_OPERATIONS}  # Application Auto Scaling
+    return {DYNAMODB_PREFIX: dynamodb, STREAMS_PREFIX: dict(streams.OPERATIONS), AAS_PREFIX: aas}
