@@ -1,0 +1,93 @@
+"""Start-up imports only what answering ListTables needs: every operation's module is imported
+on the operation's first request (api/operations/registry.py), and the registry names every
+operation of every operation module, once."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+import signal
+import subprocess
+import sys
+
+import dynemu.api.operations
+from dynemu.api.operations import registry
+from dynemu.api.protocol import DYNAMODB_PREFIX, STREAMS_PREFIX
+from tests.conftest import make_client
+from tests.test_server_process import free_port
+
+# Modules a server that has answered only ListTables has no use for (each costs start-up time).
+NOT_AT_START = (
+    "dynemu.api.operations.items", "dynemu.api.operations.query", "dynemu.api.operations.batch",
+    "dynemu.api.operations.transactions", "dynemu.api.operations.partiql", "dynemu.api.operations.vectors",
+    "dynemu.api.operations.backups", "dynemu.api.operations.restores", "dynemu.api.operations.global_tables",
+    "dynemu.api.operations.insights", "dynemu.api.operations.streams", "dynemu.api.operations.ttl",
+    "dynemu.api.operations.exprs", "dynemu.engine.expressions", "dynemu.engine.expressions.parser",
+    "dynemu.engine.partiql", "dynemu.engine.reads", "dynemu.engine.insights", "dynemu.engine.vectors.search",
+)  # fmt: skip
+
+# ``python -m dynemu ARGS``, printing the names of the modules imported when it exits.
+AS_PYTHON_M_DYNEMU = """
+import atexit, runpy, sys
+atexit.register(lambda: print(*(f"imported: {m}" for m in sorted(sys.modules)), sep="\\n", file=sys.stderr))
+runpy.run_module("dynemu", run_name="__main__", alter_sys=True)
+"""
+
+
+def imported_by_server(*calls: str) -> set[str]:
+    """The dynemu modules a ``python -m dynemu --in-memory`` process has imported when it
+    stops, having answered ListTables and then ``calls`` (boto3 client method names)."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", AS_PYTHON_M_DYNEMU, "--in-memory", "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("dynemu listening")
+        client = make_client(f"http://127.0.0.1:{port}")
+        assert client.list_tables()["TableNames"] == []
+        for call in calls:
+            getattr(client, call)()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err[-2000:]
+    return set(re.findall(r"^imported: (dynemu[\w.]*)$", err, flags=re.MULTILINE))
+
+
+def test_start_and_list_tables_import_no_other_operation() -> None:
+    modules = imported_by_server()
+    assert "dynemu.api.operations.tables" in modules  # the check sees the server's imports
+    assert sorted(set(NOT_AT_START) & modules) == []
+
+
+def test_an_operation_imports_its_module_on_its_first_request() -> None:
+    modules = imported_by_server("list_global_tables", "list_backups")
+    assert {"dynemu.api.operations.global_tables", "dynemu.api.operations.backups"} <= modules
+    assert "dynemu.api.operations.items" not in modules
+
+
+def _operation_modules() -> dict[str, dict[str, object]]:
+    """Every module of dynemu/api/operations that defines OPERATIONS: name -> OPERATIONS."""
+    found = {}
+    for info in pkgutil.iter_modules(dynemu.api.operations.__path__):
+        module = importlib.import_module(f"dynemu.api.operations.{info.name}")
+        if hasattr(module, "OPERATIONS"):
+            found[info.name] = module.OPERATIONS
+    return found
+
+
+def test_registry_names_every_operation_once() -> None:
+    modules = _operation_modules()
+    listed = [op for by_module in registry._LAZY.values() for ops in by_module.values() for op in ops]
+    assert len(listed) == len(set(listed))  # one module per operation
+    assert set(listed) == {op for ops in modules.values() for op in ops}  # none forgotten
+    for by_module in registry._LAZY.values():
+        for module, ops in by_module.items():
+            assert set(ops) <= set(modules[module]), module  # each where it is defined
+    # tables.py's DescribeTable, UpdateTable and DeleteTable are wrapped by global_tables.py's.
+    assert {"DescribeTable", "UpdateTable", "DeleteTable"} <= set(registry._LAZY[DYNAMODB_PREFIX]["global_tables"])
+    assert set(registry._LAZY[STREAMS_PREFIX]) == {"streams"}
+    assert set(registry.handlers()[STREAMS_PREFIX]) == set(modules["streams"])
