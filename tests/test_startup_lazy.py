@@ -91,3 +91,26 @@ def test_registry_names_every_operation_once() -> None:
     assert {"DescribeTable", "UpdateTable", "DeleteTable"} <= set(registry._LAZY[DYNAMODB_PREFIX]["global_tables"])
     assert set(registry._LAZY[STREAMS_PREFIX]) == {"streams"}
     assert set(registry.handlers()[STREAMS_PREFIX]) == set(modules["streams"])
+
+
+def test_expressions_leave_the_recursion_limit_alone() -> None:
+    """Importing the expression engine changes no process-wide setting, and its deepest text
+    (MAX_DEPTH groups) parses within the interpreter's default recursion limit."""
+    script = """
+import sys
+limit = sys.getrecursionlimit()
+from dynemu.engine.expressions import parser
+assert sys.getrecursionlimit() == limit == 1000, sys.getrecursionlimit()
+depth = parser.MAX_DEPTH
+for text in ("(" * depth + "a = :v" + ")" * depth, "NOT (" * (depth // 2) + "a = :v" + ")" * (depth // 2),
+             "(" * depth + "a" + ")" * depth + " = :v", "size(" * (depth - 1) + "a" + ")" * (depth - 1) + " = :v"):
+    parser.parse_condition(text)
+parser.parse_update("SET a = " + "(" * depth + ":v" + ")" * depth)
+try:
+    parser.parse_condition("(" * (depth + 1) + "a = :v" + ")" * (depth + 1))
+except parser.ParseError as e:
+    print(e.detail)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout == 'Syntax error; token: "(", near: "((a"\n'
