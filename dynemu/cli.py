@@ -38,6 +38,8 @@ def run(argv: Sequence[str] | None) -> int:
     """Start and serve until stopped; 0, EXIT_STARTUP after printing why it could not start,
     or serve's code when a store could not be closed."""
     from dynemu.config import SettingsError, load_settings
+
+    _import_asyncio_without_tls()
     from dynemu.startup import StartupError, lock_data_dir, serve
     from dynemu.storage import select as store_select
 
@@ -61,6 +63,22 @@ def run(argv: Sequence[str] | None) -> int:
     finally:
         if lock is not None:
             lock.release()
+
+
+def _import_asyncio_without_tls() -> None:
+    """Import asyncio without its TLS support: the server speaks plain HTTP only, and asyncio's
+    modules importing ``ssl`` (OpenSSL's loading) are ~7 % of the command's start-up
+    (bench/startup.py). asyncio imports ``ssl`` under ``try``/``except ImportError`` and keeps
+    None, its answer to a Python built without ssl; ``ssl`` itself stays importable for others
+    (aiohttp imports it with the admin pages). Only this command's process does this, never
+    a process that embeds the server (``testing.DynemuServer``)."""
+    if "asyncio" in sys.modules or "ssl" in sys.modules:
+        return
+    sys.modules["ssl"] = None  # type: ignore[assignment]  # "import ssl" raises ImportError
+    try:
+        import asyncio  # noqa: F401
+    finally:
+        del sys.modules["ssl"]
 
 
 def _fail(message: str) -> int:

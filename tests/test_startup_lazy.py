@@ -4,6 +4,7 @@ operation of every operation module, once."""
 
 from __future__ import annotations
 
+import http.client
 import importlib
 import pkgutil
 import re
@@ -35,9 +36,10 @@ runpy.run_module("dynemu", run_name="__main__", alter_sys=True)
 """
 
 
-def imported_by_server(*calls: str) -> set[str]:
-    """The dynemu modules a ``python -m dynemu --in-memory`` process has imported when it
-    stops, having answered ListTables and then ``calls`` (boto3 client method names)."""
+def imported_by_server(*calls: str, paths: tuple[str, ...] = ()) -> set[str]:
+    """The modules a ``python -m dynemu --in-memory`` process has imported when it stops,
+    having answered ListTables, then ``calls`` (boto3 client method names), then a GET of
+    each of ``paths`` (each answered 200)."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-c", AS_PYTHON_M_DYNEMU, "--in-memory", "--port", str(port)],
@@ -50,17 +52,29 @@ def imported_by_server(*calls: str) -> set[str]:
         assert client.list_tables()["TableNames"] == []
         for call in calls:
             getattr(client, call)()
+        for path in paths:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("GET", path)
+            assert conn.getresponse().status == 200, path
+            conn.close()
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err[-2000:]
-    return set(re.findall(r"^imported: (dynemu[\w.]*)$", err, flags=re.MULTILINE))
+    return set(re.findall(r"^imported: ([\w.]+)$", err, flags=re.MULTILINE))
 
 
 def test_start_and_list_tables_import_no_other_operation() -> None:
     modules = imported_by_server()
     assert "dynemu.api.operations.tables" in modules  # the check sees the server's imports
     assert sorted(set(NOT_AT_START) & modules) == []
+    assert "ssl" not in modules and "aiohttp" not in modules  # asyncio without TLS; no admin app yet
+
+
+def test_the_admin_pages_come_with_their_first_request() -> None:
+    """The command imports asyncio without TLS (cli.py); aiohttp, with ssl, still serves."""
+    modules = imported_by_server(paths=("/_dynemu/metrics", "/_dynemu/"))
+    assert {"aiohttp", "ssl"} <= modules
 
 
 def test_an_operation_imports_its_module_on_its_first_request() -> None:
