@@ -69,6 +69,16 @@ def test_start_and_list_tables_import_no_other_operation() -> None:
     assert "dynemu.api.operations.tables" in modules  # the check sees the server's imports
     assert sorted(set(NOT_AT_START) & modules) == []
     assert "ssl" not in modules and "aiohttp" not in modules  # asyncio without TLS; no admin app yet
+    assert "encodings.idna" not in modules  # an ASCII --host is resolved as it is (startup.bind)
+
+
+def test_a_host_the_idna_codec_refuses_is_one_line() -> None:
+    """A host name with an empty label is refused like any name that does not resolve."""
+    out = subprocess.run([sys.executable, "-m", "dynemu", "--in-memory", "--port", "0", "--host", "a..b"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert out.stderr == ("dynemu: error: cannot resolve --host 'a..b' (DYNEMU_HOST): give an IP address "
+                          "such as 127.0.0.1 or 0.0.0.0\n")
 
 
 def test_the_admin_pages_come_with_their_first_request() -> None:
