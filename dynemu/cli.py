@@ -63,6 +63,7 @@ def run(argv: Sequence[str] | None) -> int:
             lock.release()
 
 
+
 def _fail(message: str) -> int:
     print(f"dynemu: error: {message}", file=sys.stderr, flush=True)
     return EXIT_STARTUP

@@ -115,9 +115,12 @@ def lock_data_dir(settings: Settings) -> DataDirLock | None:
 
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on ``host:port``, or a StartupError saying what to change."""
+    # An ASCII host goes to the resolver as bytes, as it is: a str would first be encoded with
+    # the "idna" codec, whose import (encodings.idna, stringprep) is start-up time for nothing.
+    name: str | bytes = host.encode("ascii") if host.isascii() else host
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror:
+        infos = socket.getaddrinfo(name, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError):  # UnicodeError: a name the "idna" codec refuses
         raise StartupError(
             f"cannot resolve --host {host!r} (DYNEMU_HOST): give an IP address such as 127.0.0.1 or 0.0.0.0"
         ) from None

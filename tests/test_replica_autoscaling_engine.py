@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynemu.api import autoscaling_service
+from dynemu.api.operations import application_autoscaling as autoscaling_service
 from dynemu.api.operations import tables
 from dynemu.api.protocol import Context
 from dynemu.config import Settings

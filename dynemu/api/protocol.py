@@ -39,7 +39,7 @@ log = logging.getLogger("dynemu")
 MAX_BODY_BYTES = 16 * 1024 * 1024
 DYNAMODB_PREFIX = "DynamoDB_20120810."
 STREAMS_PREFIX = "DynamoDBStreams_20120810."
-AAS_PREFIX = "AnyScaleFrontendService."  # Application Auto Scaling (api/autoscaling_service.py), AWS JSON 1.1
+AAS_PREFIX = "AnyScaleFrontendService."  # Application Auto Scaling (api/operations/application_autoscaling.py), AWS JSON 1.1
 JSON_TYPES = ("application/x-amz-json-1.0", "application/json", "application/x-amz-json-1.1")
 CORS_OFF = ("", "off", "none", "false", "no")
 # The response headers a page's script may read (CORS), as the service exposes them: the

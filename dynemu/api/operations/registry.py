@@ -1,4 +1,12 @@
-"""The one registry of operation handlers, by X-Amz-Target prefix and operation name."""
+"""The one registry of operation handlers, by X-Amz-Target prefix and operation name.
+
+Every operation's module is imported on the operation's first request, not at start-up: a
+server answering ListTables imports tables.py's modules only, not the expression engine,
+batches, transactions, backups, PartiQL or vector search (docs/architecture.md, "Start-up";
+``tests/test_startup_lazy.py`` checks both the laziness and that this table names every
+operation of every module). The first call of an operation imports its module and keeps its
+handler; later calls go to it directly.
+"""
 
 from __future__ import annotations
 
@@ -7,51 +15,65 @@ from typing import Any
 
 from dynemu.api.protocol import AAS_PREFIX, DYNAMODB_PREFIX, STREAMS_PREFIX, Context, Handler
 
-# Operations whose module is imported on their first request, not at start-up (PartiQL's
-# parser and translator are ~15 ms of imports a server answering item requests never needs).
-_LAZY: dict[str, tuple[str, ...]] = {
-    "dynemu.api.operations.partiql": ("ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction"),
-    "dynemu.api.operations.vectors": ("SearchVectors",),
-    "dynemu.api.operations.replica_autoscaling": ("DescribeTableReplicaAutoScaling", "UpdateTableReplicaAutoScaling"),
+_PACKAGE = "dynemu.api.operations."
+
+# X-Amz-Target prefix -> module (under dynemu.api.operations) -> the operations it answers.
+# An operation is listed once: global_tables.py's DescribeTable, UpdateTable and DeleteTable
+# and UpdateTimeToLive wrap tables.py's and ttl.py's (the replicas' part), so they are listed
+# under global_tables.
+_LAZY: dict[str, dict[str, tuple[str, ...]]] = {
+    DYNAMODB_PREFIX: {
+        "tables": ("CreateTable", "ListTables"),
+        "items": ("PutItem", "GetItem", "UpdateItem", "DeleteItem"),
+        "query": ("Query", "Scan"),
+        "batch": ("BatchGetItem", "BatchWriteItem"),
+        "transactions": ("TransactGetItems", "TransactWriteItems"),
+        "misc": ("DescribeEndpoints", "DescribeLimits", "ListTagsOfResource", "TagResource", "UntagResource"),
+        "ttl": ("DescribeTimeToLive",),
+        "partiql": ("ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction"),
+        "vectors": ("SearchVectors",),
+        "backups": (
+            "CreateBackup", "DeleteBackup", "DescribeBackup", "ListBackups", "RestoreTableFromBackup",
+            "DescribeContinuousBackups", "UpdateContinuousBackups", "RestoreTableToPointInTime",
+        ),
+        "global_tables": (
+            "DescribeTable", "UpdateTable", "DeleteTable", "UpdateTimeToLive", "CreateGlobalTable", "DescribeGlobalTable",
+            "ListGlobalTables", "UpdateGlobalTable", "DescribeGlobalTableSettings", "UpdateGlobalTableSettings",
+        ),
+        "policies": ("GetResourcePolicy", "PutResourcePolicy", "DeleteResourcePolicy"),
+        "insights": ("DescribeContributorInsights", "ListContributorInsights", "UpdateContributorInsights"),
+        "replica_autoscaling": ("DescribeTableReplicaAutoScaling", "UpdateTableReplicaAutoScaling"),
+    },  # fmt: skip
+    STREAMS_PREFIX: {
+        "streams": ("ListStreams", "DescribeStream", "GetShardIterator", "GetRecords"),
+    },
+    AAS_PREFIX: {  # Application Auto Scaling (AWS JSON 1.1), DynamoDB's targets and policies
+        "application_autoscaling": (
+            "RegisterScalableTarget", "DeregisterScalableTarget", "DescribeScalableTargets", "PutScalingPolicy",
+            "DeleteScalingPolicy", "DescribeScalingPolicies", "DescribeScalingActivities",
+        ),
+    },  # fmt: skip
 }
-_AAS_OPERATIONS = (
-    "RegisterScalableTarget", "DeregisterScalableTarget", "DescribeScalableTargets", "PutScalingPolicy",
-    "DeleteScalingPolicy", "DescribeScalingPolicies", "DescribeScalingActivities",
-)  # fmt: skip
 
 
 def _lazy(module: str, operation: str) -> Handler:
+    """A handler that imports ``module`` on its first call and then calls its handler."""
+    real: Handler | None = None
+
     def handler(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-        real: Handler = importlib.import_module(module).OPERATIONS[operation]
+        nonlocal real
+        if real is None:
+            real = importlib.import_module(_PACKAGE + module).OPERATIONS[operation]
         return real(ctx, body)
 
+    handler.__qualname__ = handler.__name__ = operation
     return handler
 
 
 def handlers() -> dict[str, dict[str, Handler]]:
-    from dynemu.api.operations import (
-        backups,
-        batch,
-        global_tables,
-        insights,
-        items,
-        misc,
-        policies,
-        query,
-        streams,
-        tables,
-        transactions,
-        ttl,
-    )
+    """X-Amz-Target prefix -> operation -> handler (imports no operation module)."""
+    return {
+        prefix: {op: _lazy(module, op) for module, operations in modules.items() for op in operations}
+        for prefix, modules in _LAZY.items()
+    }
 
-    dynamodb: dict[str, Handler] = {}
-    for module in (tables, items, query, batch, transactions, misc, ttl):
-        dynamodb.update(module.OPERATIONS)
-    for name, operations in _LAZY.items():
-        dynamodb.update({op: _lazy(name, op) for op in operations})
-    dynamodb.update(backups.OPERATIONS)
-    dynamodb.update(global_tables.OPERATIONS)  # wraps UpdateTable, DescribeTable, DeleteTable
-    dynamodb.update(policies.OPERATIONS)
-    dynamodb.update(insights.OPERATIONS)
-    aas = {op: _lazy("dynemu.api.autoscaling_service", op) for op in _AAS_OPERATIONS}  # Application Auto Scaling
-    return {DYNAMODB_PREFIX: dynamodb, STREAMS_PREFIX: dict(streams.OPERATIONS), AAS_PREFIX: aas}

@@ -23,7 +23,6 @@ names case-sensitive::
 
 from __future__ import annotations
 
-import sys
 from typing import NoReturn
 
 from . import ast
@@ -32,10 +31,11 @@ from .tokenizer import ATTR_NAME, ATTR_VALUE, EOF, NAME, NUMBER, PUNCT, Token, s
 # Nesting levels (parentheses, NOT, function calls). Every level of a valid condition adds an
 # operator, and the service allows 300 ("Expression parameters" limits: 300 operators or
 # functions; a condition 149 groups deep is valid), so a deeper text fails the operator count
-# first. Parsing, checking and evaluating take a few frames per level: the interpreter's
-# recursion limit is raised to fit (pure-Python frames; 3.11 keeps them off the C stack).
+# first; past MAX_DEPTH it is a syntax error. A level costs the parser at most two frames
+# (a group: ``primary`` -> ``condition``; a call: ``operand`` -> ``function``), so the deepest
+# text fits within the interpreter's default recursion limit (1000) with the request's own
+# frames, and no process-wide setting is changed.
 MAX_DEPTH = 310
-sys.setrecursionlimit(max(sys.getrecursionlimit(), 8000))
 
 COMPARATORS = frozenset(("=", "<>", "<", "<=", ">", ">="))
 CONDITION_KEYWORDS = frozenset(("AND", "OR", "NOT", "BETWEEN", "IN"))
@@ -147,34 +147,31 @@ class _Parser:
     # --- conditions --------------------------------------------------------------------
 
     def condition(self, allow_operand: bool = False) -> ast.Node:
-        items = [self.conjunction(allow_operand)]
-        while self.is_keyword("OR"):
+        """``disjunct (OR disjunct)*``, each ``term (AND term)*``, each ``NOT* primary``, in
+        one frame: a group costs two (``primary`` -> ``condition``), so MAX_DEPTH levels fit
+        well within the interpreter's default recursion limit. Only the first term may be a
+        bare operand (``allow_operand``: the inside of a group, "(a) = :v")."""
+        disjuncts: list[ast.Node] = []
+        terms: list[ast.Node] = []
+        while True:
+            nots = 0
+            while self.is_keyword("NOT"):
+                self.pos += 1
+                self.enter()
+                nots += 1
+            node = self.primary(allow_operand and not disjuncts and not terms and nots == 0)
+            for _ in range(nots):
+                node = ast.Not(node)
+            self.depth -= nots
+            terms.append(node)
+            if self.is_keyword("AND"):
+                self.pos += 1
+                continue
+            disjuncts.append(terms[0] if len(terms) == 1 else ast.And(tuple(terms)))
+            if not self.is_keyword("OR"):
+                return disjuncts[0] if len(disjuncts) == 1 else ast.Or(tuple(disjuncts))
             self.pos += 1
-            items.append(self.conjunction(False))
-        if len(items) > 1:
-            return ast.Or(tuple(items))
-        return items[0]
-
-    def conjunction(self, allow_operand: bool) -> ast.Node:
-        items = [self.term(allow_operand)]
-        while self.is_keyword("AND"):
-            self.pos += 1
-            items.append(self.term(False))
-        if len(items) > 1:
-            return ast.And(tuple(items))
-        return items[0]
-
-    def term(self, allow_operand: bool) -> ast.Node:
-        nots = 0
-        while self.is_keyword("NOT"):
-            self.pos += 1
-            self.enter()
-            nots += 1
-        node = self.primary(allow_operand and nots == 0)
-        for _ in range(nots):
-            node = ast.Not(node)
-        self.depth -= nots
-        return node
+            terms = []
 
     def primary(self, allow_operand: bool) -> ast.Node:
         if self.is_punct("("):
