@@ -25,11 +25,14 @@ needs every GSI's write capacity auto scaled the same way.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynemu import errors
-from dynemu.engine import scalable_targets, ttl
+from dynemu.engine import ttl
 from dynemu.engine.table import Table
+
+if TYPE_CHECKING:
+    from dynemu.engine import scalable_targets
 
 # The Regions that offer MRSC (API reference, "CreateGlobalTableWitnessGroupMemberAction"; the
 # service accepts a group across these sets, and refuses e.g. us-west-1).
@@ -72,6 +75,8 @@ def check(req: Request, group: Any, table: Table, exists_in: Any) -> None:
 
 
 def _autoscaled(state: scalable_targets.State, table: str, index: str | None) -> bool:
+    from dynemu.engine import scalable_targets  # auto scaling's modules wait for their first use
+
     kind = scalable_targets.WRITE
     resource = scalable_targets.resource_id(table, index)
     t = state.target(resource, scalable_targets.dimension(index, kind))
@@ -83,6 +88,8 @@ def check_write_autoscaled(table: Table, *, gsis_only: bool) -> None:
     policy in the table's Region); ``gsis_only``: the GSIs' alone (a GSI update of a global table)."""
     if table.spec.billing_mode != "PROVISIONED":
         return
+    from dynemu.engine import scalable_targets  # auto scaling's modules wait for their first use
+
     state = scalable_targets.load(table)
     if not gsis_only and not _autoscaled(state, table.name, None):
         raise errors.validation(errors.MSG_TABLE_WRITE_NOT_AUTOSCALED)

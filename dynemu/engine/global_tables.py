@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from dynemu.engine import global_table_rules, replica_autoscaler, streams, ttl
+from dynemu.engine import global_table_rules, streams, ttl
 from dynemu.engine.replication import REPLICATED, RegionLink, Replication
 from dynemu.engine.table import Table, decode_stored
 from dynemu.engine.writes import Write
@@ -206,6 +206,8 @@ def _create_replica(rep: Replication, source_db: Namespace, source: Table, group
     rr = Replica(c.region, "CREATING", c.table_class, c.max_read)
     group.replicas[c.region] = rr
     _apply_overrides(rep, group, rr, c)
+    from dynemu.engine import replica_autoscaler  # auto scaling's modules wait for their first use (start-up)
+
     replica_autoscaler.on_replica_created(db, source, table)  # the global write auto scaling settings
     _link(rep, db, c.region).tables[group.name] = group
     _backfill(db, source, table)
