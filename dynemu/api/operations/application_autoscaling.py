@@ -26,7 +26,8 @@ from dynemu.engine import scalable_targets as aas
 PAGE = 50
 
 
-def _page(items: list[Any], body: dict[str, Any]) -> tuple[list[Any], str | None]:
+def _page(key: str, items: list[Any], body: dict[str, Any]) -> dict[str, Any]:
+    """One page of a Describe answer under ``key``, with NextToken while more remain."""
     token = body.get("NextToken")
     try:
         start = int(token) if token is not None else 0
@@ -34,9 +35,11 @@ def _page(items: list[Any], body: dict[str, Any]) -> tuple[list[Any], str | None
         raise errors.aas_bad_token() from None
     if not 0 <= start <= len(items):
         raise errors.aas_bad_token()
-    size = body.get("MaxResults") or PAGE
-    end = start + size
-    return items[start:end], (str(end) if end < len(items) else None)
+    end = start + (body.get("MaxResults") or PAGE)
+    out: dict[str, Any] = {key: items[start:end]}
+    if end < len(items):
+        out["NextToken"] = str(end)
+    return out
 
 
 def _dynamodb(body: dict[str, Any]) -> bool:
@@ -109,10 +112,8 @@ def describe_scalable_targets(ctx: Context, body: dict[str, Any]) -> dict[str, A
         t for t in aas.load(ctx.db).targets.values()
         if _dynamodb(body) and (not ids or t.resource in ids) and (dim is None or t.dimension == dim)
     ]  # fmt: skip
-    page, token = _page(found, body)
-    out: dict[str, Any] = {"ScalableTargets": [_target(t) for t in page]}
-    if token is not None:
-        out["NextToken"] = token
+    out = _page("ScalableTargets", found, body)
+    out["ScalableTargets"] = [_target(t) for t in out["ScalableTargets"]]
     return out
 
 
@@ -152,11 +153,7 @@ def describe_scaling_policies(ctx: Context, body: dict[str, Any]) -> dict[str, A
         if (resource is None or t.resource == resource) and (dim is None or t.dimension == dim)
         for p in t.policies if not names or p.name in names
     ]  # fmt: skip
-    page, token = _page(found, body)
-    out: dict[str, Any] = {"ScalingPolicies": page}
-    if token is not None:
-        out["NextToken"] = token
-    return out
+    return _page("ScalingPolicies", found, body)
 
 
 def describe_scaling_activities(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
@@ -170,11 +167,7 @@ def describe_scaling_activities(ctx: Context, body: dict[str, Any]) -> dict[str,
         for a in reversed(aas.load(ctx.db).activities) if _dynamodb(body)
         if (resource is None or a.resource == resource) and (dim is None or a.dimension == dim)
     ]  # fmt: skip
-    page, token = _page(found, body)
-    out: dict[str, Any] = {"ScalingActivities": page}
-    if token is not None:
-        out["NextToken"] = token
-    return out
+    return _page("ScalingActivities", found, body)
 
 
 OPERATIONS = {
