@@ -88,10 +88,11 @@ def test_a_closed_namespace_stops_its_scaler() -> None:
     assert scaler.next_minute == before
 
 
-def test_without_a_running_loop_a_real_clock_scaler_is_idle() -> None:
+def test_without_a_running_loop_a_real_clock_scaler_is_not_kept() -> None:
+    """Not started without a loop: the next attach on the server's running loop (its start, or
+    the namespace's next opening) starts it, rather than finding an idle one."""
     ctx = _context(RealClock())
     _table(ctx)
     _scale_writes(ctx)
-    scaler = replica_autoscaler.scaler_of(ctx.db)
-    assert scaler is not None and scaler.activities == 0
+    assert replica_autoscaler.scaler_of(ctx.db) is None
     assert ctx.db.tables["tab"].spec.throughput.write == 5

@@ -161,3 +161,24 @@ def test_a_replica_scales_on_its_replicated_writes(world: World) -> None:
     # every replica carries the write settings, and consumes its own units for replicated writes
     assert world.wcu(t, "eu-west-1") > 5
     assert world.wcu(t) == 50
+
+
+def test_scaling_resumes_after_a_restart_without_another_auto_scaling_call(tmp_path: Any) -> None:
+    """Targets and policies are stored with the namespace: a restarted server scales from its
+    first clock advance, with no Application Auto Scaling call after the restart."""
+    first = DynemuServer(clock="virtual", data_dir=str(tmp_path))
+    w = World(first.start(), first.app[NAMESPACES])
+    try:
+        t = create(w)
+        scale_writes(w, t)
+    finally:
+        first.stop()
+    again = DynemuServer(clock="virtual", data_dir=str(tmp_path))
+    w = World(again.start(), again.app[NAMESPACES])
+    try:
+        w.to_next_minute()
+        for _ in range(6):
+            w.busy_minute(t)
+        assert w.wcu(t) == 50
+    finally:
+        again.stop()

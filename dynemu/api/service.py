@@ -68,6 +68,7 @@ class Service:
     async def start(self) -> None:
         self.lifecycle.start(asyncio.get_running_loop())
         self.namespaces.replication.start(asyncio.get_running_loop())  # a reloaded backlog resumes
+        self.namespaces.resume_autoscaling()  # and auto scaling, where targets exist
 
     async def close(self) -> None:
         try:

@@ -36,6 +36,7 @@ from dynemu.engine.limits import AccountLimits
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.replication import Replication
 from dynemu.storage.base import Store
+from dynemu.storage.keyspace import AUTOSCALING_KEY
 from dynemu.storage.lazy import LazyStore
 from dynemu.storage.select import open_store, resolve
 
@@ -127,6 +128,15 @@ def close_namespace(name: str, db: Namespace) -> list[Unsaved]:
     return unsaved
 
 
+def _resume_autoscaling(db: Namespace) -> None:
+    """A namespace holding auto scaling targets scales on from its opening (after a restart, or
+    when an idle namespace reopens), not from the next auto scaling call."""
+    if db.store.get(AUTOSCALING_KEY) is not None:
+        from dynemu.engine import replica_autoscaler  # imported only where targets exist
+
+        replica_autoscaler.attach(db)
+
+
 class Namespaces:
     def __init__(
         self,
@@ -203,7 +213,13 @@ class Namespaces:
         self.databases[name] = db
         db.replication = self.replication
         global_tables.load(self.replication, db)
+        _resume_autoscaling(db)
         return db
+
+    def resume_autoscaling(self) -> None:
+        """The server's loop is running: auto scaling resumes in the namespaces opened before it."""
+        for db in list(self.databases.values()):
+            _resume_autoscaling(db)
 
     def get(self, region: str, access_key: str) -> Namespace:
         name = self._names.get((region, access_key))

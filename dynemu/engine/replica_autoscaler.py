@@ -228,7 +228,8 @@ def attach(db: Namespace) -> Scaler:
         return scaler
     try:
         loop = asyncio.get_running_loop()
-    except RuntimeError:
+    except RuntimeError:  # not started: the next attach on the running loop starts it
+        del _SCALERS[db]
         return scaler
     period = max(_MIN_PERIOD, MINUTE / getattr(clock, "scale", 1.0))
 

@@ -51,7 +51,7 @@ ROLE = (
 MIN_METRIC_TARGET, MAX_METRIC_TARGET = 10.0, 90.0
 MIN_TARGET, MAX_TARGET = 8.51592e-109, 1.174271e108
 MAX_ACTIVITIES = 100  # kept per namespace, the newest
-RECORD_KEY = keyspace.meta_counter_key("application-autoscaling")
+RECORD_KEY = keyspace.AUTOSCALING_KEY
 
 
 def dimension(index: str | None, kind: str) -> str:

@@ -76,6 +76,10 @@ def meta_counter_key(name: str) -> bytes:
     return META_COUNTERS_PREFIX + name.encode("utf-8")
 
 
+# The namespace's Application Auto Scaling targets and policies (engine/scalable_targets.py).
+AUTOSCALING_KEY = meta_counter_key("application-autoscaling")
+
+
 def table_name_from_meta_key(key: bytes) -> str:
     return key[len(META_TABLES_PREFIX) :].decode("utf-8")
 
