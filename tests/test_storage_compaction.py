@@ -25,7 +25,6 @@ SMALL = {"write_buffer_size": 64 * 1024, "max_file_size": 64 * 1024}
 @pytest.fixture
 def quick(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(compaction, "QUIET", 0.05)
-    monkeypatch.setattr(compaction, "MIN_BURST", 256 * 1024)
     monkeypatch.setattr(compaction, "SLICE_BYTES", 512 * 1024)
 
 
@@ -57,15 +56,19 @@ def test_a_burst_is_compacted_into_one_level_once_it_ends(tmp_path: Path, quick:
     filled = [n for n, files in enumerate(levels(store)) if files]
     assert len(filled) == 1 and filled[0] >= 1  # one level to read, none of it in level 0
     assert_all_there(store, items)
+    load(store, items, 2_000, seed=6)  # a small burst above it, flushed to level 0: again
+    assert store.compactor.wait(lambda c: c.runs >= 2 and not c.due(store.written))
+    assert [n for n, files in enumerate(levels(store)) if files] == filled
+    assert_all_there(store, items)
     store.close()
     assert not store.compactor.alive
 
 
 def test_small_writes_leave_the_store_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(compaction, "QUIET", 0.02)  # MIN_BURST stays 16 MB
+    monkeypatch.setattr(compaction, "QUIET", 0.02)
     store = LevelDBStore(tmp_path / "db")
     items: dict[bytes, bytes] = {}
-    load(store, items, 200, seed=2)
+    load(store, items, 200, seed=2)  # 100 KB: they stay in LevelDB's memory table
     assert store.compactor.wait(lambda c: c.ticks >= 5)
     assert (store.compactor.runs, store.compactor.stopped) == (0, 0)
     assert store.compactor.due(store.written) is False

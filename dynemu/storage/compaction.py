@@ -10,14 +10,18 @@ a GetItem cost 0.77 of its cost at 100k (22 % of the server's CPU in those compa
 0.95-0.97 once they were done. LevelDB has no option that turns them off.
 
 What. When the store has had no write for ``QUIET`` seconds, nor one stalled in LevelDB
-(waited on this thread's own event, never the engine's clock), and the bytes written since
-the last full compaction reach ``max(MIN_BURST, tables / 9)``, this thread compacts the whole
-key range, which leaves one level to read. Rewriting tables of size S costs less than the
-charged compactions it saves once the burst is over S / 10 (each upper-level byte is
-otherwise merged with about ten bytes of the level below it). The range is compacted in
-slices of about ``SLICE_BYTES`` of tables, so that a burst that starts meanwhile
-stops it at the next slice (LevelDB runs its own compactions again), and ``close`` waits for
-one slice at most.
+(waited on this thread's own event, never the engine's clock), and a read may consult more
+than one table (tables in level 0 besides another, or in two levels) although the store was
+written since the last full compaction, this thread compacts the whole key range, which
+leaves one level to read. That rewrite costs what the reads would have had LevelDB do anyway:
+the tables a burst of random keys leaves span the key range, so pushing them down rewrites
+the bottom level's tables they overlap, whether LevelDB does it for charged reads or this
+thread does it at once (in a tree this thread has compacted, the levels between are empty,
+so a table charged into them is cut to overlap 40 MB of the bottom each, and each of those
+is charged again). Writes that stay in the memory table leave the tables alone. The range
+is compacted in slices of about ``SLICE_BYTES`` of tables, so that a burst that starts
+meanwhile stops it at the next slice (LevelDB runs its own compactions again), and
+``close`` waits for one slice at most.
 
 plyvel's ``compact_range`` releases the GIL: the request path goes on while it runs. LevelDB
 serves reads and writes concurrently with it; a write never waits for it unless 12 memory
@@ -28,7 +32,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import os
 import re
 import threading
 from typing import Any, Protocol
@@ -36,7 +39,6 @@ from typing import Any, Protocol
 log = logging.getLogger("dynemu.storage")
 
 QUIET = 0.5  # seconds without a write that end a burst
-MIN_BURST = 16 * 1024 * 1024  # bytes written since the last full compaction, at least
 SLICE_BYTES = 64 * 1024 * 1024  # of tables, per compact_range call
 
 # One table in LevelDB's "leveldb.sstables" property: ` 12:4194304['<smallest>' @ 9 : 1 .. `.
@@ -55,18 +57,7 @@ class Compactable(Protocol):
 
     def tree(self) -> tuple[bytes | None, bytes | None, bytes] | None: ...
 
-
-def table_bytes(path: str) -> int:
-    """The size of the store's table files."""
-    total = 0
-    with os.scandir(path) as entries:
-        for entry in entries:
-            if entry.name.endswith((".ldb", ".sst")):
-                try:
-                    total += entry.stat().st_size
-                except OSError:
-                    continue  # removed by a compaction meanwhile
-    return total
+    def tables_per_level(self) -> list[int]: ...
 
 
 def slices(first: bytes, last: bytes, sstables: bytes, size: int = SLICE_BYTES) -> list[tuple[bytes, bytes]]:
@@ -98,7 +89,6 @@ class Compactor:
     def __init__(self, store: Compactable) -> None:
         self._store = store
         self._stop = threading.Event()
-        self._base = table_bytes(store.path)  # the tables' size at open, then after each run
         self._done_at = store.written  # ``written`` when the last full compaction started
         self.runs = 0  # full compactions finished
         self.stopped = 0  # full compactions stopped by a burst (or close) before their end
@@ -108,7 +98,11 @@ class Compactor:
         self._thread.start()
 
     def due(self, written: int) -> bool:
-        return written - self._done_at >= max(MIN_BURST, self._base // 9)
+        """Written since the last full compaction, and a read may consult two tables."""
+        if written == self._done_at:
+            return False
+        tables = self._store.tables_per_level()
+        return bool(tables) and tables[0] + sum(1 for n in tables[1:] if n) >= 2
 
     def _run(self) -> None:
         seen = self._store.written
@@ -121,7 +115,7 @@ class Compactor:
                     log.exception("background compaction of %s failed", self._store.path)
                     finished = False
                 if finished:
-                    self._done_at, self._base = written, table_bytes(self._store.path)
+                    self._done_at = written
                 with self.changed:
                     self.runs += finished
                     self.stopped += not finished

@@ -164,6 +164,15 @@ class LevelDBStore(Store):
                 last = next(it, None)
             return first, last, self._db.get_property(b"leveldb.sstables") or b""
 
+    def tables_per_level(self) -> list[int]:
+        """How many table files each of LevelDB's 7 levels holds ([] when the store cannot be
+        compacted now)."""
+        with self._handle:
+            if not self._compactable():
+                return []
+            prop = self._db.get_property
+            return [int(prop(b"leveldb.num-files-at-level%d" % n) or 0) for n in range(7)]
+
     def compact_slice(self, start: bytes, stop: bytes) -> bool:
         """Compact the keys ``start..stop`` (both included) on the calling thread, the GIL
         released: False when the store cannot be compacted now."""
