@@ -62,13 +62,10 @@ class Compactable(Protocol):
 
 def slices(first: bytes, last: bytes, sstables: bytes, size: int = SLICE_BYTES) -> list[tuple[bytes, bytes]]:
     """``[first, last]`` cut into inclusive ranges holding about ``size`` bytes of the tables
-    of levels 1 and below listed in ``sstables`` (a table of level 0 spans all the keys), cut
-    at tables' smallest keys. A key misread from the listing (its escaping is not reversible
-    for every key) only moves a cut: the ranges still cover ``[first, last]``."""
-    tables: list[tuple[bytes, int]] = []
-    for level in sstables.split(b"--- level ")[1:]:
-        if not level.startswith(b"0 "):
-            tables += [(_ESCAPE.sub(_byte, m.group(2)), int(m.group(1))) for m in _TABLE.finditer(level)]
+    listed in ``sstables``, at tables' smallest keys. A key misread from the listing (its
+    escaping is not reversible for every key) only moves a cut: the ranges still cover
+    ``[first, last]``."""
+    tables = [(_ESCAPE.sub(_byte, m.group(2)), int(m.group(1))) for m in _TABLE.finditer(sstables)]
     cuts: list[bytes] = []
     filled = 0
     for smallest, n in sorted(tables):
