@@ -25,6 +25,7 @@ SMALL = {"write_buffer_size": 64 * 1024, "max_file_size": 64 * 1024}
 @pytest.fixture
 def quick(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(compaction, "QUIET", 0.05)
+    monkeypatch.setattr(compaction, "MIN_BURST", 256 * 1024)
     monkeypatch.setattr(compaction, "SLICE_BYTES", 512 * 1024)
 
 
@@ -68,7 +69,7 @@ def test_small_writes_leave_the_store_alone(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setattr(compaction, "QUIET", 0.02)
     store = LevelDBStore(tmp_path / "db")
     items: dict[bytes, bytes] = {}
-    load(store, items, 200, seed=2)  # 100 KB: they stay in LevelDB's memory table
+    load(store, items, 200, seed=2)  # 100 KB: under MIN_BURST, in LevelDB's memory table
     assert store.compactor.wait(lambda c: c.ticks >= 5)
     assert (store.compactor.runs, store.compactor.stopped) == (0, 0)
     assert store.compactor.due(store.written) is False

@@ -10,18 +10,18 @@ a GetItem cost 0.77 of its cost at 100k (22 % of the server's CPU in those compa
 0.95-0.97 once they were done. LevelDB has no option that turns them off.
 
 What. When the store has had no write for ``QUIET`` seconds, nor one stalled in LevelDB
-(waited on this thread's own event, never the engine's clock), and a read may consult more
-than one table (tables in level 0 besides another, or in two levels) although the store was
-written since the last full compaction, this thread compacts the whole key range, which
-leaves one level to read. That rewrite costs what the reads would have had LevelDB do anyway:
-the tables a burst of random keys leaves span the key range, so pushing them down rewrites
-the bottom level's tables they overlap, whether LevelDB does it for charged reads or this
-thread does it at once (in a tree this thread has compacted, the levels between are empty,
-so a table charged into them is cut to overlap 40 MB of the bottom each, and each of those
-is charged again). Writes that stay in the memory table leave the tables alone. The range
-is compacted in slices of about ``SLICE_BYTES`` of tables, so that a burst that starts
-meanwhile stops it at the next slice (LevelDB runs its own compactions again), and
-``close`` waits for one slice at most.
+(waited on this thread's own event, never the engine's clock), a read may consult more than
+one table (tables in level 0 besides another, or in two levels), and more than LevelDB's
+memory table (``MIN_BURST``) was written since the last full compaction, this thread
+compacts the whole key range, which leaves one level to read. That rewrite costs what the
+reads would have had LevelDB do anyway: the tables a burst of random keys leaves span the
+key range, so pushing them down rewrites the bottom level's tables they overlap, whether
+LevelDB does it for charged reads or this thread does it at once (in a tree this thread has
+compacted, the levels between are empty, so a table charged into them is cut to overlap
+40 MB of the bottom each, and each of those is charged again). The range is compacted in
+slices of about ``SLICE_BYTES`` of tables, so that a burst that starts meanwhile stops it at
+the next slice (LevelDB runs its own compactions again; the next quiet period goes on from
+that slice), and ``close`` waits for one slice at most.
 
 plyvel's ``compact_range`` releases the GIL: the request path goes on while it runs. LevelDB
 serves reads and writes concurrently with it; a write never waits for it unless 12 memory
@@ -39,6 +39,9 @@ from typing import Any, Protocol
 log = logging.getLogger("dynemu.storage")
 
 QUIET = 0.5  # seconds without a write that end a burst
+# Bytes written since the last full compaction, at least: LevelDB's memory table (4 MB), so
+# that a store written a little at a time (a few updates between reads) is left to LevelDB.
+MIN_BURST = 4 * 1024 * 1024
 SLICE_BYTES = 64 * 1024 * 1024  # of tables, per compact_range call
 
 # One table in LevelDB's "leveldb.sstables" property: ` 12:4194304['<smallest>' @ 9 : 1 .. `.
@@ -87,6 +90,7 @@ class Compactor:
         self._store = store
         self._stop = threading.Event()
         self._done_at = store.written  # ``written`` when the last full compaction started
+        self._resume: bytes | None = None  # where a stopped compaction goes on
         self.runs = 0  # full compactions finished
         self.stopped = 0  # full compactions stopped by a burst (or close) before their end
         self.ticks = 0  # quiet periods looked at (tests wait on these)
@@ -95,8 +99,8 @@ class Compactor:
         self._thread.start()
 
     def due(self, written: int) -> bool:
-        """Written since the last full compaction, and a read may consult two tables."""
-        if written == self._done_at:
+        """A burst written since the last full compaction, and a read may consult two tables."""
+        if written - self._done_at < MIN_BURST:
             return False
         tables = self._store.tables_per_level()
         return bool(tables) and tables[0] + sum(1 for n in tables[1:] if n) >= 2
@@ -122,19 +126,24 @@ class Compactor:
                 self.changed.notify_all()
 
     def _compact(self, written: int) -> bool:
-        """Compact the whole key range slice by slice: False if a write or ``close`` came
-        first (or the store cannot be compacted now)."""
+        """Compact the whole key range slice by slice, from where a stopped run left off:
+        False if a write or ``close`` came first (or the store cannot be compacted now)."""
         tree = self._store.tree()
         if tree is None:
             return False
         first, last, sstables = tree
         if first is None or last is None:
             return True  # empty
+        if self._resume is not None and first < self._resume <= last:
+            first = self._resume
         for start, stop in slices(first, last, sstables, SLICE_BYTES):
             if self._stop.is_set() or self._store.written != written or self._store.writing:
+                self._resume = start
                 return False
             if not self._store.compact_slice(start, stop):
+                self._resume = start
                 return False
+        self._resume = None
         return True
 
     def wait(self, predicate: Any, timeout: float = 120.0) -> bool:
