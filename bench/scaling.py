@@ -19,9 +19,10 @@ it does not grow when other processes take the core. After the first tenth and a
 whole load, random GetItems, Queries (one partition key, its ten items) and UpdateItems
 (``SET n = n + 1``) each run for ``--seconds`` over the keys loaded so far, on one
 connection. Before each measurement the server is left to finish its compactions (its CPU
-falls idle), and the CPU that took is printed as ``settle``. Printed at each tenth: RSS split
-into anonymous and file-backed memory (RssAnon / RssFile), open file descriptors, and the
-size of the data on disk (the figures at the end of the load are the N table's alone).
+falls idle and it writes no file for 1.5 s), and the time and CPU that took are printed.
+Printed at each tenth: RSS split into anonymous and file-backed memory (RssAnon / RssFile),
+open file descriptors, and the size of the data on disk (the figures at the end of the load
+are the N table's alone).
 
 Then a second table of N/10 items is loaded in another region (its own namespace and store),
 and the three operations run on it and on the N table in turns (``--rounds``), so that the
@@ -97,16 +98,26 @@ def tables(row: dict[str, Any]) -> str:
     return f" in {row['table_files']} table files" if row["table_files"] else ""
 
 
+def written_bytes(pid: int) -> int:
+    """Bytes the process has passed to write() (wchar): a compaction writes table files."""
+    with open(f"/proc/{pid}/io") as f:
+        for line in f:
+            if line.startswith("wchar:"):
+                return int(line.split()[1])
+    return 0
+
+
 def settle(pid: int, limit: float = 120.0) -> tuple[float, float]:
-    """Wait until the server's CPU falls idle (its compactions done): (seconds, CPU seconds)."""
+    """Wait until the server falls idle, its compactions done: no CPU to speak of and no file
+    written for 1.5 s (the store's background compaction starts within 1 s of the last
+    write, storage/compaction.py). Returns (seconds, CPU seconds)."""
     t0, c0 = time.monotonic(), cpu_seconds(pid)
-    last = c0
-    while time.monotonic() - t0 < limit:
+    last, wrote, idle = c0, written_bytes(pid), 0
+    while time.monotonic() - t0 < limit and idle < 3:
         time.sleep(0.5)
-        now = cpu_seconds(pid)
-        if now - last < 0.03:
-            break
-        last = now
+        now, out = cpu_seconds(pid), written_bytes(pid)
+        idle = idle + 1 if now - last < 0.03 and out - wrote < 2**20 else 0
+        last, wrote = now, out
     return time.monotonic() - t0, cpu_seconds(pid) - c0
 
 
@@ -212,8 +223,14 @@ def measure(c: Client, pid: int, op: str, loaded: int, seconds: float, rng: rand
     return {"ops": done, "seconds": elapsed, "cpu_s": cpu, "rate": done / elapsed, "cpu_us": 1e6 * cpu / done}
 
 
+def settle_limit(items: int) -> float:
+    """How long to wait for the server to fall idle: a full compaction of the N table
+    rewrites it (about 1 GB per million items)."""
+    return max(120.0, items / 2000)
+
+
 def phase(c: Client, pid: int, loaded: int, seconds: float, rng: random.Random) -> dict[str, Any]:
-    waited, spent = settle(pid)
+    waited, spent = settle(pid, settle_limit(loaded))
     result: dict[str, Any] = {"items": loaded, "settle_s": waited, "settle_cpu_s": spent}
     print(f"  at {loaded:,} items (settled in {waited:.1f} s, {spent:.1f} s CPU):", flush=True)
     for op in OPS:
@@ -226,7 +243,7 @@ def paired(c: Client, pid: int, small: int, big: int, args: argparse.Namespace,
            rng: random.Random) -> dict[str, Any]:
     """Each operation on the N/10 table (its own namespace) and the N table in turns of
     ``--seconds / --rounds``, summed: whatever else the machine runs falls on both alike."""
-    waited, spent = settle(pid)
+    waited, spent = settle(pid, settle_limit(big))
     print(f"  paired, {small:,} items ({SMALL}) and {big:,} ({BIG}) in {args.rounds} turns each "
           f"(settled in {waited:.1f} s, {spent:.1f} s CPU):", flush=True)  # fmt: skip
     result: dict[str, Any] = {}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any
@@ -27,6 +28,7 @@ from typing import Any
 import plyvel
 
 from dynemu.storage.base import DiskFullEpisode, Snapshot, Store, WriteBatch, out_of_space
+from dynemu.storage.compaction import Compactor
 
 # How many table files LevelDB's table cache holds (--leveldb-open-files). A table out of the
 # cache is opened again by the next read that needs it (its index and filter blocks read
@@ -92,6 +94,13 @@ class LevelDBStore(Store):
         self._closed = False
         self._refused = False  # a write failed for lack of space: reopen before the next one
         self._full = DiskFullEpisode(self.path)
+        # Bytes of keys and values written, and the thread that compacts the store once a
+        # burst of them ends (storage/compaction.py); ``_handle`` is held while it compacts,
+        # so the DB is never closed under it.
+        self.written = 0
+        self.writing = False
+        self._handle = threading.Lock()
+        self.compactor = Compactor(self)
 
     def get(self, key: bytes) -> bytes | None:
         return self._db.get(key)
@@ -115,11 +124,15 @@ class LevelDBStore(Store):
         if self._refused:
             self._reopen()
         wb = self._db.write_batch(sync=self._sync)
+        size = 0
         for key, value in batch.ops:
             if value is None:
                 wb.delete(key)
+                size += len(key)
             else:
                 wb.put(key, value)
+                size += len(key) + len(value)
+        self.writing = True  # a write LevelDB stalls is no end of a burst
         try:
             wb.write()  # one LevelDB batch: applied atomically
         except plyvel.IOError as e:
@@ -127,8 +140,47 @@ class LevelDBStore(Store):
                 raise
             self._refused = True
             raise self._full.refused() from None
+        finally:
+            self.writing = False
+        self.written += size
         if self._full.full:
             self._full.resumed()
+
+    # --- the background compaction (storage/compaction.py) ---------------------------------
+
+    def _compactable(self) -> bool:
+        """Not closed, and no failed write to recover from (see the module's docstring)."""
+        return not (self._closed or self._refused or self._full.full or isinstance(self._db, _Reopening))
+
+    def tree(self) -> tuple[bytes | None, bytes | None, bytes] | None:
+        """The first and last keys (None when empty) and LevelDB's listing of its tables;
+        None when the store cannot be compacted now."""
+        with self._handle:
+            if not self._compactable():
+                return None
+            with self._db.iterator(include_value=False) as it:
+                first = next(it, None)
+            with self._db.iterator(reverse=True, include_value=False) as it:
+                last = next(it, None)
+            return first, last, self._db.get_property(b"leveldb.sstables") or b""
+
+    def tables_per_level(self) -> list[int]:
+        """How many table files each of LevelDB's 7 levels holds ([] when the store cannot be
+        compacted now)."""
+        with self._handle:
+            if not self._compactable():
+                return []
+            prop = self._db.get_property
+            return [int(prop(b"leveldb.num-files-at-level%d" % n) or 0) for n in range(7)]
+
+    def compact_slice(self, start: bytes, stop: bytes) -> bool:
+        """Compact the keys ``start..stop`` (both included) on the calling thread, the GIL
+        released: False when the store cannot be compacted now."""
+        with self._handle:
+            if not self._compactable():
+                return False
+            self._db.compact_range(start=start, stop=stop)
+            return True
 
     # --- a full disk ----------------------------------------------------------------------
 
@@ -147,8 +199,9 @@ class LevelDBStore(Store):
         DiskFull while the disk has no room for it."""
         if not self._room_to_reopen():
             raise self._full.refused()
-        self._db.close()
-        self._db = _Reopening(self)  # until the open succeeds: each use tries it again
+        with self._handle:  # not under a compaction
+            self._db.close()
+            self._db = _Reopening(self)  # until the open succeeds: each use tries it again
         self._revive()
 
     def _revive(self) -> Any:
@@ -169,6 +222,7 @@ class LevelDBStore(Store):
 
     def close(self) -> None:
         self._closed = True
+        self.compactor.close()  # waits for the slice it compacts, if any
         if not self._db.closed:
             self._db.close()
 

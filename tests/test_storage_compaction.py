@@ -1,0 +1,162 @@
+"""A LevelDB store compacts itself on its own thread once a burst of writes ends (issue 29,
+storage/compaction.py): the tree is left in one level, no write is lost, a write that comes
+meanwhile stops the compaction, and close() waits for the slice in progress."""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("plyvel")
+
+from dynemu.storage import compaction  # noqa: E402
+from dynemu.storage.base import WriteBatch  # noqa: E402
+from dynemu.storage.leveldb import LevelDBStore  # noqa: E402
+
+# Small memory tables and table files, so that a few MB make several levels.
+SMALL = {"write_buffer_size": 64 * 1024, "max_file_size": 64 * 1024}
+
+
+@pytest.fixture
+def quick(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(compaction, "QUIET", 0.05)
+    monkeypatch.setattr(compaction, "MIN_BURST", 256 * 1024)
+    monkeypatch.setattr(compaction, "SLICE_BYTES", 512 * 1024)
+
+
+def load(store: LevelDBStore, items: dict[bytes, bytes], count: int, seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(count // 25):
+        batch = WriteBatch()
+        for _ in range(25):
+            key, value = b"k%09d" % rng.randrange(10**9), os.urandom(500)
+            batch.put(key, value)
+            items[key] = value
+        store.write(batch)
+
+
+def levels(store: LevelDBStore) -> list[int]:
+    return [int(store._db.get_property(b"leveldb.num-files-at-level%d" % n)) for n in range(7)]
+
+
+def assert_all_there(store: LevelDBStore, items: dict[bytes, bytes]) -> None:
+    assert all(store.get(key) == value for key, value in items.items())
+    assert sum(1 for _ in store.iterate(b"k", b"l")) == len(items)
+
+
+def test_a_burst_is_compacted_into_one_level_once_it_ends(tmp_path: Path, quick: None) -> None:
+    store = LevelDBStore(tmp_path / "db", **SMALL)
+    items: dict[bytes, bytes] = {}
+    load(store, items, 24_000, seed=1)  # ~12 MB: level 1 holds 10 MB, so level 2 is used
+    assert store.compactor.wait(lambda c: c.runs >= 1 and not c.due(store.written))  # all of it
+    filled = [n for n, files in enumerate(levels(store)) if files]
+    assert len(filled) == 1 and filled[0] >= 1  # one level to read, none of it in level 0
+    assert_all_there(store, items)
+    load(store, items, 2_000, seed=6)  # a small burst above it, flushed to level 0: again
+    assert store.compactor.wait(lambda c: c.runs >= 2 and not c.due(store.written))
+    assert [n for n, files in enumerate(levels(store)) if files] == filled
+    assert_all_there(store, items)
+    store.close()
+    assert not store.compactor.alive
+
+
+def test_small_writes_leave_the_store_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(compaction, "QUIET", 0.02)
+    store = LevelDBStore(tmp_path / "db")
+    items: dict[bytes, bytes] = {}
+    load(store, items, 200, seed=2)  # 100 KB: under MIN_BURST, in LevelDB's memory table
+    assert store.compactor.wait(lambda c: c.ticks >= 5)
+    assert (store.compactor.runs, store.compactor.stopped) == (0, 0)
+    assert store.compactor.due(store.written) is False
+    assert_all_there(store, items)
+    store.close()
+
+
+def test_a_write_during_a_compaction_stops_it_and_is_kept(tmp_path: Path, quick: None) -> None:
+    store = LevelDBStore(tmp_path / "db", **SMALL)
+    items: dict[bytes, bytes] = {}
+    load(store, items, 24_000, seed=3)
+    entered, go = threading.Event(), threading.Event()
+    real = store.compact_slice
+
+    def held(start: bytes, stop: bytes) -> bool:
+        if not entered.is_set():
+            entered.set()
+            go.wait()
+        return real(start, stop)
+
+    store.compact_slice = held  # type: ignore[method-assign]
+    assert entered.wait(120)
+    load(store, items, 500, seed=4)  # while the first slice waits
+    go.set()
+    assert store.compactor.wait(lambda c: c.stopped >= 1 and c.runs >= 1)  # stopped, then run again
+    assert_all_there(store, items)
+    store.close()
+
+
+class SlowCompaction:
+    """A plyvel DB whose compact_range says when it starts and when it has finished."""
+
+    def __init__(self, db: Any) -> None:
+        self.db, self.entered, self.finished = db, threading.Event(), threading.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.db, name)
+
+    def compact_range(self, **bounds: Any) -> None:
+        self.entered.set()
+        threading.Event().wait(0.3)  # a slice long enough for close() to come during it
+        self.db.compact_range(**bounds)
+        self.finished.set()
+
+
+def test_close_waits_for_the_slice_in_progress(tmp_path: Path, quick: None) -> None:
+    store = LevelDBStore(tmp_path / "db", **SMALL)
+    slow = SlowCompaction(store._db)
+    store._db = slow
+    items: dict[bytes, bytes] = {}
+    load(store, items, 8_000, seed=5)
+    assert slow.entered.wait(120)
+    store.close()
+    assert slow.finished.is_set() and not store.compactor.alive and slow.db.closed
+    again = LevelDBStore(tmp_path / "db")
+    assert_all_there(again, items)
+    again.close()
+
+
+def test_slices_cut_the_whole_range_by_the_size_of_its_tables() -> None:
+    listing = (
+        b"--- level 0 ---\n 9:100['k5' @ 9 : 1 .. 'k6' @ 9 : 1]\n"
+        b"--- level 1 ---\n 3:400['k2\\x00' @ 8 : 1 .. 'k2z' @ 8 : 1]\n"
+        b"--- level 2 ---\n"
+        b" 5:400['k1' @ 1 : 1 .. 'k2' @ 1 : 1]\n"
+        b" 6:400['k3\\x00\\xff' @ 2 : 1 .. 'k4' @ 2 : 1]\n"
+        b" 7:400['k5' it's' @ 3 : 1 .. 'k6' @ 3 : 1]\n"
+        b" 8:400['k7' @ 4 : 1 .. 'k8' @ 4 : 1]\n"
+        b"--- level 3 ---\n--- level 4 ---\n"
+    )
+    assert compaction.slices(b"k0", b"k9", listing, size=800) == [
+        (b"k0", b"k3\x00\xff"),
+        (b"k3\x00\xff", b"k7"),
+        (b"k7", b"k9"),
+    ]
+    assert compaction.slices(b"k0", b"k9", listing, size=400) == [
+        (b"k0", b"k2\x00"),
+        (b"k2\x00", b"k3\x00\xff"),
+        (b"k3\x00\xff", b"k5"),
+        (b"k5", b"k7"),
+        (b"k7", b"k9"),
+    ]
+    assert compaction.slices(b"k0", b"k9", listing, size=10**6) == [(b"k0", b"k9")]
+    assert compaction.slices(b"k0", b"k9", b"", size=400) == [(b"k0", b"k9")]
+    assert compaction.slices(b"k2z", b"k6", listing, size=400) == [
+        (b"k2z", b"k3\x00\xff"),
+        (b"k3\x00\xff", b"k5"),
+        (b"k5", b"k6"),
+    ]
+    assert compaction.slices(b"k4", b"k4", listing, size=400) == [(b"k4", b"k4")]
