@@ -30,3 +30,22 @@ def autoscale(
             TargetTrackingScalingPolicyConfiguration={
                 "TargetValue": target, "PredefinedMetricSpecification": {"PredefinedMetricType": METRIC[kind]}, **conf},
         )  # fmt: skip
+
+
+def create_table(
+    client: Any, name: str, *, gsi: bool = True, on_demand: bool = False, units: int = 5, projection: str = "ALL"
+) -> str:
+    """A table keyed on ``pk``, provisioned at ``units`` (or on demand), with a GSI ``by-g`` on ``g``."""
+    tp = {"ReadCapacityUnits": units, "WriteCapacityUnits": units}
+    kw: dict[str, Any] = dict(TableName=name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                              AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])  # fmt: skip
+    kw.update(BillingMode="PAY_PER_REQUEST") if on_demand else kw.update(ProvisionedThroughput=tp)
+    if gsi:
+        kw["AttributeDefinitions"].append({"AttributeName": "g", "AttributeType": "S"})
+        ix: dict[str, Any] = {"IndexName": "by-g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                              "Projection": {"ProjectionType": projection}}  # fmt: skip
+        if not on_demand:
+            ix["ProvisionedThroughput"] = tp
+        kw["GlobalSecondaryIndexes"] = [ix]
+    client.create_table(**kw)
+    return name

@@ -14,7 +14,7 @@ import pytest
 
 from dynemu import errors
 from dynemu.testing import DynemuServer
-from tests.aas_helpers import aas_client, autoscale
+from tests.aas_helpers import aas_client, autoscale, create_table
 from tests.conftest import make_client
 from tests.helpers import assert_error, assert_validation, error_of
 
@@ -65,26 +65,7 @@ def aas(url: str) -> Any:
 
 
 def create(client: Any, *, gsi: bool = True, on_demand: bool = False, units: int = 5) -> str:
-    name = f"scaled-{next(_names)}"
-    kw: dict[str, Any] = dict(
-        TableName=name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-    )
-    tp = {"ReadCapacityUnits": units, "WriteCapacityUnits": units}
-    if on_demand:
-        kw["BillingMode"] = "PAY_PER_REQUEST"
-    else:
-        kw["ProvisionedThroughput"] = tp
-    if gsi:
-        kw["AttributeDefinitions"].append({"AttributeName": "g", "AttributeType": "S"})
-        ix: dict[str, Any] = {"IndexName": "by-g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
-                              "Projection": {"ProjectionType": "ALL"}}  # fmt: skip
-        if not on_demand:
-            ix["ProvisionedThroughput"] = tp
-        kw["GlobalSecondaryIndexes"] = [ix]
-    client.create_table(**kw)
-    return name
+    return create_table(client, f"scaled-{next(_names)}", gsi=gsi, on_demand=on_demand, units=units)
 
 
 def global_table(us: Any, aas: Any, *, gsi: bool = True, on_demand: bool = False) -> str:

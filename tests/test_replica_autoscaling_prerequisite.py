@@ -13,7 +13,7 @@ import pytest
 
 from dynemu import errors
 from dynemu.testing import DynemuServer
-from tests.aas_helpers import aas_client, autoscale
+from tests.aas_helpers import aas_client, autoscale, create_table
 from tests.conftest import make_client
 from tests.helpers import assert_validation
 
@@ -28,20 +28,7 @@ def url() -> Iterator[str]:
 
 
 def create(ddb: Any, *, gsi: bool = True, on_demand: bool = False) -> str:
-    name = f"prereq-{next(_names)}"
-    tp = {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
-    kw: dict[str, Any] = dict(TableName=name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-                              AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])  # fmt: skip
-    kw.update(BillingMode="PAY_PER_REQUEST") if on_demand else kw.update(ProvisionedThroughput=tp)
-    if gsi:
-        kw["AttributeDefinitions"].append({"AttributeName": "g", "AttributeType": "S"})
-        ix: dict[str, Any] = {"IndexName": "by-g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
-                              "Projection": {"ProjectionType": "KEYS_ONLY"}}  # fmt: skip
-        if not on_demand:
-            ix["ProvisionedThroughput"] = tp
-        kw["GlobalSecondaryIndexes"] = [ix]
-    ddb.create_table(**kw)
-    return name
+    return create_table(ddb, f"prereq-{next(_names)}", gsi=gsi, on_demand=on_demand, projection="KEYS_ONLY")
 
 
 def test_a_provisioned_table_needs_write_auto_scaling_on_itself_and_every_gsi(url: str) -> None:
