@@ -37,7 +37,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import HOST, Server, dynemu_argv, free_port  # noqa: E402
+from harness import HOST, Server, cpu_seconds, dynemu_argv, free_port  # noqa: E402
 
 THROTTLES = {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
 _names = itertools.count()
@@ -48,13 +48,6 @@ def client(port: int) -> Any:
         "dynamodb", endpoint_url=f"http://{HOST}:{port}", region_name="us-east-1", aws_access_key_id="bench",
         aws_secret_access_key="bench", config=Config(retries={"total_max_attempts": 1}),
     )
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of process ``pid``."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Workload:

@@ -210,3 +210,20 @@ def prepare(port: int, ops: Sequence[str], keys: int, provisioned: tuple[int, in
 
 def temp_dir(prefix: str) -> tempfile.TemporaryDirectory[str]:
     return tempfile.TemporaryDirectory(prefix=prefix)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU seconds of every thread of process ``pid`` (steadier than wall
+    time on a shared machine)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def status_mb(pid: int, field: str) -> float:
+    """A /proc/<pid>/status figure in MB (RssAnon, RssFile, VmRSS: now; VmHWM: the peak so far)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return 0.0

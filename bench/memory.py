@@ -33,26 +33,13 @@ from typing import Any
 
 import orjson
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import cpu_seconds, status_mb  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
 TABLE = "memory"
 AUTH = "AWS4-HMAC-SHA256 Credential=AKID/20250101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=x"
-
-
-def status_mb(pid: int, field: str) -> float:
-    """A /proc/<pid>/status figure in MB (VmRSS: now; VmHWM: the peak so far)."""
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU the process has used (steadier than wall time on a shared machine)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def split(pid: int) -> str:

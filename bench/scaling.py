@@ -47,6 +47,9 @@ from typing import Any
 
 import orjson
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import cpu_seconds, status_mb  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
 TABLE = "scaling"
@@ -54,26 +57,10 @@ PER_KEY = 10  # items under one partition key (what a Query returns)
 BATCH = 25
 AUTH = "AWS4-HMAC-SHA256 Credential=AKID/20250101/{}/dynamodb/aws4_request, SignedHeaders=host, Signature=x"
 BIG, SMALL = "us-east-1", "eu-west-1"  # one namespace, so one store, per region
-TICK = os.sysconf("SC_CLK_TCK")
 OPS = ("GetItem", "Query", "UpdateItem")
 
 
 # --- the server process ---------------------------------------------------------------------
-
-
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU seconds of every thread of the process."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
-def status_mb(pid: int, field: str) -> float:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def memory(pid: int) -> dict[str, float]:
