@@ -91,7 +91,7 @@ class Namespace:
         save could be written (a full disk). Returns what could not be saved, one line each:
         none of it is data, which every commit has already written. Raises only when the
         store itself fails to close."""
-        if getattr(self.store, "closed", False):
+        if self.store.closed:
             return []
         unsaved = []
         try:

@@ -183,21 +183,10 @@ def scaler_of(db: Namespace) -> Scaler | None:
     return _SCALERS.get(db)
 
 
-def _is_open(db: Namespace) -> bool:
-    """Whether the namespace's store still reads (the stores say "closed" each their own way)."""
-    if getattr(db.store, "closed", False):
-        return False
-    try:
-        db.store.get(aas.RECORD_KEY)
-    except Exception:  # noqa: BLE001 - any store's "closed" error
-        return False
-    return True
-
-
 def _pass(scaler: Scaler, now: float) -> bool:
     """One pass; False once the namespace is closed (an idle namespace the server closed:
     its reopened successor gets its own scaler)."""
-    if not _is_open(scaler.db):
+    if scaler.db.store.closed:
         return False
     try:
         scaler.run(now)

@@ -89,6 +89,9 @@ class Store(Reader):
     @abstractmethod
     def close(self) -> None: ...
 
+    # Whether ``close`` was called (every store answers it: an attribute or a property).
+    closed: bool
+
 
 def delete_range(store: Store, start: bytes, stop: bytes, chunk: int = 10_000) -> None:
     """Delete every key in ``[start, stop)`` in batches of at most ``chunk`` deletions (a

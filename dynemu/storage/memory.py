@@ -251,5 +251,9 @@ class MemoryStore(Store):
         self._keys = []
         self._data = _ClosedData()
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def __len__(self) -> int:
         return len(self._keys)
