@@ -23,22 +23,18 @@ Evaluation follows the expression engine's (``expressions.evaluate``), so a cond
 an attribute an item lacks behaves as in every other DynamoDB expression: a comparison,
 BETWEEN, IN and begins_with are false, ``<>`` is true, attribute_not_exists is true, NOT
 inverts. Numbers compare by value (exact decimals). Each condition is evaluated once per
-distinct value of its attribute (the matrix's value codes), then looked up per row: for the
-S, N and B values a SearchSchema holds, by a test of the value itself (``_value_test``, the
-engine's rules for those types, checked against the engine by tests/test_vectors_condition.py),
-else by the engine's own predicate.
+distinct value of its attribute (the matrix's value codes) by the engine's own predicate,
+then looked up per row (tests/test_vectors_condition.py checks the masks against the engine).
 """
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 from typing import Any
 
 from dynemu import errors
 from dynemu.engine.expressions import ast, checks
 from dynemu.engine.expressions.evaluate import compile_condition
-from dynemu.engine.values import decode_binary
 from dynemu.engine.vectors.maintain import VectorIndex, canonical
 
 Mask = Callable[[Any], Any]  # VectorMatrix -> numpy bool array
@@ -134,12 +130,10 @@ def _mask(node: ast.Node) -> Mask:
         literal = ast.strip_parens(node.right if isinstance(left, ast.Path) else node.left)
         value = canonical(literal.value)  # type: ignore[union-attr]
         return lambda mx: mx.mask_equal(name, value)
-    test = _value_test(node)
-    if test is None:  # a value of another type than the schema's S, N and B: the engine's evaluation
-        predicate = compile_condition(node)
+    predicate = compile_condition(node)  # the engine's evaluation, once per distinct value
 
-        def test(value: Any) -> bool:
-            return predicate({} if value is None else {name: _wire(value)})
+    def test(value: Any) -> bool:
+        return predicate({} if value is None else {name: _wire(value)})
 
     return lambda mx: mx.mask_where(name, test)
 
@@ -148,68 +142,3 @@ def _wire(value: tuple[str, Any]) -> dict[str, Any]:
     """A matrix value code's value (``maintain.canonical``) as an attribute value."""
     kind, raw = value
     return {kind: str(raw) if kind == "N" else raw}
-
-
-_ORDER: dict[str, Callable[[Any, Any], bool]] = {"<": operator.lt, "<=": operator.le, ">": operator.gt,
-                                                 ">=": operator.ge}
-_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "<>": "<>"}
-
-
-def _key(value: tuple[str, Any]) -> Any:
-    """The order of a canonical value within its type, ``values.compare_values``' own: S by
-    code point (= UTF-8 bytes), N by value, B by unsigned bytes."""
-    kind, raw = value
-    return decode_binary(raw) if kind == "B" else raw
-
-
-def _value_test(node: ast.Node) -> Callable[[Any], bool] | None:
-    """The test of one canonical value (``maintain.canonical``; None: the attribute is
-    missing) that the engine's evaluation of condition ``node`` amounts to for the S, N and
-    B values a SearchSchema attribute holds (``evaluate``: ordered comparisons only within
-    a type, ``<>`` true when missing), without building an item per value; None when a
-    value of the condition is of another type (the caller evaluates with the engine).
-    tests/test_vectors_condition.py checks the two agree."""
-    if isinstance(node, ast.Func):
-        if node.name != "begins_with":
-            exists = node.name == "attribute_exists"
-            return lambda v: (v is not None) == exists
-        prefix = _literal(node.args[1])
-        if prefix is None:
-            return None
-        if prefix[0] == "N":
-            return lambda v: False  # begins_with takes S and B only
-        kind, start = prefix[0], _key(prefix)
-        return lambda v: v is not None and v[0] == kind and _key(v).startswith(start)
-    if isinstance(node, ast.In):
-        options = [_literal(o) for o in node.options]
-        if None in options:
-            return None
-        members = frozenset(options)
-        return lambda v: v is not None and v in members
-    if isinstance(node, ast.Between):
-        low, high = _literal(node.low), _literal(node.high)
-        if low is None or high is None:
-            return None
-        if low[0] != high[0]:
-            return lambda v: False  # no value is of both types
-        kind, lo, hi = low[0], _key(low), _key(high)
-        if kind == "B":
-            return lambda v: v is not None and v[0] == kind and lo <= _key(v) <= hi
-        return lambda v: v is not None and v[0] == kind and lo <= v[1] <= hi
-    assert isinstance(node, ast.Compare)
-    left_path = isinstance(ast.strip_parens(node.left), ast.Path)
-    bound = _literal(node.right if left_path else node.left)
-    if bound is None:
-        return None
-    op = node.op if left_path else _FLIPPED[node.op]
-    if op == "<>":
-        return lambda v: v != bound
-    kind, key, order = bound[0], _key(bound), _ORDER[op]
-    if kind == "B":
-        return lambda v: v is not None and v[0] == kind and order(_key(v), key)
-    return lambda v: v is not None and v[0] == kind and order(v[1], key)  # S and N: their own order
-
-
-def _literal(node: ast.Node) -> tuple[str, Any] | None:
-    value = ast.strip_parens(node)
-    return canonical(value.value) if isinstance(value, ast.Literal) else None
