@@ -56,7 +56,7 @@ class FakeRequest:
 
 def setup(keys: int, query: bool = True, partitions: int = QUERY_PARTITIONS, throttling: str = "off") -> Any:
     sys.path.insert(0, str(REPO_DIR))
-    from dynemu.api.admin_app import DISPATCHER, create_app
+    from dynemu.api.admin.app import DISPATCHER, create_app
     from dynemu.config import load_settings
 
     app = create_app(load_settings(["--in-memory", "--throttling", throttling]))

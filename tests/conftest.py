@@ -11,7 +11,7 @@ import pytest
 from botocore.config import Config
 from hypothesis import HealthCheck, settings
 
-from dynemu.api.admin_app import NAMESPACES
+from dynemu.api.admin.app import NAMESPACES
 from dynemu.testing import DynemuServer
 
 # Property tests assert behaviour, never speed: no per-example deadline and no "too slow"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from dynemu import errors
-from dynemu.api.admin_app import NAMESPACES
+from dynemu.api.admin.app import NAMESPACES
 from dynemu.engine import limits
 from dynemu.engine.schema import IndexSpec, KeyAttr, TableSpec
 from dynemu.testing import DynemuServer

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from dynemu.api.admin_app import NAMESPACES
+from dynemu.api.admin.app import NAMESPACES
 from dynemu.testing import DynemuServer
 from tests.conftest import make_client
 from tests.helpers import N, S, assert_error, assert_validation

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from dynemu.api.admin_app import NAMESPACES
+from dynemu.api.admin.app import NAMESPACES
 from dynemu.engine import clock as clock_module
 from dynemu.testing import DynemuServer
 from tests.test_throttling import ON_DEMAND_MESSAGE, Virtual, spread_keys

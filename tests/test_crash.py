@@ -28,7 +28,7 @@ KEYS = 25
 LAUNCHER = """
 import sys
 from aiohttp import web
-from dynemu.api.admin_app import NAMESPACES, create_app
+from dynemu.api.admin.app import NAMESPACES, create_app
 from dynemu.config import load_settings
 from dynemu.engine import streams
 from dynemu.engine.schema import KeyAttr, TableSpec

@@ -21,7 +21,7 @@ GROUPS = ["g0", "g1", "g2"]
 LAUNCHER = """
 import sys
 from aiohttp import web
-from dynemu.api.admin_app import create_app
+from dynemu.api.admin.app import create_app
 from dynemu.config import load_settings
 
 settings = load_settings(sys.argv[1:])

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 import pytest
 
-from dynemu.api.admin_app import NAMESPACES
+from dynemu.api.admin.app import NAMESPACES
 from dynemu.engine.capacity.history import CapacityHistory
 from dynemu.replay import runner, scenario
 from dynemu.testing import DynemuServer
@@ -164,7 +164,7 @@ def test_history_records_splits_and_stays_bounded() -> None:
 
 
 def test_heat_strips_keep_the_busiest_partitions_of_many() -> None:
-    from dynemu.api import dashboard_html
+    from dynemu.api.admin import dashboard_html
 
     parts = [
         {"index": i, "start": f"{i:016x}" if i else "", "end": None, "item_count": 0, "size_bytes": 0,

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from dynemu.api import charts, dashboard_html
-from dynemu.api.admin_app import NAMESPACES
+from dynemu.api.admin import charts, dashboard_html
+from dynemu.api.admin.app import NAMESPACES
 from dynemu.testing import DynemuServer
 from tests.conftest import make_client
 
@@ -132,7 +132,7 @@ def test_table_section_counts_writes_refused_by_its_index(gsi_throttled: str) ->
 
 
 def test_cloudwatch_counts_per_minute() -> None:
-    from dynemu.api import cloudwatch_view
+    from dynemu.api.admin import cloudwatch_view
 
     hist = [{"t": 120 + s, "read": 1.0, "write": 2.0, "throttles": {"TableWriteKeyRangeThroughputExceeded": 1}}
             for s in range(90)]

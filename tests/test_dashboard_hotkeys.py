@@ -13,7 +13,7 @@ import orjson
 import pytest
 from botocore.exceptions import ClientError
 
-from dynemu.api.admin_app import NAMESPACES
+from dynemu.api.admin.app import NAMESPACES
 from dynemu.engine.capacity.contributors import SpaceSaving
 from dynemu.testing import DynemuServer
 from tests.conftest import make_client

@@ -140,7 +140,7 @@ def test_query_filter_argument_rules(raw: Any, table: str) -> None:
 # --- the order of an aggregated "N validation errors detected" ------------------------------------
 # Members are reported in the request shape's member order (the service model's), nested members
 # where their parent stands, except where a capture of the service shows otherwise
-# (api/validation_overrides.py, MEMBER_ORDER): an AttributeDefinition's type before its name,
+# (api/validation/overrides.py, MEMBER_ORDER): an AttributeDefinition's type before its name,
 # ProvisionedThroughput's write units before its read units.
 
 def _fail(value: str | None, path: str, constraint: str) -> str:

@@ -13,7 +13,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from dynemu import errors
-from dynemu.api.admin_app import NAMESPACES
+from dynemu.api.admin.app import NAMESPACES
 from dynemu.testing import DynemuServer
 from tests.aas_helpers import aas_client, autoscale
 from tests.conftest import make_client

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from dynemu.api.admin_app import NAMESPACES
+from dynemu.api.admin.app import NAMESPACES
 from dynemu.testing import DynemuServer
 from tests.test_global_tables import LAG, Regions, put
 

@@ -7,9 +7,9 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from dynemu.engine import global_tables
 from dynemu.engine.clock import VirtualClock
-from dynemu.engine.global_tables import ReplicaCreate
+from dynemu.engine.global_tables import membership as global_tables
+from dynemu.engine.global_tables.membership import ReplicaCreate
 from dynemu.engine.namespaces import Namespaces
 from dynemu.engine.schema import KeyAttr, TableSpec
 from dynemu.engine.writes import Write

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dynemu.api.validation import RequestValidator
+from dynemu.api.validation.validator import RequestValidator
 from dynemu.engine import values
 from dynemu.errors import DynamoError
 from tests.helpers import assert_error, assert_validation

@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from dynemu.api import model_cache
-from dynemu.api.validation import RequestValidator
+from dynemu.api.validation.validator import RequestValidator
 
 SERVICES = ("dynamodb", "dynamodbstreams")
 
@@ -108,7 +108,7 @@ def test_server_start_does_not_import_botocore_once_cached(tmp_path: Path) -> No
     """With a warm cache, building the app and answering ListTables imports no botocore."""
     code = (
         "import sys\n"
-        "from dynemu.api import validation\n"
+        "from dynemu.api.validation import validator as validation\n"
         "v = validation.RequestValidator('dynamodb')\n"
         "v.validate('ListTables', {})\n"
         "v.validate('GetItem', {'TableName': 'tab', 'Key': {'k': {'S': 'x'}}})\n"

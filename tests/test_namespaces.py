@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from dynemu.api.admin_app import NAMESPACES
+from dynemu.api.admin.app import NAMESPACES
 from dynemu.testing import DynemuServer
 from tests.conftest import make_client
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from dynemu.api.dashboard_html import fmt_units
+from dynemu.api.admin.dashboard_html import fmt_units
 from dynemu.replay import report, scenario, traffic
 from dynemu.replay.cli import main as replay_main
 from dynemu.replay.cli import replay

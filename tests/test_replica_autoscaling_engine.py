@@ -1,6 +1,6 @@
 """Auto scaling, engine units: Application Auto Scaling's record, Java's rendering of a target
-value, and the scaler's life with its namespace (engine/scalable_targets.py,
-engine/replica_autoscaler.py)."""
+value, and the scaler's life with its namespace (engine/autoscaling/targets.py,
+engine/autoscaling/scaler.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from dynemu.api.operations import application_autoscaling as autoscaling_service
 from dynemu.api.operations import tables
 from dynemu.api.protocol import Context
 from dynemu.config import Settings
-from dynemu.engine import replica_autoscaler
-from dynemu.engine import scalable_targets as aas
+from dynemu.engine.autoscaling import scaler as replica_autoscaler
+from dynemu.engine.autoscaling import targets as aas
 from dynemu.engine.clock import RealClock, VirtualClock
 from dynemu.engine.namespace import Namespace
 from dynemu.storage.memory import MemoryStore

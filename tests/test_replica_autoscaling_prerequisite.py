@@ -1,4 +1,4 @@
-"""The replica prerequisite of provisioned tables (engine/global_table_rules.py): write auto
+"""The replica prerequisite of provisioned tables (engine/global_tables/rules.py): write auto
 scaling -- an Application Auto Scaling target and a policy -- on the table and on every GSI
 before a replica is added; afterwards a GSI update of the global table needs every GSI's
 (observed service answers (aws-controllers-k8s ack-api-quirks, DynamoDB, 2026-10-09))."""

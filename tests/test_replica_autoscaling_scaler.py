@@ -1,6 +1,6 @@
 """The target tracking scaler on a virtual clock: a provisioned table (or GSI, or replica) that
 stays above its target utilization for two minutes gets more capacity through UpdateTable, so
-its throttling eases; fifteen quiet minutes later it gets less (engine/replica_autoscaler.py)."""
+its throttling eases; fifteen quiet minutes later it gets less (engine/autoscaling/scaler.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from dynemu.api.admin_app import NAMESPACES
+from dynemu.api.admin.app import NAMESPACES
 from dynemu.testing import DynemuServer
 from tests.aas_helpers import aas_client, autoscale
 from tests.conftest import make_client

@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from dynemu.api.admin_app import NAMESPACES
+from dynemu.api.admin.app import NAMESPACES
 from dynemu.engine import lifecycle, streams
 from dynemu.testing import DynemuServer
 from tests.conftest import make_client

@@ -16,7 +16,7 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from dynemu.api.admin_app import NAMESPACES
+from dynemu.api.admin.app import NAMESPACES
 from dynemu.storage import keyspace
 from dynemu.testing import DynemuServer
 from tests.conftest import make_client

@@ -1,4 +1,4 @@
-"""The request validator's one path (``api/validation.py``): a body's type pass and its
+"""The request validator's one path (``api/validation/validator.py``): a body's type pass and its
 constraint checks in one walk, DynamoDB's errors in DynamoDB's order, and the maps of
 AttributeValues it hands on as ``values.MeasuredMap`` (measured where the value rules
 cannot fail, the rest left to the engine)."""
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dynemu.api.validation import RequestValidator
+from dynemu.api.validation.validator import RequestValidator
 from dynemu.engine import values
 from dynemu.errors import DynamoError
 

@@ -1,4 +1,4 @@
-"""dynemu.api.validation called directly: Coral's SerializationException and aggregated
+"""dynemu.api.validation.validator called directly: Coral's SerializationException and aggregated
 ValidationException messages, asserted in full.
 
 Sources of the messages: dynalite's validations (built by
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dynemu.api.validation import RequestValidator
+from dynemu.api.validation.validator import RequestValidator
 from dynemu.errors import CORAL_NS, VALIDATE_NS, DynamoError
 
 PKG = "com.amazonaws.dynamodb.v20120810"

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import httptools
 
-from dynemu.api.admin_link import AdminLink
+from dynemu.api.admin.link import AdminLink
 from dynemu.api.protocol import MAX_BODY_BYTES, ApiDispatcher, Headers, Reply, Request, new_headers
 
 if TYPE_CHECKING:
@@ -506,7 +506,7 @@ class HttpListener:
     async def _start_aiohttp(self) -> None:
         from aiohttp import web
 
-        from dynemu.api.admin_app import create_app
+        from dynemu.api.admin.app import create_app
 
         app = create_app(self.service.settings, self.service)
         runner = web.AppRunner(app, access_log=None, handle_signals=False)

@@ -1,7 +1,7 @@
 """botocore's service model of DynamoDB for the request validators, without importing
 botocore at start-up.
 
-The validators (``api/validation.py``) are compiled from botocore's ``service-2`` model of
+The validators (``api/validation/validator.py``) are compiled from botocore's ``service-2`` model of
 ``dynamodb`` and ``dynamodbstreams``. Importing ``botocore.model`` and ``botocore.loaders``
 (and through them urllib3 and half of botocore) and decompressing the JSON cost more than
 the rest of start-up, so the model, stripped of its documentation, is kept as plain JSON in

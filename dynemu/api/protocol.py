@@ -27,7 +27,7 @@ import orjson
 
 from dynemu import errors
 from dynemu.api import compression, sigv4
-from dynemu.api.validation import RequestValidator
+from dynemu.api.validation.validator import RequestValidator
 from dynemu.cache import BoundedCache
 from dynemu.config import Settings
 from dynemu.engine import resource_policies

@@ -26,15 +26,15 @@ from dataclasses import dataclass
 
 from dynemu import errors
 from dynemu.cache import BoundedCache
-from dynemu.engine import global_tables
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
+from dynemu.engine.global_tables import membership as global_tables
+from dynemu.engine.global_tables.replication import Replication
 from dynemu.engine.indexes import ITEM_COLLECTION_LIMIT
 from dynemu.engine.limits import DEFAULT as DEFAULT_LIMITS
 from dynemu.engine.limits import AccountLimits
 from dynemu.engine.namespace import Namespace
-from dynemu.engine.replication import Replication
 from dynemu.storage.base import Store
 from dynemu.storage.keyspace import AUTOSCALING_KEY
 from dynemu.storage.lazy import LazyStore
@@ -132,7 +132,7 @@ def _resume_autoscaling(db: Namespace) -> None:
     """A namespace holding auto scaling targets scales on from its opening (after a restart, or
     when an idle namespace reopens), not from the next auto scaling call."""
     if db.store.get(AUTOSCALING_KEY) is not None:
-        from dynemu.engine import replica_autoscaler  # imported only where targets exist
+        from dynemu.engine.autoscaling import scaler as replica_autoscaler
 
         replica_autoscaler.attach(db)
 

@@ -52,3 +52,8 @@ MSG_DELETE_SYSTEM_BACKUP = "System backups cannot be deleted"  # UNSURE
 def msg_index_override_unknown(name: str) -> str:
     # UNSURE: "The indexes provided should match existing secondary indexes" (API reference)
     return f"Index {name} is not an index of the backed up table"
+
+
+# backups (api/operations/backups.py)
+def msg_backup_table_not_found(name: str) -> str:
+    return f"Table not found: {name}"

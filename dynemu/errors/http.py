@@ -29,7 +29,7 @@ MSG_AUTH_CREDENTIAL_FORMAT = (
     "Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, "
     "got '{credential}'"
 )
-# the admin API and dashboard under /_dynemu/ (api/admin.py, admin_guard.py, dashboard.py):
+# the admin API and dashboard under /_dynemu/ (api/admin/api.py, admin_guard.py, dashboard.py):
 # dynemu's own, answered as {"error": message}
 MSG_ADMIN_BAD_CLOCK_BODY = 'the body must be JSON such as {"advance": 60}'
 MSG_ADMIN_BAD_ADVANCE = "advance must be a number of seconds >= 0"

@@ -1,4 +1,4 @@
-"""Messages of the hot-key views and Contributor Insights (api/admin.py, dashboard.py,
+"""Messages of the hot-key views and Contributor Insights (api/admin/api.py, dashboard.py,
 api/operations/insights.py)."""
 
 # the admin API under /_dynemu/: dynemu's own, answered as {"error": message}

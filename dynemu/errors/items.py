@@ -90,3 +90,7 @@ def msg_set_duplicates(members: list[str], set_type: str | None = None) -> str:
     return f"Input collection {shown}of type {set_type} contains duplicates." if set_type else (
         f"Input collection {shown} contains duplicates."
     )
+
+
+# shared parameters (api/operations/common)
+MSG_RETURN_VALUES_OLD_OR_NONE = "ReturnValues can only be ALL_OLD or NONE"

@@ -4,7 +4,7 @@ are not public; each is marked UNSURE and listed in issue 27's report."""
 from __future__ import annotations
 
 from dynemu.errors.base import DynamoError
-from dynemu.errors.control import access_denied
+from dynemu.errors.tags import access_denied
 
 MAX_POLICY_TEXT = "20 KB"
 

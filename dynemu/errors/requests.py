@@ -1,13 +1,15 @@
-"""Messages of request validation (api/validation*.py, api/operations/items.py): Coral's deserialiser and constraint checks.
+"""Messages of request validation (api/validation/, api/operations/items.py): Coral's deserialiser and constraint checks.
 
 Part of the catalogue of messages (``dynemu.errors``): every text dynemu says is defined once.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 # Coral's deserialiser: what a JSON value of the wrong kind gets (SerializationException).
 # Captured from the service: dynalite validations/*.js and the 2026 capture cited in
-# api/validation_overrides.py.
+# api/validation/overrides.py.
 MSG_START_OF_STRUCTURE = "Start of structure or map found where not expected"
 MSG_START_OF_LIST = "Start of list found where not expected"
 MSG_UNEXPECTED_FIELD_TYPE = "Unexpected field type"
@@ -39,7 +41,7 @@ MSG_ENUM = "Member must satisfy enum value set: [{}]"
 MSG_MAP_KEYS = "Map keys must satisfy constraint: [{}]"
 MSG_MAP_VALUE = "Map value must satisfy constraint: [{}]"
 MSG_BYTE_BUFFER = "java.nio.HeapByteBuffer[pos=0 lim={} cap={}]"  # how Coral shows a blob's value
-# Messages some operations return instead of Coral's (api/validation_overrides.py says which).
+# Messages some operations return instead of Coral's (api/validation/overrides.py says which).
 MSG_NAME_LENGTH = "{} must be at least 3 characters long and at most 255 characters long"
 MSG_PARAMETER_REQUIRED = "The parameter '{}' is required but was not present in the request"
 MSG_BATCH_WRITE_ITEMS_REQUIRED = "The requestItems parameter is required for BatchWriteItem"
@@ -54,3 +56,33 @@ MSG_QUERY_LIMIT_BELOW_1 = (
     "1 validation error detected: Value at 'Limit' failed to satisfy constraint: "
     "Member must have value greater than or equal to 1"
 )
+
+
+# shape errors said outside api/validation (the same form as its aggregated message)
+
+
+def msg_at_most(limit: int) -> str:
+    return MSG_MAX_VALUE.format(limit)
+
+
+def msg_pattern(pattern: str) -> str:
+    return MSG_PATTERN.format(pattern)
+
+
+def msg_at_least_length(limit: int) -> str:
+    return MSG_MIN_LENGTH.format(limit)
+
+
+def msg_at_most_length(limit: int) -> str:
+    return MSG_MAX_LENGTH.format(limit)
+
+
+def msg_validation_errors(details: list[str]) -> str:
+    """``N validation error(s) detected: d1; d2``."""
+    n = len(details)
+    return MSG_VALIDATION_ERRORS.format(n, "s" if n > 1 else "", "; ".join(details))
+
+
+def msg_constraint(value: Any, path: str, constraint: str) -> str:
+    """One detail of ``msg_validation_errors``; ``value`` None prints as null."""
+    return MSG_CONSTRAINT.format("null" if value is None else f"'{value}'", path, constraint)

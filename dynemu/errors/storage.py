@@ -25,3 +25,8 @@ def disk_full(path: str) -> DiskFull:
         "written; reads keep working, and writes resume by themselves once space is freed on that disk.",
         status=500,
     )
+
+
+# namespaces (engine/namespaces.py): a region or access key that would leave the data directory
+def msg_invalid_namespace(name: str) -> str:
+    return f"Invalid namespace name: {name}"

@@ -11,7 +11,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from dynemu.api import dashboard_html as html
+from dynemu.api.admin import dashboard_html as html
 from dynemu.replay import replication_report
 from dynemu.replay.runner import Outcome, Resource
 

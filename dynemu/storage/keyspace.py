@@ -76,7 +76,7 @@ def meta_counter_key(name: str) -> bytes:
     return META_COUNTERS_PREFIX + name.encode("utf-8")
 
 
-# The namespace's Application Auto Scaling targets and policies (engine/scalable_targets.py).
+# The namespace's Application Auto Scaling targets and policies (engine/autoscaling/targets.py).
 AUTOSCALING_KEY = meta_counter_key("application-autoscaling")
 
 

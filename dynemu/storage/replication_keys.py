@@ -1,4 +1,4 @@
-"""The key layout of global tables' replication backlog (``engine/replication.py``).
+"""The key layout of global tables' replication backlog (``engine/global_tables/replication.py``).
 
 Integers are fixed-width big-endian, so byte order is numeric order::
 

@@ -6,7 +6,7 @@ RegisterScalableTarget, DeregisterScalableTarget, DescribeScalableTargets, PutSc
 (TargetTrackingScaling with DynamoDB's predefined metrics), DeleteScalingPolicy,
 DescribeScalingPolicies and DescribeScalingActivities, for ServiceNamespace ``dynamodb``
 (API reference of Application Auto Scaling, one page per operation). The objects are the
-engine's (``engine/scalable_targets.py``), the same ones DynamoDB's replica auto scaling
+engine's (``engine/autoscaling/targets.py``), the same ones DynamoDB's replica auto scaling
 operations read and write; here only parsing and rendering.
 
 dynemu's choices: another service namespace is refused as an unsupported resource when
@@ -20,8 +20,8 @@ from typing import Any
 
 from dynemu import errors
 from dynemu.api.protocol import Context
-from dynemu.engine import replica_autoscaler
-from dynemu.engine import scalable_targets as aas
+from dynemu.engine.autoscaling import scaler as replica_autoscaler
+from dynemu.engine.autoscaling import targets as aas
 
 PAGE = 50
 

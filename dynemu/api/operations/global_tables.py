@@ -5,7 +5,7 @@ UpdateTable, DescribeTable and DeleteTable are ``api/operations/tables.py``'s, w
 (the registry takes these wrappers): a request without global-table members goes through
 unchanged, and a global table's description gains GlobalTableVersion, Replicas,
 MultiRegionConsistency and GlobalTableWitnesses. The engine side is
-``engine/global_tables.py`` (membership, replica creation) and ``engine/replication.py``.
+``engine/global_tables/membership.py`` (membership, replica creation) and ``engine/global_tables/replication.py``.
 
 The 2017.11.29 (Legacy) operations: the developer guide recommends 2019.11.21 for every new
 global table and documents them for legacy tables only, which dynemu never has; so
@@ -23,8 +23,9 @@ from dynemu import errors
 from dynemu.api.operations import tables
 from dynemu.api.operations import ttl as ttl_ops
 from dynemu.api.protocol import Context
-from dynemu.engine import global_table_rules, global_tables
-from dynemu.engine.global_tables import ReplicaCreate
+from dynemu.engine.global_tables import membership as global_tables
+from dynemu.engine.global_tables import rules as global_table_rules
+from dynemu.engine.global_tables.membership import ReplicaCreate
 
 log = logging.getLogger("dynemu.api.global_tables")
 MEMBERS = ("ReplicaUpdates", "GlobalTableWitnessUpdates", "MultiRegionConsistency")

@@ -1,7 +1,7 @@
 """DescribeTableReplicaAutoScaling and UpdateTableReplicaAutoScaling on the wire.
 
-The rules: ``engine/replica_autoscaling.py`` (a facade over ``engine/scalable_targets.py``,
-where every setting lives); the scaler that acts on them: ``engine/replica_autoscaler.py``.
+The rules: ``engine/autoscaling/replica_settings.py`` (a facade over ``engine/autoscaling/targets.py``,
+where every setting lives); the scaler that acts on them: ``engine/autoscaling/scaler.py``.
 Here: the replicas of the table asked (every region of its global table, by region name; a
 table without replicas is not found), the request parsed into a ``ScalingUpdate``, and
 TableAutoScalingDescription rendered (API reference, "TableAutoScalingDescription"): a
@@ -16,10 +16,11 @@ from typing import Any
 
 from dynemu import errors
 from dynemu.api.protocol import Context
-from dynemu.engine import global_tables, replica_autoscaler
-from dynemu.engine import replica_autoscaling as scaling
-from dynemu.engine import scalable_targets as aas
-from dynemu.engine.replica_autoscaling import READ, WRITE, PolicyUpdate, Replica, TargetUpdate
+from dynemu.engine.autoscaling import replica_settings as scaling
+from dynemu.engine.autoscaling import scaler as replica_autoscaler
+from dynemu.engine.autoscaling import targets as aas
+from dynemu.engine.autoscaling.replica_settings import READ, WRITE, PolicyUpdate, Replica, TargetUpdate
+from dynemu.engine.global_tables import membership as global_tables
 
 OFF: dict[str, Any] = {"AutoScalingDisabled": True, "ScalingPolicies": []}
 

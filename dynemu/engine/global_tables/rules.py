@@ -32,7 +32,7 @@ from dynemu.engine import ttl
 from dynemu.engine.table import Table
 
 if TYPE_CHECKING:
-    from dynemu.engine import scalable_targets
+    from dynemu.engine.autoscaling import targets as scalable_targets
 
 # The Regions that offer MRSC (API reference, "CreateGlobalTableWitnessGroupMemberAction"; the
 # service accepts a group across these sets, and refuses e.g. us-west-1).
@@ -75,7 +75,7 @@ def check(req: Request, group: Any, table: Table, exists_in: Any) -> None:
 
 
 def _autoscaled(state: scalable_targets.State, table: str, index: str | None) -> bool:
-    from dynemu.engine import scalable_targets  # auto scaling's modules wait for their first use
+    from dynemu.engine.autoscaling import targets as scalable_targets
 
     kind = scalable_targets.WRITE
     resource = scalable_targets.resource_id(table, index)
@@ -88,7 +88,7 @@ def check_write_autoscaled(table: Table, *, gsis_only: bool) -> None:
     policy in the table's Region); ``gsis_only``: the GSIs' alone (a GSI update of a global table)."""
     if table.spec.billing_mode != "PROVISIONED":
         return
-    from dynemu.engine import scalable_targets  # auto scaling's modules wait for their first use
+    from dynemu.engine.autoscaling import targets as scalable_targets
 
     state = scalable_targets.load(table)
     if not gsis_only and not _autoscaled(state, table.name, None):

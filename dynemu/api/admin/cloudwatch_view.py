@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from dynemu.api.charts import PALETTE, line_chart
+from dynemu.api.admin.charts import PALETTE, line_chart
 
 
 def per_minute(history: Iterable[dict[str, Any]], base: int = 0) -> dict[int, list[float]]:

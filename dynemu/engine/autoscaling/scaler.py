@@ -1,5 +1,5 @@
 """The target tracking scaler: Application Auto Scaling's targets and policies
-(``engine/scalable_targets.py``, also set through replica auto scaling) acting on provisioned
+(``engine/autoscaling/targets.py``, also set through replica auto scaling) acting on provisioned
 capacity, on the namespace's clock. A target without a policy only holds its bounds; a target
 with several is scaled by its first policy; SuspendedState's dynamic flags stop that direction.
 
@@ -43,15 +43,15 @@ from typing import TYPE_CHECKING, Any
 
 from dynemu import errors
 from dynemu.engine import indexes
-from dynemu.engine import scalable_targets as aas
-from dynemu.engine.replica_autoscaling import targets_of
-from dynemu.engine.scalable_targets import Policy, Target
+from dynemu.engine.autoscaling import targets as aas
+from dynemu.engine.autoscaling.replica_settings import targets_of
+from dynemu.engine.autoscaling.targets import Policy, Target
 from dynemu.engine.table import Table
 
 if TYPE_CHECKING:
     from dynemu.engine.namespace import Namespace
 
-log = logging.getLogger("dynemu.engine.replica_autoscaler")
+log = logging.getLogger("dynemu.engine.autoscaling.scaler")
 
 MINUTE = 60
 SCALE_OUT_POINTS = 2

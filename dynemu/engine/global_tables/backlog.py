@@ -1,4 +1,4 @@
-"""The durable side of the replication backlog (``engine/replication.py``).
+"""The durable side of the replication backlog (``engine/global_tables/replication.py``).
 
 Each change a region commits to a global table is also written, in the commit's own storage
 batch, as one backlog entry in that region's store (``storage/replication_keys.py``): the

@@ -1,6 +1,6 @@
 """Replication between the replicas of a global table: a write observer and a clock-driven applier.
 
-A replica is an ordinary table in another region's namespace (``engine/global_tables.py``
+A replica is an ordinary table in another region's namespace (``engine/global_tables/membership.py``
 keeps who belongs to which global table). Every write reaches this module through the one
 write executor (``engine/writes.py: execute``), before and after its commit
 (``RegionLink.check`` and ``RegionLink.written``):
@@ -9,7 +9,7 @@ write executor (``engine/writes.py: execute``), before and after its commit
   enqueued for every other replica as a ``Change``: the item's key and its new image (None
   for a delete), with the commit's time and region as its version. The change is also
   written to the region's store in the commit's own batch, and each replica records in
-  its own commit the position of the change it applied (``engine/replication_log.py``):
+  its own commit the position of the change it applied (``engine/global_tables/backlog.py``):
   a restart loses no change and applies none twice.
 * The applier (``Replication.run``) applies each change ``lag`` seconds after its commit
   (``--replication-lag-ms``, default 1000: the developer guide's "typically within one
@@ -47,15 +47,15 @@ from typing import Any
 import orjson
 
 from dynemu import errors
-from dynemu.engine import replication_log
 from dynemu.engine.cancellation import THROTTLE_ERRORS
+from dynemu.engine.global_tables import backlog as replication_log
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Mutation, Table
 from dynemu.engine.writes import Write
 from dynemu.storage import replication_keys as keys
 from dynemu.storage.base import Store, WriteBatch
 
-log = logging.getLogger("dynemu.engine.replication")
+log = logging.getLogger("dynemu.engine.global_tables.replication")
 
 REPLICATED = "replicated"  # Mutation.derived mark of a replicated write: its version, or None (backfill)
 _RETRY_SECONDS = 0.1  # clock seconds before a throttled backlog is tried again on a real clock

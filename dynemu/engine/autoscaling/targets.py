@@ -7,8 +7,8 @@ per account and Region, scalable targets -- one provisioned dimension of a table
 -- each with its minimum and maximum, and the scaling policies attached to it. DynamoDB's
 replica auto scaling operations are a facade over the same objects: settings made either way
 appear in the other at once (observed service answers (aws-controllers-k8s ack-api-quirks,
-DynamoDB, 2026-10-09)); ``engine/replica_autoscaling.py`` reads and writes them here, and the
-scaler (``engine/replica_autoscaler.py``) acts on them.
+DynamoDB, 2026-10-09)); ``engine/autoscaling/replica_settings.py`` reads and writes them here, and the
+scaler (``engine/autoscaling/scaler.py``) acts on them.
 
 Observed rules kept here: a DynamoDB predefined metric's target value lies between 10 and 90
 (any target tracking policy's between 8.51592E-109 and 1.174271E108); cooldowns are taken as
@@ -39,7 +39,7 @@ from dynemu.storage.base import WriteBatch
 if TYPE_CHECKING:
     from dynemu.engine.namespace import Namespace
 
-log = logging.getLogger("dynemu.engine.scalable_targets")
+log = logging.getLogger("dynemu.engine.autoscaling.targets")
 
 NAMESPACE = "dynamodb"
 READ, WRITE = "read", "write"

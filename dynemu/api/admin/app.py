@@ -14,8 +14,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 from aiohttp import web
 
-from dynemu.api import admin_guard, global_tables_admin
-from dynemu.api.admin import Admin
+from dynemu.api.admin import global_tables as global_tables_admin
+from dynemu.api.admin import guard as admin_guard
+from dynemu.api.admin.api import Admin
 from dynemu.api.protocol import MAX_BODY_BYTES, ApiDispatcher, Headers, Reply, Request
 from dynemu.api.service import Service
 from dynemu.config import Settings

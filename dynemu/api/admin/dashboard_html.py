@@ -13,15 +13,15 @@ from html import escape
 from importlib import resources
 from typing import Any
 
-from dynemu.api import cloudwatch_view, insights_html
-from dynemu.api.charts import PALETTE, heat_strip, line_chart
+from dynemu.api.admin import cloudwatch_view, insights_html
+from dynemu.api.admin.charts import PALETTE, heat_strip, line_chart
 
 XLabel = Callable[[float], str]
 MAX_HEAT_ROWS = 40  # partitions drawn in a heat strip
 
 
 def static_text(name: str) -> str:
-    return resources.files("dynemu.api").joinpath("static", name).read_text("utf-8")
+    return resources.files("dynemu.api.admin").joinpath("static", name).read_text("utf-8")
 
 
 def fmt_size(n: float) -> str:

@@ -1,5 +1,5 @@
 """Replica auto scaling (UpdateTableReplicaAutoScaling, DescribeTableReplicaAutoScaling): a facade
-over Application Auto Scaling's objects (``engine/scalable_targets.py``), which hold every setting.
+over Application Auto Scaling's objects (``engine/autoscaling/targets.py``), which hold every setting.
 
 What the service is observed to do (observed service answers (aws-controllers-k8s
 ack-api-quirks, DynamoDB, 2026-10-09)), restated:
@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from dynemu import errors
-from dynemu.engine import scalable_targets as aas
-from dynemu.engine.scalable_targets import READ, WRITE, dimension, resource_id
+from dynemu.engine.autoscaling import targets as aas
+from dynemu.engine.autoscaling.targets import READ, WRITE, dimension, resource_id
 from dynemu.engine.table import Table
 
 if TYPE_CHECKING:

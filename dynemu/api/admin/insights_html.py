@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from html import escape
 from typing import Any
 
-from dynemu.api.charts import PALETTE, line_chart
+from dynemu.api.admin.charts import PALETTE, line_chart
 
 SERIES = 6  # contributors drawn per report: the largest over the minutes shown
 

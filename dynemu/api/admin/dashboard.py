@@ -1,7 +1,7 @@
 """The dashboard under /_dynemu/: read-only HTML pages over the capacity model.
 
     GET /_dynemu/                          the namespace's tables (``?region=`` like the admin API)
-                                           and its global tables (api/global_tables_html.py)
+                                           and its global tables (api/admin/global_tables_html.py)
     GET /_dynemu/tables/<TableName>        a table and its GSIs: charts, partitions, keys, splits
     GET /_dynemu/tables/<TableName>/history[?index=<IndexName>&since=<epoch s>]
                                            the per-second history behind the charts (JSON)
@@ -23,9 +23,10 @@ import orjson
 from aiohttp import web
 
 from dynemu import errors
-from dynemu.api import dashboard_html as html
-from dynemu.api import global_tables_admin, global_tables_html
-from dynemu.api.prometheus_gauges import partition_gauges
+from dynemu.api.admin import dashboard_html as html
+from dynemu.api.admin import global_tables as global_tables_admin
+from dynemu.api.admin import global_tables_html
+from dynemu.api.admin.gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
 from dynemu.engine import insights
 from dynemu.engine.capacity import contributors
@@ -100,7 +101,7 @@ def _relative(now: float) -> html.XLabel:
 
 
 class Dashboard:
-    """The pages of the admin application (api/admin.py): ``namespaces`` gives the clock,
+    """The pages of the admin application (api/admin/api.py): ``namespaces`` gives the clock,
     ``database`` the namespace a request names (or the error page to answer)."""
 
     def __init__(self, namespaces: Namespaces, database: Callable[[web.Request], Namespace | web.Response]) -> None:

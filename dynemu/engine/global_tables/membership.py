@@ -12,7 +12,7 @@ disabled (developer guide, "Global tables: how it works"; the errors are in
 ``dynemu/errors/replication.py``).
 
 The membership is saved in every replica's store (a meta counter ``global/<name>``), and the
-running side (the backlog, the item versions) is ``engine/replication.py``'s.
+running side (the backlog, the item versions) is ``engine/global_tables/replication.py``'s.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from dynemu.engine import global_table_rules, streams, ttl
-from dynemu.engine.replication import REPLICATED, RegionLink, Replication
+from dynemu.engine import streams, ttl
+from dynemu.engine.global_tables import rules as global_table_rules
+from dynemu.engine.global_tables.replication import REPLICATED, RegionLink, Replication
 from dynemu.engine.table import Table, decode_stored
 from dynemu.engine.writes import Write
 from dynemu.storage import keyspace, replication_keys
@@ -206,7 +207,8 @@ def _create_replica(rep: Replication, source_db: Namespace, source: Table, group
     rr = Replica(c.region, "CREATING", c.table_class, c.max_read)
     group.replicas[c.region] = rr
     _apply_overrides(rep, group, rr, c)
-    from dynemu.engine import replica_autoscaler  # auto scaling's modules wait for their first use (start-up)
+    # auto scaling's modules wait for their first use (start-up)
+    from dynemu.engine.autoscaling import scaler as replica_autoscaler
 
     replica_autoscaler.on_replica_created(db, source, table)  # the global write auto scaling settings
     _link(rep, db, c.region).tables[group.name] = group

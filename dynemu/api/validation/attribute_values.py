@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
-from dynemu.api.validation_overrides import JAVA_PACKAGE
-from dynemu.api.validation_scalars import check_blob, check_boolean, check_string, mismatch
+from dynemu.api.validation.overrides import JAVA_PACKAGE
+from dynemu.api.validation.scalars import check_blob, check_boolean, check_string, mismatch
 from dynemu.errors import (
     MSG_NESTING,
     MSG_START_OF_STRUCTURE,

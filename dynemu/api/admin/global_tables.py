@@ -3,8 +3,8 @@
 Each global table with its replicas (region, status, item count), the replication backlog
 and the changes applied per direction (from region, to region), the conflicts resolved
 (last writer wins) or refused (ReplicatedWriteConflictException), the replication lag and
-the clock's time. The dashboard's index page (``api/dashboard.py``) renders the same
-``view`` as its "global tables" section (``api/global_tables_html.py``).
+the clock's time. The dashboard's index page (``api/admin/dashboard.py``) renders the same
+``view`` as its "global tables" section (``api/admin/global_tables_html.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from dynemu.engine import global_tables
+from dynemu.engine.global_tables import membership as global_tables
 from dynemu.engine.namespaces import Namespaces
 
 

@@ -22,9 +22,9 @@ import orjson
 from aiohttp import web
 
 from dynemu import errors
-from dynemu.api.dashboard import HOT_MINUTES, Dashboard
+from dynemu.api.admin.dashboard import HOT_MINUTES, Dashboard
+from dynemu.api.admin.gauges import partition_gauges
 from dynemu.api.metrics import RequestMetrics
-from dynemu.api.prometheus_gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
 from dynemu.engine import insights
 from dynemu.engine.capacity import contributors

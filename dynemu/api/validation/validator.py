@@ -37,8 +37,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dynemu.api import model_cache
-from dynemu.api.validation_av import av_field, av_hash, av_value
-from dynemu.api.validation_overrides import (
+from dynemu.api.validation.attribute_values import av_field, av_hash, av_value
+from dynemu.api.validation.overrides import (
     BARE_LENGTH_MESSAGES,
     DATA_PLANE,
     DEFAULT_STRING_CHECK_ORDER,
@@ -56,7 +56,7 @@ from dynemu.api.validation_overrides import (
     TABLE_PATTERN,
     UNCHECKED_SHAPES,
 )
-from dynemu.api.validation_scalars import (
+from dynemu.api.validation.scalars import (
     JAVA_SCALAR,
     NUMBER_TARGETS,
     check_blob,

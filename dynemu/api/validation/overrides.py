@@ -1,5 +1,5 @@
 """Where DynamoDB's request validation differs from botocore's service model: the one
-table of overrides that ``dynemu.api.validation`` compiles in, each with its source.
+table of overrides that ``dynemu.api.validation.validator`` compiles in, each with its source.
 
 Declarative only: enum and member order as the service prints them, constraints the model
 lacks or states differently, table-name rules, bare length messages, Java class names.
