@@ -44,6 +44,7 @@ class Settings:
     cors: str | None = "*"  # as DynamoDB Local; None or "off": no CORS headers
     clock: str = "real"
     time_scale: float = 1.0
+    clock_start: float | None = None  # a virtual clock's first instant (epoch seconds); None: now
     capacity_model: str = "gac"
     throttling: bool = True
     partition_size: int = 10 * 1024**3
@@ -106,6 +107,22 @@ def _size(text: str) -> int:
 _size.__name__ = "size"  # argparse names the type in its error: "invalid size value"
 
 
+def _instant(text: str) -> float:
+    """Epoch seconds, or an ISO 8601 time (``2026-01-01T00:00:00Z``; UTC unless it says)."""
+    from datetime import UTC, datetime
+
+    t = text.strip()
+    try:
+        return float(t)
+    except ValueError:
+        pass
+    when = datetime.fromisoformat(t.replace("Z", "+00:00") if t.endswith("Z") else t)
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
+
+
+_instant.__name__ = "instant"
+
+
 class _Parser(argparse.ArgumentParser):
     building = True  # while the flags are added: see _get_formatter
 
@@ -152,6 +169,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--clock", choices=CLOCK_MODES, help="real (default) or virtual (advanced by the admin API)")
     p.add_argument("--time-scale", type=float, help="virtual seconds per real second on a real clock (default 1)")
+    p.add_argument(
+        "--clock-start", type=_instant,
+        help="a virtual clock's first instant: ISO 8601 (UTC unless it says) or epoch seconds (default: now)",
+    )
     p.add_argument(
         "--capacity-model", choices=CAPACITY_MODELS,
         help="how partitions admit requests: uniform, burst, adaptive or gac (default gac)",
@@ -252,7 +273,9 @@ def _default_actions() -> dict[str, argparse.Action]:
 
 _DEFAULTS = Settings()
 _OPTIONAL = {f.name for f in fields(Settings) if "None" in str(f.type)}  # may be set to None
+_TYPE_OF_NONE_DEFAULT = {"clock_start": float}  # optional settings that are not text
 _EXPECTED = {
+    "instant": "an ISO 8601 time or epoch seconds",
     "int": "a whole number",
     "float": "a number",
     "size": "a size in bytes such as 4096, 64KB or 10GB",
@@ -278,13 +301,13 @@ def coerce(name: str, value: Any, source: str | None = None) -> Any:
             value = action.type(value) if action.type is not None else value
         elif isinstance(value, os.PathLike) and isinstance(default, str):
             value = os.fspath(value)
-        if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+        if (isinstance(default, float) or name in _TYPE_OF_NONE_DEFAULT) and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
     except (TypeError, ValueError):
         kind = "bool" if isinstance(default, bool) else getattr(action.type, "__name__", "")
         wants = _EXPECTED.get(kind, "a valid value")
         raise SettingsError(f"{where}: expected {wants}, got {value!r}") from None
-    wanted = type(default) if default is not None else str
+    wanted = type(default) if default is not None else _TYPE_OF_NONE_DEFAULT.get(name, str)
     if value is None and name in _OPTIONAL:
         return None
     if not isinstance(value, wanted) or (isinstance(value, bool) and wanted is not bool):
@@ -304,6 +327,8 @@ def check(s: Settings) -> None:
         raise SettingsError(f"{_label('port')} must be between 0 and 65535, got {s.port}")
     if s.time_scale <= 0:
         raise SettingsError(f"{_label('time_scale')} must be positive, got {s.time_scale}")
+    if s.clock_start is not None and s.clock != "virtual":
+        raise SettingsError(f"{_label('clock_start')} needs {_label('clock')} virtual")
     if s.ttl_interval <= 0:
         raise SettingsError(f"{_label('ttl_interval')} must be positive, got {s.ttl_interval}")
     if s.eventual_lag_ms < 0:

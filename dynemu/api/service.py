@@ -27,7 +27,7 @@ from dynemu.engine.namespaces import Namespaces
 def make_namespaces(settings: Settings) -> Namespaces:
     return Namespaces(
         data_dir=None if settings.in_memory else settings.data_dir,
-        clock=make_clock(settings.clock, settings.time_scale),
+        clock=make_clock(settings.clock, settings.time_scale, settings.clock_start),
         capacity=CapacityConfig(
             model=settings.capacity_model,
             throttling=settings.throttling,

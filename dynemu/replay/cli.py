@@ -27,6 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("scenario", help="the scenario file (see examples/scenarios/)")
     p.add_argument("--report", metavar="DIR", help="write DIR/report.html")
+    p.add_argument("--force", action="store_true", help="replace a report.html that --report DIR already holds")
     p.add_argument(
         "--endpoint",
         help="a running `dynemu --clock virtual` server (default: a private in-memory one); "
@@ -41,6 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+PRIVATE_START = "2026-01-01T00:00:00Z"  # the private server's clock starts here
+
+
 def replay(
     path: str, endpoint: str | None = None, model: str | None = None, admin_token: str | None = None
 ) -> runner.Outcome:
@@ -52,9 +56,12 @@ def replay(
     if model:
         sc.model = model
     if endpoint:
+        if not endpoint.startswith(("http://", "https://")):
+            raise runner.ReplayError(f"--endpoint {endpoint}: give the scheme, as in http://{endpoint}")
         return runner.run(sc, endpoint.rstrip("/"), _progress, admin_token)
     lag = {} if sc.replication_lag_ms is None else {"replication_lag_ms": sc.replication_lag_ms}
-    with DynemuServer(clock="virtual", capacity_model=sc.model, throttling=True, **lag) as url:
+    # a fixed first instant: the report's clock times are then the same on every run
+    with DynemuServer(clock="virtual", clock_start=PRIVATE_START, capacity_model=sc.model, throttling=True, **lag) as url:
         return runner.run(sc, url, _progress)
 
 
@@ -62,7 +69,7 @@ def _progress(elapsed: int, total: int) -> None:
     print(f"  replayed {elapsed:,} of {total:,} s", file=sys.stderr, flush=True)
 
 
-def _report_dir(path: str | None) -> str | None:
+def _report_dir(path: str | None, force: bool = False) -> str | None:
     """Why ``--report`` cannot be written, before the replay spends its time."""
     if path is None:
         return None
@@ -71,12 +78,14 @@ def _report_dir(path: str | None) -> str | None:
         return f"--report {path}: a file of that name exists; give a directory"
     if (d / "report.html").is_dir():
         return f"--report {path}: {d / 'report.html'} is a directory"
+    if (d / "report.html").exists() and not force:
+        return f"--report {path}: {d / 'report.html'} exists; give --force to replace it"
     return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    problem = _report_dir(args.report)
+    problem = _report_dir(args.report, args.force)
     if problem:
         print(f"dynemu replay: {problem}", file=sys.stderr)
         return EXIT_ERROR

@@ -328,8 +328,9 @@ def _run(clients: dict[str, Client], scenario: Scenario, progress: Any) -> Outco
     clock = client.admin("/_dynemu/clock")
     if clock["mode"] != "virtual":
         raise ReplayError(f"the server's clock is {clock['mode']}: start it with --clock virtual")
-    # start on a whole second, so per-second accounting is the same on every run
-    now = client.admin("/_dynemu/clock", {"advance": math.ceil(clock["now"]) - clock["now"]})["now"]
+    # start on a whole minute, so per-second accounting and the per-minute lists (hot keys,
+    # CloudWatch's minutes) cut the traffic at the same places on every run
+    now = client.admin("/_dynemu/clock", {"advance": math.ceil(clock["now"] / 60) * 60 - clock["now"]})["now"]
     out = Outcome(scenario, start=now)
     began = time.perf_counter()
     for t in scenario.tables:

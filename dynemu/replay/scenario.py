@@ -41,6 +41,7 @@ from dynemu.engine.capacity.policies import MODELS
 
 DISTRIBUTIONS = ("uniform", "zipf", "hot", "sequential", "increasing", "time")
 OPS = ("write", "read")
+MAX_ITEM_SIZE = 400 * 1024
 
 
 class ScenarioError(ValueError):
@@ -170,6 +171,13 @@ def _num(v: Any, where: str, minimum: float = 0) -> float:
     return v
 
 
+def _at_least_one(d: dict[str, Any], where: str) -> None:
+    """A PROVISIONED table's given ``read``/``write``: 1 or more (a missing one means 1)."""
+    for k in ("read", "write"):
+        if k in d:
+            _num(d[k], f"{where}.{k}", 1)
+
+
 def _keyschema(v: Any, where: str) -> tuple[str, str]:
     if not (isinstance(v, list) and len(v) == 2 and isinstance(v[0], str) and v[1] in ("S", "N", "B")):
         raise ScenarioError(f'{where}: expected [name, "S"|"N"|"B"], got {v!r}')
@@ -208,6 +216,12 @@ def _table(d: dict[str, Any], i: int) -> Table:
     create = d.get("create")
     if create is not None:
         _known(create, CREATE_FIELDS, where + ".create")
+    if billing == "PROVISIONED":  # DynamoDB's least provisioned throughput is 1 (no silent rounding up)
+        _at_least_one(d, where)
+        if create is not None:
+            _at_least_one(create, where + ".create")
+        for j, g in enumerate(d.get("gsis", [])):
+            _at_least_one(g, f"{where}.gsis[{j}]")
     replicas = _list(d, "replicas", where)
     if not all(isinstance(r, str) and r for r in replicas) or len(set(replicas)) != len(replicas):
         raise ScenarioError(f"{where}.replicas: expected distinct region names, got {replicas!r}")
@@ -244,6 +258,8 @@ def _operation(d: dict[str, Any], where: str, tables: dict[str, Table]) -> Opera
         raise ScenarioError(f"{where}: item_size must be bytes or [min, max]")
     for s in sizes:
         _num(s, where + ".item_size", 1)
+        if s > MAX_ITEM_SIZE:  # DynamoDB's item size limit (ServiceQuotas.html#limits-items)
+            raise ScenarioError(f"{where}: item_size {s} is over DynamoDB's item size limit of {MAX_ITEM_SIZE} bytes")
     return Operation(
         table=table,
         op=op,
