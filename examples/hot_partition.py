@@ -16,8 +16,10 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import urllib.error
 import urllib.request
 from typing import Any
+from urllib.parse import urlsplit
 
 import boto3
 from botocore.config import Config
@@ -39,6 +41,22 @@ def admin(endpoint: str, path: str, body: dict[str, Any] | None = None) -> Any:
     )
     with urllib.request.urlopen(req) as resp:
         return json.loads(resp.read())
+
+
+def check_endpoint(endpoint: str) -> str | None:
+    """Why ``endpoint`` cannot take this script's traffic, before anything is changed there:
+    no scheme, nothing listening, or a clock that is not virtual (the admin API's answer)."""
+    if urlsplit(endpoint).scheme not in ("http", "https") or not urlsplit(endpoint).netloc:
+        return f"--endpoint {endpoint}: give a URL with its scheme, as in http://127.0.0.1:8000"
+    try:
+        clock = admin(endpoint, "/_dynemu/clock")
+    except urllib.error.HTTPError as e:
+        return f"--endpoint {endpoint}: the admin API answered HTTP {e.code}: is this a dynemu server?"
+    except (urllib.error.URLError, OSError) as e:
+        return f"--endpoint {endpoint}: cannot reach it ({getattr(e, 'reason', e)})"
+    if clock.get("mode") != "virtual":
+        return f"--endpoint {endpoint}: its clock is {clock.get('mode')}; start it with --clock virtual"
+    return None
 
 
 def run(endpoint: str, table: str, seconds: int) -> None:
@@ -106,12 +124,17 @@ def report(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--endpoint", help="a running dynemu started with --clock virtual")
-    parser.add_argument("--seconds", type=int, default=30, help="virtual seconds of traffic")
+    parser.add_argument("--seconds", type=int, default=30, help="virtual seconds of traffic (1 or more)")
     args = parser.parse_args()
+    if args.seconds < 1:
+        parser.exit(2, f"{parser.prog}: --seconds must be 1 or more, got {args.seconds}\n")
     if args.endpoint:
+        problem = check_endpoint(args.endpoint.rstrip("/"))
+        if problem:
+            parser.exit(2, f"{parser.prog}: {problem}\n")
         print(f"replaying against {args.endpoint}: its --capacity-model decides what throttles "
               "(under gac, the default, this traffic is not throttled)")
-        run(args.endpoint, "hot-partition-demo", args.seconds)
+        run(args.endpoint.rstrip("/"), "hot-partition-demo", args.seconds)
         return
     from dynemu.testing import DynemuServer
 

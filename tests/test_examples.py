@@ -31,3 +31,34 @@ def test_hot_partition_example_runs_again_on_the_same_endpoint() -> None:
             ).stdout
             assert "TableWriteKeyRangeThroughputExceeded" in out
             assert " #  hash range" in out
+
+
+def test_hot_partition_example_refuses_a_bad_endpoint_before_touching_it() -> None:
+    """A real-clock server, a dead port, a URL without its scheme, negative seconds: one line,
+    exit 2, and the real-clock server's tables untouched (issue 43)."""
+    import socket
+
+    from dynemu.testing import DynemuServer
+
+    script = [sys.executable, str(ROOT / "examples" / "hot_partition.py")]
+
+    def refused(*args: str) -> str:
+        done = subprocess.run([*script, *args], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.count("\n") == 1
+        return done.stderr
+
+    with DynemuServer() as url:  # a real clock
+        import boto3
+
+        ddb = boto3.client("dynamodb", endpoint_url=url, region_name="us-east-1",
+                           aws_access_key_id="example", aws_secret_access_key="example")
+        assert "its clock is real; start it with --clock virtual" in refused("--endpoint", url)
+        assert ddb.list_tables()["TableNames"] == []  # nothing was created or deleted
+        host = url.removeprefix("http://")
+        assert f"--endpoint {host}: give a URL with its scheme" in refused("--endpoint", host)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}"
+    assert f"--endpoint {dead}: cannot reach it" in refused("--endpoint", dead)
+    assert "--seconds must be 1 or more, got -5" in refused("--seconds", "-5")
