@@ -124,3 +124,26 @@ def test_reports_per_minute_in_json_and_on_the_page(served: tuple[str, Any, Any]
         body = r.read().decode()
     assert "<h3>Contributor Insights</h3>" in body
     assert "Most accessed items (partition key) per minute (DynamoDBContributorInsights-PKC-ci_orders-" in body
+
+
+def test_the_chart_draws_what_a_key_certainly_had_and_marks_approximate_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Space-Saving's count may be over by its error: the chart draws count - error and marks
+    the key "at least"; an exact key is drawn as counted, unmarked (issue 43)."""
+    from dynemu.api.admin import insights_html
+
+    report = {
+        "title": "Most accessed items", "rule": "DynamoDBContributorInsights-PKC-t-1",
+        "minutes": [
+            {"t": 0.0, "top": [{"key": "busy", "count": 40}, {"key": "rare", "count": 11, "error": 9}]},
+            {"t": 60.0, "top": [{"key": "busy", "count": 30}]},
+        ],
+    }
+    svg = insights_html.report_chart(report, lambda t: f"{t:.0f}", str)
+    assert ">busy<" in svg and ">rare (at least)<" in svg and "busy (at least)" not in svg
+    drawn: list[Any] = []
+    monkeypatch.setattr(insights_html, "line_chart", lambda title, series, *a, **k: drawn.extend(series) or "")
+    insights_html.report_chart(report, lambda t: f"{t:.0f}", str)
+    assert {name: pts for name, _, pts in drawn} == {
+        "busy": [(0.0, 40), (60.0, 30)],
+        "rare (at least)": [(0.0, 2), (60.0, 0)],
+    }
