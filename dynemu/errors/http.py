@@ -36,6 +36,7 @@ MSG_ADMIN_BAD_ADVANCE = "advance must be a number of seconds >= 0"
 MSG_ADMIN_CLOCK_NOT_VIRTUAL = "the clock is {mode}; only a virtual clock (--clock virtual) can be advanced"
 MSG_ADMIN_NO_TABLE = "table not found: {table}"
 MSG_ADMIN_NO_INDEX = "the table has no global secondary index {index}"
+MSG_ADMIN_BAD_KEY = "key must be the table's (or the index's) key as DynamoDB JSON, such as {{\"pk\": {{\"S\": \"a\"}}}}: {detail}"
 MSG_ADMIN_NO_INDEX_TRAFFIC = "the table has no global secondary index {index} with traffic"
 MSG_ADMIN_BAD_SINCE = "since must be a number of epoch seconds"
 MSG_ADMIN_FROM_PAGE = (

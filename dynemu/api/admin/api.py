@@ -7,7 +7,8 @@ Authorization header, ``?region=`` (default us-east-1) and ``?access_key=`` choo
     POST /_dynemu/clock  {"advance": <seconds>}   moves a virtual clock, runs what is due
     GET  /_dynemu/tables/<TableName>/partitions   [?index=<IndexName>&window=<minutes>|all]
                                                   partitions, buckets, consumption, throttles,
-                                                  hottest keys (the last 5 minutes by default)
+                                                  hottest keys (the last 5 minutes by default);
+                                                  &key=<key as DynamoDB JSON>: "key_partition"
     GET  /_dynemu/tables/<TableName>/contributor-insights   [?index=<IndexName>] Contributor
                                                   Insights' reports: top keys per minute
     GET  /_dynemu/metrics                         Prometheus text format
@@ -27,7 +28,7 @@ from dynemu.api.admin.gauges import partition_gauges
 from dynemu.api.metrics import RequestMetrics
 from dynemu.api.protocol import parse_credential
 from dynemu.engine import insights
-from dynemu.engine.capacity import contributors
+from dynemu.engine.capacity import contributors, locate
 from dynemu.engine.capacity.contributors import KEEP_MINUTES
 from dynemu.engine.clock import VirtualClock
 from dynemu.engine.namespace import Namespace
@@ -119,15 +120,19 @@ class Admin:
             return _error(errors.MSG_ADMIN_BAD_WINDOW.format(most=KEEP_MINUTES), 400)
         minutes = None if window == "all" else int(window)
         now = db.now()
-        return _json(
-            {
-                "table": table.name,
-                "index": index,
-                "summary": state.summary(now),
-                "partitions": state.describe_partitions(now),
-                "hot_keys": contributors.hot_keys(state.contributors, table.spec, index, now, minutes),
-            }
-        )
+        view = {
+            "table": table.name,
+            "index": index,
+            "summary": state.summary(now),
+            "partitions": locate.describe_partitions(state, table.spec, index, now),
+            "hot_keys": contributors.hot_keys(state.contributors, table.spec, index, now, minutes),
+        }
+        if "key" in request.query:  # which partition holds key K: ?key=<the key as DynamoDB JSON>
+            try:
+                view["key_partition"] = locate.partition_of(state, table.spec, index, orjson.loads(request.query["key"]))
+            except (orjson.JSONDecodeError, DynamoError) as e:
+                return _error(errors.MSG_ADMIN_BAD_KEY.format(detail=getattr(e, "message", "not JSON")), 400)
+        return _json(view)
 
     async def contributor_insights(self, request: web.Request) -> web.Response:
         """Contributor Insights' status and reports (engine/insights.py) as JSON."""

@@ -29,9 +29,10 @@ from dynemu.api.admin import global_tables_html
 from dynemu.api.admin.gauges import partition_gauges
 from dynemu.api.protocol import parse_credential
 from dynemu.engine import insights
-from dynemu.engine.capacity import contributors
+from dynemu.engine.capacity import contributors, locate
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces
+from dynemu.errors import DynamoError
 
 WINDOW = 300  # seconds shown on the live charts
 HOT_MINUTES = 5  # clock minutes the hottest keys cover
@@ -52,7 +53,7 @@ def resource_views(table: Any, now: float) -> list[dict[str, Any]]:
                 "label": table.name if index is None else f"{table.name} / index {index}",
                 "anchor": "table" if index is None else f"index-{index}",
                 "summary": state.summary(now),
-                "partitions": state.describe_partitions(now),
+                "partitions": locate.describe_partitions(state, table.spec, index, now),
                 "hot_keys": contributors.hot_keys(state.contributors, table.spec, index, now, HOT_MINUTES),
                 "history": state.history.since(int(now) - WINDOW),
                 "created": int(state.created),
@@ -126,6 +127,18 @@ class Dashboard:
         q = {k: v for k, v in request.query.items() if k in ("region", "access_key")}
         return "?" + urlencode(q) if q else ""
 
+    def _lookup(self, request: web.Request, table: Any) -> str:
+        """The "which partition holds key K" form, and its answer for ``?key=``."""
+        key = request.query.get("key")
+        answer = ""
+        if key is not None:
+            try:
+                n = locate.partition_of(table.capacity.state, table.spec, None, orjson.loads(key))
+                answer = f"held by partition #{n}"
+            except (orjson.JSONDecodeError, DynamoError) as e:
+                answer = errors.MSG_ADMIN_BAD_KEY.format(detail=getattr(e, "message", "not JSON"))
+        return html.key_lookup(request.query, key, answer)
+
     def _clock(self) -> dict[str, Any]:
         clock = self.namespaces.clock
         return {"mode": clock.mode, "now": clock.now()}
@@ -195,7 +208,7 @@ class Dashboard:
         body = (
             f'<p><a href="/_dynemu/{self._query(request)}">← all tables</a> · {nav}</p>'
             f"<h1>{html.escape(table.name)}</h1>{html.clock_bar(self._clock(), _clock_text(now))}"
-            f"<div id=content>{''.join(sections)}</div>"
+            f"{self._lookup(request, table)}<div id=content>{''.join(sections)}</div>"
         )
         return self._html(f"dynemu · {table.name}", body)
 

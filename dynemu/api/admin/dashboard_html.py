@@ -36,10 +36,18 @@ def fmt_units(v: float) -> str:
     return f"{v:,.1f}".rstrip("0").rstrip(".") if v != int(v) else f"{int(v):,}"
 
 
+def _boundary(b: dict[str, Any] | None, first: bool) -> str:
+    """A partition boundary whole: its hash, and the key where it falls inside one key."""
+    if b is None:
+        return "end"
+    text = "0" if first and set(b["hash"]) == {"0"} and "partition" not in b else b["hash"]
+    if "partition" in b:
+        text += " · " + key_text({"partition": b["partition"], "sort": b.get("sort")})
+    return text
+
+
 def _range(p: dict[str, Any]) -> str:
-    start = p["start"][:16] or "0"
-    end = (p["end"] or "")[:16] or "end"
-    return f"{start} – {end}"
+    return f"{_boundary(p.get('start_key'), True)} – {_boundary(p.get('end_key'), False)}"
 
 
 def page(title: str, body: str, head: str = "") -> str:
@@ -375,6 +383,20 @@ def index_body(region: str, now_text: str, rows: Sequence[dict[str, Any]], clock
         else "<p>no tables in this namespace</p>"
     )
     return f"<h1>dynemu · {escape(region)}</h1>{clock_bar(clock, now_text)}<div id=content>{table}{extra}</div>"
+
+
+def key_lookup(query: Any, key: str | None, answer: str) -> str:
+    """A GET form asking which partition of the table holds a key (DynamoDB JSON)."""
+    keep = "".join(
+        f'<input type="hidden" name="{k}" value="{escape(query[k])}">' for k in ("region", "access_key") if k in query
+    )
+    shown = f' value="{escape(key)}"' if key is not None else ""
+    out = f' <span class="lookup-answer">{escape(answer)}</span>' if answer else ""
+    return (
+        f'<form class="lookup" method="get">{keep}<label>which partition holds key '
+        f'<input name="key" size="40" placeholder=\'{{"pk": {{"S": "user#1"}}}}\'{shown}></label>'
+        f'<button type="submit">find</button>{out}</form>'
+    )
 
 
 def clock_bar(clock: dict[str, Any], now_text: str) -> str:
