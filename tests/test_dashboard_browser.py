@@ -103,9 +103,9 @@ def test_dashboard_renders_in_chromium(site: tuple[str, Any], browser: Any) -> N
     table = sections[0]
     assert len(table.find_elements(By.CSS_SELECTOR, "tr.partition")) == 4
     charts = table.find_elements(By.CSS_SELECTOR, "svg.chart")
-    # RCU, WCU, burst, throttles by reason, CloudWatch per minute, the two hottest partitions
-    # against their limit, two heat strips
-    assert len(charts) == 9
+    # RCU, WCU, burst, throttles by reason, CloudWatch per minute (units, and throttles on
+    # their own axis), the two hottest partitions against their limit, two heat strips
+    assert len(charts) == 10
     for chart in charts:  # laid out and drawn, not just present in the markup
         assert chart.size["width"] > 300 and chart.size["height"] > 50
     # a 1,500 px window holds two charts side by side, each as wide as its column

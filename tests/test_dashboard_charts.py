@@ -142,3 +142,45 @@ def test_cloudwatch_counts_per_minute() -> None:
               "throttled_requests": 3}, {"t": 185, "throttled_requests": 1}, {"t": 190, "throttled_requests": 0}]
     assert cloudwatch_view.throttled_requests(table) == {120: 3, 180: 1}
     assert cloudwatch_view.throttled_requests(table, base=30) == {150: 4}
+
+
+def test_close_marker_labels_are_moved_down_a_row_not_drawn_over_each_other() -> None:
+    """Two events a few seconds apart get labels on two rows (issue 43: burst_spike's
+    'second spike' and 'burst exhausted' were drawn over each other)."""
+    import re
+
+    from dynemu.api.admin.charts import line_chart
+
+    svg = line_chart(
+        "t", [("a", "#000", [(0.0, 1.0), (100.0, 1.0)])], (0.0, 100.0), lambda x: f"{x:.0f}",
+        markers=[(50.0, "phase: second spike"), (52.0, "burst exhausted on #0 (write)"), (90.0, "far away")],
+    )
+    ys = {m.group(2): float(m.group(1)) for m in re.finditer(r'<text x="[\d.]+" y="([\d.]+)" class="mlab[^"]*">([^<]+)<', svg)}
+    assert ys["second spike"] != ys["burst exhausted on #0 (write)"]
+    assert ys["far away"] == ys["second spike"]  # room on the first row again
+
+
+def test_a_limit_far_above_the_data_is_drawn_off_the_scale() -> None:
+    """4 WCU/s against an on-demand table's 4,000: the axis follows the data, and the limit's
+    legend says its value (issue 43: two_region_writes' charts were flat)."""
+    from dynemu.api.admin.charts import _fit_to_data
+
+    fitted = _fit_to_data(
+        [("allocated WCU", "#999", [(0.0, 4000.0), (1.0, 4000.0)]), ("consumed WCU", "#0a0", [(0.0, 4.0), (1.0, 8.0)])],
+        "allocated WCU",
+    )
+    assert fitted[0][0] == "allocated WCU 4k (off the scale)"
+    assert max(y for _, y in fitted[0][2]) == 8.0 * 1.05
+    assert fitted[1] == ("consumed WCU", "#0a0", [(0.0, 4.0), (1.0, 8.0)])
+    near = [("allocated WCU", "#999", [(0.0, 40.0)]), ("consumed WCU", "#0a0", [(0.0, 8.0)])]
+    assert _fit_to_data(near, "allocated WCU") == near  # within ten times: drawn as it is
+
+
+def test_tick_labels_show_the_utc_clock_time_below_the_relative_time() -> None:
+    from dynemu.api.admin.charts import line_chart
+    from dynemu.api.admin.dashboard import _relative
+
+    label = _relative(1767225600.0)
+    assert label(1767225600.0 - 150) == "-2:30\n23:57:30"
+    svg = line_chart("t", [("a", "#000", [(0.0, 1.0)])], (1767225600.0 - 300, 1767225600.0), label)
+    assert '<tspan x="' in svg and 'dy="11">00:00:00</tspan>' in svg

@@ -123,7 +123,8 @@ def test_reports_per_minute_in_json_and_on_the_page(served: tuple[str, Any, Any]
     with urllib.request.urlopen(url + "/_dynemu/tables/ci_orders", timeout=30) as r:
         body = r.read().decode()
     assert "<h3>Contributor Insights</h3>" in body
-    assert "Most accessed items (partition key) per minute (DynamoDBContributorInsights-PKC-ci_orders-" in body
+    assert "Most accessed items (partition key) per minute" in body
+    assert '<span class="mono">DynamoDBContributorInsights-PKC-ci_orders-' in body  # the rule, beside the charts
 
 
 def test_the_chart_draws_what_a_key_certainly_had_and_marks_approximate_keys(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -147,3 +148,18 @@ def test_the_chart_draws_what_a_key_certainly_had_and_marks_approximate_keys(mon
         "busy": [(0.0, 40), (60.0, 30)],
         "rare (at least)": [(0.0, 2), (60.0, 0)],
     }
+
+
+def test_the_chart_draws_complete_minutes_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The minute under way is not drawn (it would read as a cliff); the rule's long name is
+    beside the charts, not in a title it would clip (issue 43)."""
+    from dynemu.api.admin import insights_html
+
+    report = {
+        "title": "Most accessed items", "rule": "DynamoDBContributorInsights-PKC-t-1",
+        "minutes": [{"t": 0.0, "top": [{"key": "k", "count": 40}]}, {"t": 60.0, "top": [{"key": "k", "count": 3}]}],
+    }
+    drawn: list[Any] = []
+    monkeypatch.setattr(insights_html, "line_chart", lambda title, series, *a, **k: drawn.append((title, series)) or "")
+    insights_html.report_chart(report, str, str, until=90.0)
+    assert drawn == [("Most accessed items per minute", [("k", insights_html.PALETTE[0], [(0.0, 40)])])]

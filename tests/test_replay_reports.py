@@ -88,3 +88,22 @@ def test_clock_start_sets_a_virtual_clocks_first_instant() -> None:
         make_settings(dict(clock_start="2026-01-01T00:00:00Z"))
     with pytest.raises(SettingsError, match="expected an ISO 8601 time or epoch seconds"):
         make_settings(dict(clock="virtual", clock_start="yesterday"))
+
+
+def test_a_write_refused_by_its_gsi_is_charted_as_a_throttle_of_the_table(tmp_path: Path) -> None:
+    """gsi_back_pressure: the base table's 'throttled requests per second, by reason' chart
+    shows its writes refused by the byStatus index, under the Index reason; CloudWatch's
+    throttles have a panel of their own (issue 43)."""
+    assert replay_main([str(EXAMPLES / "gsi_back_pressure.json"), "--report", str(tmp_path / "r")]) == 0
+    html = (tmp_path / "r" / "report.html").read_text()
+    table_section = html.split("<section")[1]
+    chart = table_section.split('aria-label="throttled requests per second, by reason"')[1].split("</svg>")[0]
+    assert "IndexWriteProvisionedThroughputExceeded (byStatus)" in chart and ">none<" not in chart
+    assert 'aria-label="CloudWatch per minute (Sum, complete minutes): throttle events and throttled requests"' in html
+    assert 'aria-label="CloudWatch per minute (Sum, complete minutes): consumed capacity units"' in html
+
+
+def test_a_short_run_says_it_has_no_complete_minute(tmp_path: Path) -> None:
+    assert replay_main([str(EXAMPLES / "two_region_writes.json"), "--report", str(tmp_path / "r")]) == 0
+    html = (tmp_path / "r" / "report.html").read_text()
+    assert "the run lasted 25 s: no complete minute" in html and "no complete minute yet" not in html

@@ -16,7 +16,9 @@ from dynemu.replay import replication_report
 from dynemu.replay.runner import Outcome, Resource
 
 
-def _elapsed(start: float) -> html.XLabel:
+def _elapsed(start: float, clock: bool = True) -> html.XLabel:
+    """Ticks as the time into the run and, with ``clock``, below it the UTC clock time."""
+
     def label(x: float) -> str:
         d = int(round(x - start))
         sign = "-" if d < 0 else ""
@@ -25,7 +27,7 @@ def _elapsed(start: float) -> html.XLabel:
             f"{sign}{d // 3600}:{d // 60 % 60:02d}:{d % 60:02d}"
             if d >= 3600
             else f"{sign}{d // 60}:{d % 60:02d}"
-        )
+        ) + ("\n" + html.utc_clock(x) if clock else "")
 
     return label
 
@@ -73,6 +75,12 @@ def resource_view(out: Outcome, r: Resource) -> dict[str, Any] | None:
         "consumed_over": "average over the run",
         "minute_base": t0,  # minutes from the start: the same scenario, the same report
         "markers": [(t0 + s, f"phase: {name}") for s, name in out.phases if s],
+        "index_history": {} if r.index is not None else {
+            o.index: _full_history(o, t0, t1)
+            for o in out.resources
+            if o.table == r.table and o.index is not None and o.final
+        },
+        "no_minute_note": f"the run lasted {out.scenario.duration} s: no complete minute",
         "index_throttles": {} if r.index is not None else {
             o.index: o.final["summary"]["throttles"]
             for o in out.resources
@@ -114,7 +122,7 @@ def _counts(out: Outcome) -> str:
 def render(out: Outcome) -> str:
     sc = out.scenario
     phases = "".join(
-        f"<li>{escape(_elapsed(0)(s))} {escape(name)} ({p.duration} s)</li>"
+        f"<li>{escape(_elapsed(0, clock=False)(s))} {escape(name)} ({p.duration} s)</li>"
         for (s, name), p in zip(out.phases, sc.phases, strict=True)
     )
     sections = [resource_section for r in out.resources if (resource_section := _section(out, r))]

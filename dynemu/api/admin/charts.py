@@ -56,11 +56,51 @@ def time_ticks(x0: float, x1: float, origin: float, most: int = 7) -> list[float
 
 def _xlabels(ticks: Sequence[float], px: Callable[[float], float], y: float, x_label: Callable[[float], str],
              left: float, right: float) -> list[str]:
+    """Tick labels; a label of two lines (``"-2:30\\n09:47:30"``: the time from now and the
+    UTC clock time) is drawn as two rows, the second below ``y``."""
     out = []
     for x in ticks:
         p = px(x)
         anchor = " first" if p - left < 14 else " last" if right - p < 14 else ""
-        out.append(f'<text x="{p:.1f}" y="{y}" class="xlab{anchor}">{escape(x_label(x))}</text>')
+        first, _, second = x_label(x).partition("\n")
+        rows = escape(first) + (f'<tspan x="{p:.1f}" dy="11">{escape(second)}</tspan>' if second else "")
+        out.append(f'<text x="{p:.1f}" y="{y}" class="xlab{anchor}">{rows}</text>')
+    return out
+
+
+def label_rows(x_label: Callable[[float], str], x: float) -> int:
+    """The extra height of two-line tick labels (0 or 11 px)."""
+    return 11 if "\n" in x_label(x) else 0
+
+
+MARKER_CHAR = 5.2  # px per character of a marker label (.mlab: 9 px)
+
+
+def _markers(markers: Sequence[tuple[float, str]], x0: float, x1: float, px: Callable[[float], float],
+             top: float, h: float, flip_at: float) -> list[str]:
+    """Labelled vertical lines; each label beside its line on the side with room, moved down
+    a row while it would overlap a label already placed."""
+    out: list[str] = []
+    placed: list[tuple[int, float, float]] = []  # (row, from, to) of each label drawn
+    for x, label in sorted((m for m in markers if x0 <= m[0] <= x1), key=lambda m: (m[0], m[1])):
+        short = (label.split(": ", 1)[-1] if label.startswith("phase: ") else label)[:44]
+        p = px(x)
+        right = p < flip_at
+        extent = (p + 2, p + 2 + MARKER_CHAR * len(short)) if right else (p - 2 - MARKER_CHAR * len(short), p - 2)
+        row = 0
+        while any(r == row and a < extent[1] + 4 and extent[0] < b + 4 for r, a, b in placed):
+            row += 1
+        placed.append((row, *extent))
+        y = top + 9 + 10 * row
+        text = (
+            f'<text x="{p + 2:.1f}" y="{y}" class="mlab">{escape(short)}</text>'
+            if right
+            else f'<text x="{p - 2:.1f}" y="{y}" class="mlab end">{escape(short)}</text>'
+        )
+        out.append(
+            f'<line x1="{p:.1f}" x2="{p:.1f}" y1="{top}" y2="{top + h}" class="marker">'
+            f"<title>{escape(label)}</title></line>{text}"
+        )
     return out
 
 
@@ -103,6 +143,26 @@ def _legend(series: Sequence[Series], x0: float, x1: float, top: float) -> list[
     return out
 
 
+FAR_ABOVE = 10  # a limit this many times the data's peak would flatten the data
+
+
+def _fit_to_data(series: Sequence[Series], limit: str | None) -> list[Series]:
+    """With ``limit`` (a series' name) far above every other series, the axis follows the
+    data: the limit is drawn along the top and its legend says its value is off the scale."""
+    series = list(series)
+    if limit is None:
+        return series
+    peak = max((y for n, _, pts in series if n != limit for _, y in pts), default=0.0)
+    top = max((y for n, _, pts in series if n == limit for _, y in pts), default=0.0)
+    if peak <= 0 or top <= FAR_ABOVE * peak:
+        return series
+    cap = peak * 1.05
+    return [
+        (f"{n} {_fmt(top)} (off the scale)", c, [(x, min(y, cap)) for x, y in pts]) if n == limit else (n, c, pts)
+        for n, c, pts in series
+    ]
+
+
 def line_chart(
     title: str,
     series: Sequence[Series],
@@ -115,12 +175,14 @@ def line_chart(
     origin: float | None = None,
     note: str = "",
     css: str = "chart",
+    limit: str | None = None,
 ) -> str:
     """Lines over a shared time axis, ticks at round times from ``origin``; ``markers`` are
     labelled vertical lines (splits, phases, model events) below the legend. ``step`` draws
     the lines as steps (allocated capacity changes at instants). The SVG scales to its box."""
+    series = _fit_to_data(series, limit)
     rows = _legend_rows(series, width - 48 - 12)
-    left, right, top, bottom = 48, 12, 28 + 12 * rows, 22
+    left, right, top, bottom = 48, 12, 28 + 12 * rows, 22 + label_rows(x_label, x_range[0])
     w, h = width - left - right, height - top - bottom
     x0, x1 = x_range
     span = (x1 - x0) or 1.0
@@ -142,19 +204,8 @@ def line_chart(
         out.append(f'<line x1="{left}" x2="{left + w}" y1="{py(y):.1f}" y2="{py(y):.1f}" class="grid"/>')
         out.append(f'<text x="{left - 4}" y="{py(y) + 4:.1f}" class="ylab">{_fmt(y)}</text>')
     ticks = time_ticks(x0, x1, x0 if origin is None else origin)
-    out += _xlabels(ticks, px, height - 6, x_label, left, left + w)
-    for x, label in markers:
-        if x0 <= x <= x1:
-            short = label.split(": ", 1)[-1] if label.startswith("phase: ") else label
-            out.append(
-                f'<line x1="{px(x):.1f}" x2="{px(x):.1f}" y1="{top}" y2="{top + h}" class="marker">'
-                f"<title>{escape(label)}</title></line>"
-                + (  # the label beside its line, on the side with room
-                    f'<text x="{px(x) + 2:.1f}" y="{top + 9}" class="mlab">{escape(short[:44])}</text>'
-                    if px(x) < left + w * 0.6
-                    else f'<text x="{px(x) - 2:.1f}" y="{top + 9}" class="mlab end">{escape(short[:44])}</text>'
-                )
-            )
+    out += _xlabels(ticks, px, height - 6 - label_rows(x_label, x0), x_label, left, left + w)
+    out += _markers(markers, x0, x1, px, top, h, left + w * 0.6)
     for name, colour, pts in series:
         pts = downsample(pts)
         if not pts:
@@ -194,7 +245,7 @@ def heat_strip(
     slot = max(1, -(-(x1 - x0) // ((width - left - right) // 2)))  # seconds per column
     cols = max(1, -(-(x1 - x0) // slot))
     cw = (width - left - right) / cols
-    height = top + row_h * max(1, len(rows)) + 22
+    height = top + row_h * max(1, len(rows)) + 22 + label_rows(x_label, x0)
     vmax = max((v for _, vals in rows for v in vals.values()), default=0.0)
     out = [
         f'<svg class="chart heat" role="img" aria-label="{escape(title)}" '
@@ -232,7 +283,7 @@ def heat_strip(
         return left + (x - x0) / ((x1 - x0) or 1) * (width - left - right)
 
     ticks = time_ticks(x0, x1, x0 if origin is None else origin)
-    out += _xlabels(ticks, px, height - 6, x_label, left, width - right)
+    out += _xlabels(ticks, px, height - 6 - label_rows(x_label, x0), x_label, left, width - right)
     if not rows:
         out.append(f'<text x="{left}" y="{top + 11}" class="legend">none</text>')
     out.append("</svg>")

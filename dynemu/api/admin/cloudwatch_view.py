@@ -48,30 +48,39 @@ def throttled_requests(history: Iterable[dict[str, Any]], base: int = 0) -> dict
 
 
 def chart(view: dict[str, Any], x_label: Callable[[float], str], markers: Sequence[tuple[float, str]]) -> str:
-    """Per-minute bars (drawn as steps) of what CloudWatch would show for this resource."""
+    """Per-minute bars (drawn as steps) of what CloudWatch would show for this resource: two
+    panels, consumed units and throttles, each on its own axis (a few hundred throttle events
+    would vanish beside tens of thousands of units)."""
     x0, x1 = view["x_range"]
     # complete minutes only: a minute still under way (or cut by the end of a replay) would
     # read as a drop in traffic
     minutes = {m: v for m, v in per_minute(view["history"], view.get("minute_base", 0)).items() if m + 60 <= x1}
     if not minutes:
+        note = view.get("no_minute_note", "no complete minute yet")
         return line_chart(
-            "CloudWatch per minute (Sum)", [], view["x_range"], x_label, css="chart minutes",
-            note="no complete minute yet",
+            "CloudWatch per minute (Sum)", [], view["x_range"], x_label, css="chart minutes", note=note,
         )  # fmt: skip
     ts = sorted(minutes)
-    series = [
+    units = [
         ("ConsumedReadCapacityUnits", PALETTE[0], [(t, minutes[t][0]) for t in ts]),
         ("ConsumedWriteCapacityUnits", PALETTE[2], [(t, minutes[t][1]) for t in ts]),
+    ]
+    throttles = [
         ("ReadThrottleEvents", PALETTE[5], [(t, minutes[t][2]) for t in ts]),
         ("WriteThrottleEvents", PALETTE[1], [(t, minutes[t][3]) for t in ts]),
     ]
     if view["summary"].get("index") is None:  # the table's (its requests refused by a GSI too)
         requests = throttled_requests(view["history"], view.get("minute_base", 0))
-        series.append(("ThrottledRequests", PALETTE[4], [(t, float(requests.get(t, 0))) for t in ts]))
+        throttles.append(("ThrottledRequests", PALETTE[4], [(t, float(requests.get(t, 0))) for t in ts]))
     end = ts[-1] + 60  # the last minute's step ends where the minute (or the chart) does
-    series = [(n, c, [*pts, (end, pts[-1][1])]) for n, c, pts in series]
-    return line_chart(
-        "CloudWatch per minute (Sum, complete minutes): consumed units and throttle events",
-        series, (min(x0, ts[0]), x1), x_label, markers, step=True, origin=view.get("origin"),
-        css="chart minutes",
-    )  # fmt: skip
+    x_range = (min(x0, ts[0]), x1)
+    return "".join(
+        line_chart(
+            title, [(n, c, [*pts, (end, pts[-1][1])]) for n, c, pts in series], x_range, x_label, markers,
+            step=True, origin=view.get("origin"), css="chart minutes",
+        )  # fmt: skip
+        for title, series in (
+            ("CloudWatch per minute (Sum, complete minutes): consumed capacity units", units),
+            ("CloudWatch per minute (Sum, complete minutes): throttle events and throttled requests", throttles),
+        )
+    )

@@ -64,6 +64,7 @@ def resource_views(table: Any, now: float) -> list[dict[str, Any]]:
         )
     index_throttles = {v["summary"]["index"]: v["summary"]["throttles"] for v in views[1:] if v["summary"]["throttles"]}
     views[0]["index_throttles"] = index_throttles
+    views[0]["index_history"] = {v["summary"]["index"]: v["history"] for v in views[1:]}
     return views
 
 
@@ -94,9 +95,11 @@ def _clock_text(now: float) -> str:
 
 
 def _relative(now: float) -> html.XLabel:
+    """Ticks as the time from now, and below it the UTC clock time (as CloudWatch shows)."""
+
     def label(x: float) -> str:
         d = int(round(now - x))
-        return "now" if d <= 0 else f"-{d // 60}:{d % 60:02d}"
+        return ("now" if d <= 0 else f"-{d // 60}:{d % 60:02d}") + "\n" + html.utc_clock(x)
 
     return label
 

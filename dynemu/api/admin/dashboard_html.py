@@ -8,6 +8,7 @@ Everything is escaped here; the pages carry no script but the dashboard's own
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from html import escape
 from importlib import resources
@@ -30,6 +31,11 @@ def fmt_size(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n:.1f} GB"
+
+
+def utc_clock(t: float) -> str:
+    """``HH:MM:SS`` in UTC, the time CloudWatch's graphs use."""
+    return time.strftime("%H:%M:%S", time.gmtime(t))
 
 
 def fmt_units(v: float) -> str:
@@ -70,6 +76,23 @@ def _series(history: Sequence[dict[str, Any]], field: str) -> list[tuple[float, 
     return [(h["t"], h[field]) for h in history]
 
 
+def _throttles_by_reason(view: dict[str, Any], hist: Sequence[dict[str, Any]]) -> dict[str, dict[float, float]]:
+    """``{reason: {second: count}}`` of a resource; a table's includes its writes refused by a
+    GSI (``index_history``), which are refused requests of the table too, under the Index
+    reason and the GSI's name (ThrottlingReasons, TroubleshootingThrottling.html)."""
+    out: dict[str, dict[float, float]] = {}
+    for h in hist:
+        for r, n in h["throttles"].items():
+            out.setdefault(r, {})[h["t"]] = n
+    for index, ih in sorted(view.get("index_history", {}).items()):
+        for h in ih:
+            for r, n in h["throttles"].items():
+                if r.startswith("IndexWrite"):
+                    label = f"{r} ({index})"
+                    out.setdefault(label, {})[h["t"]] = out.get(label, {}).get(h["t"], 0) + n
+    return out
+
+
 def _charts(view: dict[str, Any]) -> str:
     hist: list[dict[str, Any]] = view["history"]
     xr, xl = view["x_range"], view["x_label"]
@@ -92,16 +115,17 @@ def _charts(view: dict[str, Any]) -> str:
                 markers,
                 step=False,
                 origin=view.get("origin"),
+                limit=f"allocated {unit}",
             )
         )
     out.append(_burst_chart(view, hist, markers))
-    reasons = sorted({r for h in hist for r in h["throttles"]})
+    by_reason = _throttles_by_reason(view, hist)
     out.append(
         line_chart(
             "throttled requests per second, by reason",
             [
-                (r, PALETTE[(i + 1) % len(PALETTE)], [(h["t"], h["throttles"].get(r, 0)) for h in hist])
-                for i, r in enumerate(reasons)
+                (r, PALETTE[(i + 1) % len(PALETTE)], [(h["t"], by_reason[r].get(h["t"], 0)) for h in hist])
+                for i, r in enumerate(sorted(by_reason))
             ]
             or [("none", "#9ca3af", [(h["t"], 0) for h in hist])],
             xr,
@@ -171,6 +195,7 @@ def _partition_limit_charts(view: dict[str, Any], hist: Sequence[dict[str, Any]]
                     ("throttled requests", PALETTE[1], thr),
                 ],
                 view["x_range"], view["x_label"], markers, origin=view.get("origin"),
+                limit=f"limit under {view['summary'].get('model', '')}",
             )  # fmt: skip
         )
     return out
@@ -363,7 +388,7 @@ def resource_section(view: dict[str, Any]) -> str:
         f"{'<table>' + thr + '</table>' if thr else '<p>none</p>'}</div>"
         f"<div><h3>splits</h3>{_splits(view.get('splits', ()), view['x_label'])}</div></div>"
         f"{_hot_keys(view['hot_keys'], view['x_label'])}"
-        f"{insights_html.section(view.get('insights'), view['x_label'], key_text)}</section>"
+        f"{insights_html.section(view.get('insights'), view['x_label'], key_text, view['x_range'][1])}</section>"
     )
 
 

@@ -17,11 +17,14 @@ def _floor(row: dict[str, Any]) -> float:
     return row["count"] - row.get("error", 0.0)
 
 
-def report_chart(report: dict[str, Any], x_label: Callable[[float], str], key_text: Callable[[Any], str]) -> str:
+def report_chart(
+    report: dict[str, Any], x_label: Callable[[float], str], key_text: Callable[[Any], str], until: float | None = None
+) -> str:
     """One rule's report: a line per contributor, one point per clock minute. Each point is
     the key's guaranteed count (exact unless keys were dropped that minute); a contributor
     with any approximate minute is marked "at least" in the legend."""
-    minutes: Sequence[dict[str, Any]] = report["minutes"]
+    # complete minutes only (before ``until``): the minute under way would read as a drop
+    minutes: Sequence[dict[str, Any]] = [m for m in report["minutes"] if until is None or m["t"] + 60 <= until]
     totals: dict[str, float] = {}
     names: dict[str, str] = {}
     approximate: set[str] = set()
@@ -40,11 +43,15 @@ def report_chart(report: dict[str, Any], x_label: Callable[[float], str], key_te
         series.append((name, PALETTE[i % len(PALETTE)], pts))
     x0 = minutes[0]["t"] if minutes else 0
     x1 = (minutes[-1]["t"] if minutes else 0) + 60
-    title = f"{report['title']} per minute ({report['rule']})"
-    return line_chart(title, series, (x0, x1), x_label, step=True, note="" if series else "no contributors yet")
+    # the rule's name (long: it holds the table's name and a time) is in the section's text
+    note = "" if series else "no complete minute yet" if report["minutes"] else "no contributors yet"
+    return line_chart(f"{report['title']} per minute", series, (x0, x1), x_label, step=True, note=note)
 
 
-def section(ins: dict[str, Any] | None, x_label: Callable[[float], str], key_text: Callable[[Any], str]) -> str:
+def section(
+    ins: dict[str, Any] | None, x_label: Callable[[float], str], key_text: Callable[[Any], str],
+    until: float | None = None,
+) -> str:
     """The Contributor Insights block of a table's or GSI's section ("" when it was never enabled)."""
     if not ins or ins.get("status") == "DISABLED":
         return ""
@@ -56,5 +63,6 @@ def section(ins: dict[str, Any] | None, x_label: Callable[[float], str], key_tex
         " chart draws the count the key certainly had (the same figures, with each count's possible"
         " error, as JSON: <span class=\"mono\">/_dynemu/tables/&lt;name&gt;/contributor-insights</span>)</p>"
     )
-    charts = "".join(report_chart(r, x_label, key_text) for r in ins.get("reports", ()))
-    return f'{head}<div class="charts">{charts}</div>'
+    charts = "".join(report_chart(r, x_label, key_text, until) for r in ins.get("reports", ()))
+    rules = " · ".join(f'<span class="mono">{escape(r["rule"])}</span>' for r in ins.get("reports", ()))
+    return f'{head}<p class="note">rules: {rules}</p><div class="charts">{charts}</div>'
