@@ -83,6 +83,7 @@ def test_index_lists_the_namespace_tables(busy: tuple[str, Any]) -> None:
     assert '<a href="/_dynemu/tables/dash_orders">dash_orders</a>' in body
     assert "PROVISIONED" in body and "10 RCU / 400 WCU" in body
     assert "TableWriteKeyRangeThroughputExceeded" in body  # recent throttles
+    assert "after a restart of dynemu they start again from zero" in body  # said, since they do
     # another region is another namespace: no tables there
     status, _, body = get(url + "/_dynemu/?region=eu-west-1")
     assert status == 200 and "no tables in this namespace" in body and "dash_orders" not in body

@@ -85,3 +85,17 @@ def test_a_region_without_a_replica_shows_no_global_table(regions: Regions) -> N
     regional = regions.create("ap-south-1")  # a regional table: no section at all
     html = page(regions, "ap-south-1")
     assert regional in html and "global tables</h2>" not in html
+
+
+def test_mrsc_refusals_are_shown_apart_from_conflicts_resolved() -> None:
+    """A strongly consistent global table's page counts writes refused with
+    ReplicatedWriteConflictException apart from conflicts resolved (issue 43: 23 refusals,
+    client retries included, read as 23 conflicts resolved)."""
+    from dynemu.api.admin.global_tables_html import _global_table
+
+    g = {"table": "t", "consistency": "STRONG", "witness": None, "replicas": [], "backlog": [], "applied": [],
+         "conflicts_resolved": 0, "writes_refused": 23}
+    html = _global_table(g)
+    assert 'conflicts resolved (last writer wins) <span class="conflicts">0</span>' in html
+    assert 'writes refused (ReplicatedWriteConflictException) <span class="refused">23</span>' in html
+    assert "writes refused" not in _global_table({**g, "consistency": "EVENTUAL"})

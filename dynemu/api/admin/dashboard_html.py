@@ -392,6 +392,12 @@ def resource_section(view: dict[str, Any]) -> str:
     )
 
 
+RESTART_NOTE = (
+    "Throttle counts come from the per-second history, kept in memory: after a restart of dynemu "
+    "they start again from zero (the tables, their items and their capacity settings are kept)."
+)
+
+
 def index_body(region: str, now_text: str, rows: Sequence[dict[str, Any]], clock: dict[str, Any], extra: str = "") -> str:
     trs = []
     for r in rows:
@@ -404,6 +410,7 @@ def index_body(region: str, now_text: str, rows: Sequence[dict[str, Any]], clock
     table = (
         '<table class="tables"><tr><th>table</th><th>billing</th><th>throughput</th><th>partitions</th>'
         "<th>items</th><th>size</th><th>throttles, last 5 minutes</th></tr>" + "".join(trs) + "</table>"
+        + f'<p class="note">{escape(RESTART_NOTE)}</p>'
         if trs
         else "<p>no tables in this namespace</p>"
     )

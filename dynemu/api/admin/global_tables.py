@@ -2,7 +2,8 @@
 
 Each global table with its replicas (region, status, item count), the replication backlog
 and the changes applied per direction (from region, to region), the conflicts resolved
-(last writer wins) or refused (ReplicatedWriteConflictException), the replication lag and
+(``conflicts_resolved``: last writer wins) and, apart, the writes refused
+(``writes_refused``: ReplicatedWriteConflictException, each retry again), the replication lag and
 the clock's time. The dashboard's index page (``api/admin/dashboard.py``) renders the same
 ``view`` as its "global tables" section (``api/admin/global_tables_html.py``).
 """

@@ -37,7 +37,13 @@ def _global_table(g: dict[str, Any]) -> str:
     return (
         f'<div class="global-table"><h3>{escape(g["table"])}</h3>'
         f'<p class="figures">consistency {escape(g["consistency"])}{witness} · '
-        f'conflicts resolved <span class="conflicts">{g["conflicts_resolved"]:,}</span></p>'
+        f'conflicts resolved (last writer wins) <span class="conflicts">{g["conflicts_resolved"]:,}</span>'
+        + (
+            f' · writes refused (ReplicatedWriteConflictException) <span class="refused">{g["writes_refused"]:,}</span>'
+            if g["consistency"] == "STRONG"
+            else ""
+        )
+        + "</p>"
         f'<div class="row"><table class="counts"><tr><th>replica</th><th>status</th><th>items</th></tr>{replicas}</table>'
         f"{_directions(g)}</div></div>"
     )

@@ -55,7 +55,8 @@ class GlobalTable:
     consistency: str = "EVENTUAL"  # MultiRegionConsistency
     replicas: dict[str, Replica] = field(default_factory=dict)  # every region, the first one included
     witness: str | None = None
-    conflicts: int = 0  # resolved (MREC: lost to a newer write) or refused (MRSC), since start-up
+    conflicts: int = 0  # MREC: changes lost to a newer write (last writer wins), since start-up
+    refused: int = 0  # MRSC: writes refused with ReplicatedWriteConflictException (retries each count)
 
     def record(self, region: str) -> bytes:
         return orjson.dumps({
@@ -327,5 +328,6 @@ def summary(rep: Replication) -> list[dict[str, Any]]:
             "backlog": [{"from": a, "to": b, "pending": n} for (a, b), n in sorted(backlog.items())],
             "applied": [{"from": a, "to": b, "count": n} for (t, a, b), n in sorted(rep.applied.items()) if t == group.name],
             "conflicts_resolved": group.conflicts,
+            "writes_refused": group.refused,
         })  # fmt: skip
     return out

@@ -139,7 +139,7 @@ class RegionLink:
                     raise errors.validation(errors.MSG_MRSC_TRANSACTIONS)
                 v = rep.versions.get((self.region, m.table.name, kid))
                 if v is not None and v[1] != self.region and now - v[0] < rep.window:
-                    group.conflicts += 1
+                    group.refused += 1  # a refusal, not a conflict resolved: a client's retries count again
                     raise errors.replicated_write_conflict()
             targets = [r for r in group.replicas if r != self.region]
             if not targets or not m.changed:
