@@ -36,13 +36,22 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 def run(argv: Sequence[str] | None) -> int:
     """Start and serve until stopped; 0, EXIT_STARTUP after printing why it could not start,
-    or serve's code when a store could not be closed."""
+    or serve's code when a store could not be closed. DynamoDB Local's command line
+    (``-jar DynamoDBLocal.jar -sharedDb ...``) is taken as it is (``local_compat.py``)."""
     from dynemu.config import SettingsError, load_settings
     from dynemu.startup import StartupError, lock_data_dir, serve
     from dynemu.storage import select as store_select
 
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        settings = load_settings(argv)
+        if _local_style(args):
+            from dynemu import local_compat
+
+            if "-help" in args:
+                print(local_compat.HELP, end="")
+                return 0
+            args = local_compat.translate(args)
+        settings = load_settings(args)
         kind = store_select.resolve(settings.store, settings.in_memory)
     except (SettingsError, store_select.StoreOpenError) as e:
         return _fail(str(e))
@@ -62,6 +71,11 @@ def run(argv: Sequence[str] | None) -> int:
         if lock is not None:
             lock.release()
 
+
+
+def _local_style(args: list[str]) -> bool:
+    """A DynamoDB Local command line: an option of one dash (dynemu's own have two)."""
+    return any(a.startswith("-") and not a.startswith("--") and a not in ("-h",) for a in args)
 
 
 def _fail(message: str) -> int:

@@ -44,6 +44,7 @@ class Settings:
     cors: str | None = "*"  # as DynamoDB Local; None or "off": no CORS headers
     clock: str = "real"
     time_scale: float = 1.0
+    transient_delays: bool = False  # CREATING, UPDATING, DELETING last a while on the clock
     clock_start: float | None = None  # a virtual clock's first instant (epoch seconds); None: now
     capacity_model: str = "gac"
     throttling: bool = True
@@ -169,6 +170,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--clock", choices=CLOCK_MODES, help="real (default) or virtual (advanced by the admin API)")
     p.add_argument("--time-scale", type=float, help="virtual seconds per real second on a real clock (default 1)")
+    p.add_argument(
+        "--transient-delays", action="store_true", default=None,
+        help="CreateTable, UpdateTable, DeleteTable and index changes take time on the clock, as on DynamoDB "
+        "(DynamoDB Local's -delayTransientStatuses)",
+    )
     p.add_argument(
         "--clock-start", type=_instant,
         help="a virtual clock's first instant: ISO 8601 (UTC unless it says) or epoch seconds (default: now)",

@@ -30,7 +30,8 @@ def first(kind: str, containing: str = "") -> int:
 def test_entrypoint_and_environment() -> None:
     ins = instructions()
     entrypoints = [rest for k, rest in ins if k == "ENTRYPOINT"]
-    assert [json.loads(e) for e in entrypoints] == [["dynemu"]]
+    assert [json.loads(e) for e in entrypoints] == [["/usr/local/lib/dynemu/entrypoint.sh"]]
+    assert (ROOT / "docker" / "entrypoint.sh").read_text().rstrip().endswith('exec dynemu "$@"')
     assert not [rest for k, rest in ins if k == "CMD"]  # flags after the image name reach dynemu
     env = " ".join(rest for k, rest in ins if k == "ENV")
     assert "DYNEMU_HOST=0.0.0.0" in env and "DYNEMU_DATA_DIR=/data" in env
@@ -57,7 +58,19 @@ def test_non_root_user_owns_the_volume() -> None:
 
 def test_healthcheck_gets_root_path() -> None:
     check = next(rest for k, rest in instructions() if k == "HEALTHCHECK")
-    assert "CMD" in check and "urlopen('http://127.0.0.1:%s/'" in check
+    assert check.endswith('CMD ["python", "/usr/local/lib/dynemu/healthcheck.py"]')
+    assert 'urlopen(f"http://127.0.0.1:{port()}/"' in (ROOT / "docker" / "healthcheck.py").read_text()
+    copied = next(rest for k, rest in instructions() if k == "COPY" and "entrypoint.sh" in rest)
+    assert "docker/healthcheck.py" in copied and copied.endswith("/usr/local/lib/dynemu/")
+
+
+def test_dynamodb_locals_working_directory_is_writable_by_the_user() -> None:
+    """-dbPath ./data, as compose files give amazon/dynamodb-local, is /home/dynamodblocal/data."""
+    ins = instructions()
+    workdir = [rest for k, rest in ins if k == "WORKDIR"][-1]
+    assert workdir == "/home/dynamodblocal"
+    chown = first("RUN", "chown dynemu")
+    assert "/home/dynamodblocal/data" in ins[chown][1] and chown < first("USER")
 
 
 def test_dependencies_before_source() -> None:
