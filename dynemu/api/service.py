@@ -47,6 +47,7 @@ def make_namespaces(settings: Settings) -> Namespaces:
             max_backups=settings.max_backups, decreases_per_day=settings.max_throughput_decreases,
             ttl_change_seconds=settings.ttl_change_seconds,
             control_plane_throttling=settings.control_plane_throttling,
+            transient_delays=settings.transient_delays,
         ),
     )
 

@@ -48,6 +48,8 @@ class AccountLimits:
     table_max_read: int = 40000
     table_max_write: int = 40000
     control_plane_throttling: bool = False  # the per-operation rates below
+    # --transient-delays: CREATING, UPDATING and DELETING last a while (engine/transient.py)
+    transient_delays: bool = False
 
 
 DEFAULT = AccountLimits()

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from dynemu import errors
-from dynemu.engine import consistency, indexes, limits, pitr, streams, ttl, vectors
+from dynemu.engine import consistency, indexes, limits, pitr, streams, transient, ttl, vectors
 from dynemu.engine import writes as writes_
 from dynemu.engine.capacity.admission import TableCapacity
 from dynemu.engine.capacity.throughput import CapacityConfig
@@ -54,6 +54,8 @@ class Namespace:
         self.item_collection_limit = item_collection_limit
         self.limits = account_limits  # tables, simultaneous operations, backups, quotas (engine.limits)
         self.control_plane = limits.ControlPlane(account_limits)  # rated control-plane calls
+        # tables CREATING, UPDATING or DELETING under --transient-delays (engine.transient)
+        self.transient = transient.Statuses(account_limits.transient_delays)
         self.tables: dict[str, Table] = {}
         self.tokens = Tokens(store)  # TransactWriteItems' ClientRequestTokens, in the store (engine.tokens)
         self.streams = streams.StreamCatalog(store)  # every retained stream (engine.streams)
@@ -136,8 +138,19 @@ class Namespace:
             if name.startswith("arn:"):
                 table = self.tables.get(name.rpartition("table/")[2])
                 if table is not None and table.spec.arn == name:
-                    return table
+                    return self._settled(table, name, control_plane) if self.transient.tables else table
             raise errors.table_not_found(name) if control_plane else errors.resource_not_found()
+        return self._settled(table, name, control_plane) if self.transient.tables else table
+
+    def _settled(self, table: Table, name: str, control_plane: bool) -> Table:
+        """``get`` of a table that may be in a transient status (engine.transient): one that
+        is CREATING or DELETING is not there for the data plane; one whose deletion has run
+        its time is gone."""
+        status = self.transient.status(self, table.spec.name)
+        if status is None and self.tables.get(table.spec.name) is not table:
+            raise errors.table_not_found(name) if control_plane else errors.resource_not_found()
+        if status in ("CREATING", "DELETING") and not control_plane:
+            raise errors.resource_not_found()
         return table
 
     def lookup(self, name: str) -> Table | None:

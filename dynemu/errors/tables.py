@@ -173,6 +173,13 @@ def msg_throughput_out_of_bounds(value: int, name: str) -> str:
     return f"Given value {value} for {name} is out of bounds"
 
 
+def msg_table_busy(word: str, name: str) -> str:
+    """ResourceInUseException of a table CREATING, UPDATING or DELETING (``word``: created,
+    updated, deleted): the service's text, as reported in hashicorp/terraform-provider-aws#3355
+    and sebdah/dynamic-dynamodb#36."""
+    return f"Attempt to change a resource which is still in use: Table is being {word}: {name}"
+
+
 def msg_table_exists(name: str) -> str:
     return f"Table already exists: {name}"
 

@@ -175,6 +175,8 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         misc.check_tags(body["Tags"])  # the tagging restrictions hold at creation too
     policy = policies.check_create(body)  # ResourcePolicy (engine/resource_policies.py)
     name = body["TableName"]
+    if ctx.db.transient.status(ctx.db, name) == "DELETING":  # --transient-delays (engine/transient.py)
+        raise errors.resource_in_use(errors.msg_table_busy("deleted", name))
     if ctx.db.lookup(name) is not None:
         raise errors.resource_in_use(errors.msg_table_exists(name))
     table_id, arn, uuid = ctx.db.new_spec_ids(name, ctx.region)
@@ -203,6 +205,7 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         indexes=index_defs,
     )
     table = ctx.db.add_table(spec)
+    ctx.db.transient.begin(name, "CREATING", now)  # under --transient-delays: CREATING a while
     policies.attach_at_create(ctx, table, policy)
     vector_ddl.create_table_indexes(table, vector_defs)
     if stream_on:
@@ -215,12 +218,19 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def describe_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    return {"Table": describe(ctx.db.get(body["TableName"], control_plane=True))}
+    table = ctx.db.get(body["TableName"], control_plane=True)
+    out = describe(table, ctx.db.transient.status(ctx.db, table.spec.name) or "ACTIVE")
+    for gsi in out.get("GlobalSecondaryIndexes", ()):  # a new GSI held CREATING (engine/transient.py)
+        if ctx.db.transient.index_status(ctx.db, table.spec.name, gsi["IndexName"]) == "CREATING":
+            gsi["IndexStatus"], gsi["Backfilling"] = "CREATING", True
+    return {"Table": out}
 
 
 def list_tables(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     limit = body.get("Limit") or 100
     start = body.get("ExclusiveStartTableName")
+    for name in list(ctx.db.transient.tables):  # a deletion that has run its time is over
+        ctx.db.transient.status(ctx.db, name)
     names = sorted(ctx.db.tables)
     if start is not None:
         names = [n for n in names if n > start]
@@ -237,22 +247,34 @@ DELETE_OMITS = ("AttributeDefinitions", "KeySchema", "CreationDateTime", "Global
 
 def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     table = ctx.db.get(body["TableName"], control_plane=True)
+    status = ctx.db.transient.status(ctx.db, table.spec.name)
+    if status == "DELETING":  # "If table is already in the DELETING state, no error is returned."
+        return {"TableDescription": _deleting(table)}
+    ctx.db.transient.check_changeable(ctx.db, table.spec.name)
     if table.spec.deletion_protection:
         raise errors.validation(errors.MSG_DELETION_PROTECTED)
     ddl.check_deletable(table)
     limits.check_table_operation(ctx.db.limits, ctx.db.tables.values(), table)
     restore_fields.on_table_deleted(ctx.db, table)  # PITR history and system backup (engine/pitr.py)
-    description = describe(table, "DELETING")
-    # DeleteTable's description leaves out what only DescribeTable reports: the key schema,
-    # the definitions and the indexes (the service's answer quoted in architect/dynalite#60
-    # and scylladb/scylladb#14132; issue 24, item 11).
-    for member in DELETE_OMITS:
-        description.pop(member, None)
+    description = _deleting(table)
     # The table's stream stays readable for 24 hours after the table is deleted.
     streams.on_table_deleted(ctx.db.streams, table, ctx.db.now())
     ttl.on_table_deleted(table)
-    ctx.db.drop_table(table)
+    if ctx.db.transient.enabled:  # DELETING a while, then dropped (engine/transient.py)
+        ctx.db.transient.begin(table.spec.name, "DELETING", ctx.db.now())
+    else:
+        ctx.db.drop_table(table)
     return {"TableDescription": description}
+
+
+def _deleting(table: Table) -> dict[str, Any]:
+    """DeleteTable's description, which leaves out what only DescribeTable reports: the key
+    schema, the definitions and the indexes (the service's answer quoted in
+    architect/dynalite#60 and scylladb/scylladb#14132; issue 24, item 11)."""
+    description = describe(table, "DELETING")
+    for member in DELETE_OMITS:
+        description.pop(member, None)
+    return description
 
 
 # --- UpdateTable ----------------------------------------------------------------------------------------
@@ -290,6 +312,7 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         streams.validate_spec(stream, creating=False)
     index_specs.check_updates(body)
     table = ctx.db.get(body["TableName"], control_plane=True)
+    ctx.db.transient.check_changeable(ctx.db, table.spec.name)
     limits.check_table_operation(ctx.db.limits, ctx.db.tables.values(), table)
     vectors_deleted = vector_specs.deleting(table, body)  # described before they go
     plan, table_changed = ddl.update_table(ctx.db, table, _table_update(body), ctx.region)
@@ -298,7 +321,14 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     # GSI throughput updates alone leave the table ACTIVE (lab DDB-TABLE-148)
     only_updates = plan is not None and plan.only_updates and not table_changed
     description = describe(table, "ACTIVE" if only_updates else "UPDATING")
+    now = ctx.db.now()
+    if not only_updates:  # under --transient-delays: UPDATING a while, an index's change longer
+        ctx.db.transient.begin(table.spec.name, "UPDATING", now)
     if plan is not None:
+        for name in plan.created:
+            ctx.db.transient.begin_index(table.spec.name, name, "CREATING", now)
+        for ix, _ in plan.deleted:
+            ctx.db.transient.begin_index(table.spec.name, ix.spec.name, "DELETING", now)
         index_specs.patch_response(description, plan)
     vector_specs.patch_response(description, vectors_deleted)
     return {"TableDescription": description}
