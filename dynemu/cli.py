@@ -23,6 +23,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         from dynemu.replay.cli import main as replay
 
         sys.exit(replay(args[1:]))
+    if args[:1] == ["mcp"]:  # `dynemu mcp`: a Model Context Protocol server over stdio
+        from dynemu.mcp_server import main as mcp
+
+        sys.exit(mcp(args[1:]))
     # No garbage collection while the modules load: everything they build lives as long as the
     # process (``startup.serve`` freezes it and turns the collector back on).
     gc.disable()
