@@ -50,6 +50,7 @@ _FUNCTION_KEYWORDS = frozenset(("exists", "count", "avg", "max", "min", "sum", "
                                 "character_length", "octet_length", "bit_length", "upper", "lower", "size",
                                 "sexp", "list", "bag"))
 _DML_KEYWORDS = frozenset(("insert_into", "set", "remove"))
+_TERM_KEYWORDS = _DML_KEYWORDS | {"select", "update", "delete", "from"}
 TYPE_NAMES = frozenset(("missing", "null", "boolean", "smallint", "integer4", "integer8", "integer", "float", "real",
                         "double_precision", "decimal", "numeric", "timestamp", "date", "time", "character",
                         "character_varying", "string", "symbol", "clob", "blob", "struct", "tuple", "list", "sexp",
@@ -274,17 +275,32 @@ class _Parser:
         t = self.peek()
         if t.kind == OPERATOR and t.text in ("+", "-", "not"):
             self.take()
-            start = self.i
-            self.enter()
-            term = self.unary_term()  # a missing operand is reported as the term's error
-            self.depth -= 1
+            self._term_starts()  # a missing operand is reported as the term's error
             if t.text == "not":
-                self.i = start
                 return Unary(t, "not", self.expression(_NOT_PRECEDENCE))
+            self.enter()
+            term = self.unary_term()
+            self.depth -= 1
             if isinstance(term, Lit) and term.token.kind == NUMBER:
                 return Lit(term.token, term.negative != (t.text == "-"))
             return Unary(t, t.text, term)
         return self.path_term()
+
+    def _term_starts(self) -> None:
+        """Refuse, as ``term`` would, a token no term starts with (checked up front, so that
+        NOT NOT ... is read once)."""
+        t = self.peek()
+        if t.kind == OPERATOR:
+            if t.text not in ("+", "-", "not"):
+                raise malformed(errors.MSG_UNEXPECTED_OPERATOR)
+        elif t.kind == KEYWORD:
+            if t.text not in _TERM_KEYWORDS and not (t.text in _FUNCTION_KEYWORDS and self.at(PUNCT, "(", 1)):
+                raise malformed(errors.MSG_UNEXPECTED_KEYWORD)
+        elif t.kind == PUNCT:
+            if t.text not in ("?", "(", "[", "<<", "{"):
+                raise malformed(errors.MSG_UNEXPECTED_TERM)
+        elif t.kind == EOF:
+            raise malformed(errors.MSG_UNEXPECTED_TERM)
 
     def path_term(self, simple: bool = False) -> Syntax:
         if simple:
