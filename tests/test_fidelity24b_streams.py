@@ -77,9 +77,9 @@ def nested(harness: Harness) -> str:
 @pytest.mark.parametrize(("select", "item"), [
     ("mymap.nested", {"nested": {"S": "deep"}}),
     ('"mymap"."nested"', {"nested": {"S": "deep"}}),
-    ("mymap.inner.leaf", {"leaf": {"BOOL": True}}),
+    ('mymap."inner".leaf', {"leaf": {"BOOL": True}}),  # INNER is a keyword: quoted (issue 37)
     ("mymap.nested, pk", {"nested": {"S": "deep"}, "pk": {"S": "x"}}),
-    ("list[1].q", {"q": {"N": "1"}}),
+    ('"list"[1].q', {"q": {"N": "1"}}),  # LIST is a keyword: quoted
     ("mymap.absent", {}),
     ("pk", {"pk": {"S": "x"}}),
 ])

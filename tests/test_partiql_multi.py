@@ -12,6 +12,7 @@ from tests.test_streams_helpers import Harness, by_sequence, serve
 
 MALFORMED = "Statement wasn't well formed, can't be processed: "
 INCOMPLETE_KEY = "Where clause does not contain a mandatory equality on all key attributes"
+BATCH_SELECT_KEY = "Select statements within BatchExecuteStatement must specify the primary key in the where clause."
 
 
 def st(statement: str, *params: dict[str, Any], **kw: Any) -> dict[str, Any]:
@@ -56,7 +57,7 @@ def test_batch_writes_fail_one_by_one(table: str, ddb: Any) -> None:
     assert responses[3] == {"TableName": table, "Error": {"Code": "ValidationError", "Message": "Where clause does "
                             "not contain a mandatory equality on all key attributes"}}
     assert responses[4] == {"TableName": table}
-    assert responses[5] == {"Error": {"Code": "ValidationError", "Message": MALFORMED + "Unexpected end of statement"}}
+    assert responses[5] == {"Error": {"Code": "ValidationError", "Message": MALFORMED + "Unexpected term"}}
     assert item_of(ddb, table, "new") is None and item_of(ddb, table, "old") == {"pk": {"S": "old"}, "v": {"N": "1"}}
     # the two writes done are reported (the failed ones consumed a unit each, unreported)
     assert out["ConsumedCapacity"] == [{"TableName": table, "CapacityUnits": 2.0}]
@@ -75,10 +76,11 @@ def test_batch_reads_are_gets_by_full_key(table: str, ddb: Any) -> None:
     responses = out["Responses"]
     assert responses[0] == {"TableName": table, "Item": {"m": {"M": {"y": {"N": "2"}}}}}
     assert responses[1] == {"TableName": table}
-    assert responses[2] == {"TableName": table, "Error": {"Code": "ValidationError", "Message": INCOMPLETE_KEY}}
+    # a batch SELECT names the key and nothing else (issue 37)
+    assert responses[2] == {"TableName": table, "Error": {"Code": "ValidationError", "Message": BATCH_SELECT_KEY}}
     assert responses[3] == {"Error": {"Code": "ResourceNotFound", "Message": "Requested resource not found"}}
-    assert responses[4] == {"TableName": table}  # the rest of WHERE filters the item out
-    assert out["ConsumedCapacity"] == [{"TableName": table, "CapacityUnits": 2.0}]  # 0.5 + 1 + 0.5
+    assert responses[4] == {"TableName": table, "Error": {"Code": "ValidationError", "Message": BATCH_SELECT_KEY}}
+    assert out["ConsumedCapacity"] == [{"TableName": table, "CapacityUnits": 1.5}]  # 0.5 + 1
 
 
 def test_batch_does_not_mix_reads_and_writes(table: str, ddb: Any) -> None:
@@ -149,13 +151,14 @@ def test_transaction_errors(table: str, ddb: Any) -> None:
     assert_validation("Transaction statements must be either all reads (SELECT) or all writes (INSERT, UPDATE, "
                       "DELETE, EXISTS)", ddb.execute_transaction,
                       TransactStatements=[st(f"SELECT * FROM {t} WHERE pk = 'a'"), st(f"DELETE FROM {t} WHERE pk = 'a'")])
-    assert_validation(INCOMPLETE_KEY, ddb.execute_transaction,
+    assert_validation("Validation failed in TransactStatements[0]: Select statements within ExecuteTransaction must "
+                      "specify the primary key in the where clause.", ddb.execute_transaction,
                       TransactStatements=[st(f"SELECT * FROM {t} WHERE pk > 'a'")])
     assert_validation("Transaction request cannot include multiple operations on one item", ddb.execute_transaction,
                       TransactStatements=[st(f"DELETE FROM {t} WHERE pk = 'a'"),
                                           st(f"UPDATE {t} SET v = 1 WHERE pk = 'a'")])
-    assert_validation(MALFORMED + "Unexpected end of statement", ddb.execute_transaction,
-                      TransactStatements=[st(f"DELETE FROM {t} WHERE")])
+    assert_validation("Validation failed in TransactStatements[0]: " + MALFORMED + "Unexpected term",
+                      ddb.execute_transaction, TransactStatements=[st(f"DELETE FROM {t} WHERE")])
     code, _ = error_of(ddb.execute_transaction, TransactStatements=[st("DELETE FROM nope WHERE pk = 'a'")])
     assert code == "ResourceNotFoundException"
     code, message = error_of(ddb.execute_transaction,

@@ -181,9 +181,7 @@ def _batch_one(ctx: Context, entry: dict[str, Any], ledger: CapacityLedger) -> d
         statement, table = _prepare(ctx, entry)
         response["TableName"] = table.name
         if isinstance(statement, ast.Select):
-            if statement.source.index is not None:
-                raise errors.validation(errors.MSG_NOT_ON_INDEX)
-            plan = plan_get(statement, table.spec.key_schema)
+            plan = plan_get(statement, table.spec.key_schema, errors.MSG_BATCH_SELECT_KEY)
             consistent = bool(entry.get("ConsistentRead"))
             item, consumed = run.get_one(ctx, table, plan.key, consistent)
             ledger.for_table(table.name).merge(consumed)
@@ -216,23 +214,30 @@ def execute_transaction(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     """All reads (TransactGetItems) or all writes with EXISTS checks (TransactWriteItems)
     (developer guide, "Performing transactions with PartiQL for DynamoDB")."""
     entries = body["TransactStatements"]
-    prepared = [_prepare(ctx, entry) for entry in entries]
+    prepared = [_in_statement(i, _prepare, ctx, entry) for i, entry in enumerate(entries)]
     reads = [isinstance(s, ast.Select) for s, _ in prepared]
     if any(reads) and not all(reads):
         raise errors.validation(errors.MSG_MIXED_TRANSACTION)
     tables = [t for _, t in prepared]
     mode = _mode(body)
     if all(reads):
-        plans = []
-        for s, t in prepared:
-            assert isinstance(s, ast.Select)
-            if s.source.index is not None:
-                raise errors.validation(errors.MSG_NOT_ON_INDEX)
-            plans.append(plan_get(s, t.spec.key_schema))
+        plans = [_in_statement(i, plan_get, s, t.spec.key_schema, errors.MSG_TRANSACTION_SELECT_KEY)
+                 for i, (s, t) in enumerate(prepared)]
         return run.transact_get(ctx, plans, tables, mode)
-    plans = [plan_write(s, t.spec.key_schema) for s, t in prepared]
+    plans = [_in_statement(i, plan_write, s, t.spec.key_schema) for i, (s, t) in enumerate(prepared)]
     return_old = [e.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD" for e in entries]
     return run.transact_write(ctx, body, plans, tables, return_old, mode)
+
+
+def _in_statement(index: int, step: Any, *args: Any) -> Any:
+    """One statement's step of a transaction: its ValidationException names the statement
+    ("Validation failed in TransactStatements[0]: ...", issue 37)."""
+    try:
+        return step(*args)
+    except errors.DynamoError as e:
+        if e.type_name != "ValidationException":
+            raise
+        raise errors.validation(errors.msg_transaction_statement(index, e.message)) from None
 
 
 OPERATIONS: dict[str, Handler] = {

@@ -14,7 +14,7 @@ from typing import Any
 from dynemu import errors
 from dynemu.api.operations.common import render_ledger
 from dynemu.api.protocol import Context
-from dynemu.engine import reads, values
+from dynemu.engine import indexes, reads, values
 from dynemu.engine.cancellation import TransactionCanceled
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
 from dynemu.engine.expressions import ast as ex
@@ -38,9 +38,15 @@ def duplicate_item() -> errors.DynamoError:
 
 
 def index_of(table: Table, name: str | None, consistent: bool) -> Index | None:
-    """The index FROM names, with Query's checks (unknown, backfilling, consistent GSI read)."""
+    """The index FROM names: an unknown one first, then a consistent read of a GSI, in
+    ExecuteStatement's own words (issue 36 §7), then Query's other checks (backfilling)."""
     if name is None:
         return None
+    ix = indexes.find(table, name)
+    if ix is None:
+        raise errors.validation(errors.MSG_PARTIQL_NO_SUCH_INDEX)
+    if ix.is_global and consistent:
+        raise errors.validation(errors.MSG_PARTIQL_CONSISTENT_GSI)
     return reads.find_index(table, name, consistent=consistent)
 
 
@@ -146,9 +152,11 @@ def transact_write(ctx: Context, body: dict[str, Any], plans: list[KeyedPlan], t
 
 
 def _render(ledger: CapacityLedger | None, mode: str | None) -> dict[str, Any]:
-    if ledger is None or mode is None:
-        return {}
-    return {"ConsumedCapacity": render_ledger(ledger, mode)}
+    """A transaction of writes answers an empty Responses list (issue 37, the service's)."""
+    out: dict[str, Any] = {"Responses": []}
+    if ledger is not None and mode is not None:
+        out["ConsumedCapacity"] = render_ledger(ledger, mode)
+    return out
 
 
 def transact_get(ctx: Context, plans: list[KeyedPlan], tables: list[Table], mode: str | None) -> dict[str, Any]:

@@ -57,14 +57,14 @@ class Insert:
 class Update:
     table: str
     actions: tuple[ex.Action, ...]  # SET / REMOVE / ADD (set_add) / DELETE (set_delete)
-    where: ex.Node
+    where: ex.Node | None  # None: refused when planned (the key is missing)
     returning: str | None = None  # ALL_OLD, UPDATED_OLD, ALL_NEW, UPDATED_NEW
 
 
 @dataclass(frozen=True, slots=True)
 class Delete:
     table: str
-    where: ex.Node
+    where: ex.Node | None
     returning: str | None = None  # ALL_OLD
 
 
@@ -81,3 +81,13 @@ def table_of(statement: Statement) -> str:
     if isinstance(statement, Exists):
         return statement.select.source.table
     return statement.table
+
+
+@dataclass(frozen=True, slots=True)
+class SetOperand:
+    """The second argument of ``set_add`` / ``set_delete`` when it is a parameter: once bound
+    it must be a set (``function`` and ``position`` name it in the message)."""
+
+    value: ex.Node
+    function: str  # SET_ADD or SET_DELETE
+    position: str  # line:column:length of the function's first argument

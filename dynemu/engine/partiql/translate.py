@@ -23,6 +23,7 @@ from dynemu.engine.expressions import Condition, Projection, SortCondition, Upda
 from dynemu.engine.expressions import ast as ex
 from dynemu.engine.expressions.checks import ExprContext, check_paths
 from dynemu.engine.partiql import ast
+from dynemu.engine.partiql.numbers import check_parameter_numbers
 from dynemu.engine.partiql.parser import Parsed, build
 from dynemu.engine.partiql.select_list import select_list
 
@@ -83,8 +84,21 @@ def bind(parsed: Parsed, parameters: list[Any] | None) -> ast.Statement:
         raise errors.validation(errors.MSG_PARAMETERS)
     if not given:
         return parsed.statement
-    checked = [V.validate_value(p) for p in given]
-    return _bind_statement(parsed.statement, checked)
+    return _bind_statement(parsed.statement, [_parameter(p) for p in given])
+
+
+def _parameter(value: Any) -> Value:
+    """A parameter, checked: its numbers by PartiQL's rule first (numbers.py), then the value
+    rules. A parameter nested deeper than an item may be is accepted as it is (issue 36 §3:
+    the service accepts one nested 100 levels); an item that holds it is refused when
+    written, by the item's own check."""
+    check_parameter_numbers(value)
+    try:
+        return V.validate_value(value)
+    except errors.DynamoError as e:
+        if e.message != errors.MSG_NESTING:
+            raise
+        return value  # type: ignore[no-any-return]
 
 
 def _bind_statement(s: ast.Statement, params: list[Value]) -> ast.Statement:
@@ -97,12 +111,16 @@ def _bind_statement(s: ast.Statement, params: list[Value]) -> ast.Statement:
         return ast.Insert(s.table, b(s.value))
     if isinstance(s, ast.Update):
         actions = tuple(ex.Action(a.kind, a.path, b(a.value) if a.value is not None else None) for a in s.actions)
-        return ast.Update(s.table, actions, b(s.where), s.returning)
-    return ast.Delete(s.table, b(s.where), s.returning)
+        return ast.Update(s.table, actions, _bind_where(s.where, b), s.returning)
+    return ast.Delete(s.table, _bind_where(s.where, b), s.returning)
+
+
+def _bind_where(where: ex.Node | None, b: _Binder) -> ex.Node | None:
+    return b(where) if where is not None else None
 
 
 def _bind_select(s: ast.Select, b: _Binder) -> ast.Select:
-    return ast.Select(s.source, s.projection, b(s.where) if s.where is not None else None, s.order_by)
+    return ast.Select(s.source, s.projection, _bind_where(s.where, b), s.order_by)
 
 
 class _Binder:
@@ -117,6 +135,11 @@ class _Binder:
             return ex.Literal(build(n.kind, entries))
         if isinstance(n, (ex.Path, ex.Literal)):
             return n
+        if isinstance(n, ast.SetOperand):
+            bound = self(n.value)
+            if next(iter(bound.value)) not in _SET_TYPES:
+                raise errors.validation(errors.msg_set_function_value(n.function, n.position))
+            return bound
         if isinstance(n, ex.Func):
             return ex.Func(n.name, tuple(self(a) for a in n.args))
         if isinstance(n, ex.Arith):
@@ -157,9 +180,12 @@ def check_condition(node: ex.Node) -> None:
     elif isinstance(node, ex.Compare):
         _check_operand(node.left)
         _check_operand(node.right)
+        if node.op in _ORDERING:
+            _check_ordered(node.op, (node.left, node.right))
     elif isinstance(node, ex.Between):
         for operand in (node.operand, node.low, node.high):
             _check_operand(operand)
+        _check_ordered("BETWEEN", (node.operand, node.low, node.high))
     elif isinstance(node, ex.In):
         if len(node.options) > MAX_IN_VALUES:
             raise errors.validation(errors.msg_in_values(MAX_IN_VALUES, len(node.options)))
@@ -172,6 +198,21 @@ def check_condition(node: ex.Node) -> None:
         raise unsupported(errors.unsupported_where_function(node.name))
     else:
         raise unsupported(errors.UNSUPPORTED_NOT_CONDITION)
+
+
+_ORDERING = frozenset(("<", "<=", ">", ">="))
+_UNORDERED = frozenset(("BOOL", "NULL", "L", "M", "SS", "NS", "BS"))
+
+
+def _check_ordered(operator: str, operands: tuple[ex.Node, ...]) -> None:
+    """``< <= > >=`` and BETWEEN order strings, numbers and binaries only: a literal of another
+    type is refused, naming the operator as written (issue 37). UNSURE: the wording is
+    ConditionExpression's for the same refusal, without its "Invalid ConditionExpression: "."""
+    for operand in operands:
+        if isinstance(operand, ex.Literal):
+            kind = next(iter(operand.value))
+            if kind in _UNORDERED:
+                raise errors.validation(errors.msg_operand_type(operator, kind))
 
 
 def _check_operand(node: ex.Node) -> None:
@@ -318,11 +359,14 @@ def _is_key(node: ex.Node, name: str) -> bool:
 
 
 def plan_select(s: ast.Select, key_schema: KeySchema) -> ReadPlan:
-    """``key_schema``: the table's, or the index's when FROM names one."""
-    if s.where is not None:
-        check_condition(s.where)
+    """``key_schema``: the table's, or the index's when FROM names one. A multi-attribute
+    key is refused first, ahead of every other rule of the WHERE clause (issue 37)."""
     hashes = [e for e in key_schema if e[1] == "HASH"]
     ranges = [e for e in key_schema if e[1] == "RANGE"]
+    if len(hashes) > 1 or len(ranges) > 1:
+        raise errors.validation(errors.MSG_MULTI_ATTRIBUTE_KEYS)
+    if s.where is not None:
+        check_condition(s.where)
     partitions: list[Value] | None = None
     sort = None
     if s.where is not None and len(hashes) == 1 and len(ranges) <= 1:
@@ -375,7 +419,9 @@ def plan_write(s: ast.Statement, key_schema: KeySchema) -> KeyedPlan:
         return KeyedPlan("put", s.table, item, item_size=size)
     if isinstance(s, ast.Exists):
         key, rest = split_key(s.select.where, names)
-        return KeyedPlan("check", s.select.source.table, key, Condition(rest) if rest is not None else None)
+        if rest is None:  # UNSURE: the service refuses it (issue 37); its words are not known
+            raise errors.validation(errors.MSG_EXISTS_NEEDS_CONDITION)
+        return KeyedPlan("check", s.select.source.table, key, Condition(rest))
     if isinstance(s, ast.Update):
         key, rest = split_key(s.where, names)
         # the item must exist: UPDATE changes one existing item
@@ -391,13 +437,23 @@ def plan_write(s: ast.Statement, key_schema: KeySchema) -> KeyedPlan:
     return KeyedPlan("delete", s.table, key, Condition(rest) if rest is not None else None, returning=s.returning)
 
 
-def plan_get(s: ast.Select, key_schema: KeySchema) -> KeyedPlan:
-    """A SELECT of one item by its full key (BatchExecuteStatement, ExecuteTransaction)."""
+def plan_get(s: ast.Select, key_schema: KeySchema, refusal: str) -> KeyedPlan:
+    """A SELECT of one item by its full key (BatchExecuteStatement, ExecuteTransaction): the
+    WHERE clause is the key's equalities and nothing else, on the table, not an index;
+    otherwise ``refusal`` (issue 37: "Select statements within ... must specify the primary
+    key in the where clause.")."""
     if s.where is not None:
         check_condition(s.where)
-    key, rest = split_key(s.where, _key_names(key_schema))
+    names = _key_names(key_schema)
+    if s.source.index is not None:
+        raise errors.validation(refusal)
+    try:
+        key, rest = split_key(s.where, names)
+    except errors.DynamoError:
+        raise errors.validation(refusal) from None
+    if rest is not None:
+        raise errors.validation(refusal)
     # batch and transaction reads keep the ProjectionExpression form (item 21 is reported of
     # ExecuteStatement only)
     projection = Projection(tuple(p.elements for p in s.projection)) if s.projection else None
-    return KeyedPlan("get", s.source.table, key, Condition(rest) if rest is not None else None, projection=projection)
-
+    return KeyedPlan("get", s.source.table, key, projection=projection)
