@@ -45,6 +45,7 @@ def set_element_key(set_type: str, element: str) -> Any:
 
 
 def set_union(set_type: str, current: list[str], added: list[str]) -> list[str]:
+    """The members of both, in the set order (``values.ordered_set``)."""
     seen = {set_element_key(set_type, e) for e in current}
     result = list(current)
     for element in added:
@@ -52,7 +53,7 @@ def set_union(set_type: str, current: list[str], added: list[str]) -> list[str]:
         if key not in seen:
             seen.add(key)
             result.append(element)
-    return result
+    return V.ordered_set(set_type, result)
 
 
 def set_difference(set_type: str, current: list[str], removed: list[str]) -> list[str]:
