@@ -95,6 +95,7 @@ class Write:
     read_size: int = 0  # the stored item's size (ConditionCheck: what it read)
     suffix: bytes = b""  # the key's ``keyspace.hashed_part``, taken once at admission
     partition: int = -1  # the table partition that admitted it
+    charged: bool = False  # UpdateItem: its statement's size charge is checked before the condition
 
     # --- constructors (the PartiQL translator's entry points) ---------------------------
 
@@ -130,8 +131,10 @@ class Write:
             image, update = None, None
         else:
             image, update = self.attrs, (KEEP_OR_CREATE if self.update is None else self.update)
+        before = self.update.check_charge if self.charged and self.update is not None else None
         m = self.table.plan(
-            self.key, image, update, self.condition, return_item_on_failure=self.return_old_on_failure, size=self.size
+            self.key, image, update, self.condition, return_item_on_failure=self.return_old_on_failure, size=self.size,
+            before=before,
         )
         if self.marks:
             m.derived = {**(m.derived or {}), **self.marks}

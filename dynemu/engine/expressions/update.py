@@ -19,7 +19,7 @@ from typing import Any
 from ... import errors
 from ...errors import DynamoError, validation
 from .. import values as V
-from . import ast
+from . import ast, update_charge
 from .evaluate import lookup
 from .project import Projection
 
@@ -159,6 +159,11 @@ class Update:
     @property
     def touched_new(self) -> Projection:
         return self.touched
+
+    def check_charge(self, old: Item | None) -> None:
+        """UpdateItem's 400 KB rule, before its condition: the statement's charge
+        (``update_charge``), not the finished item's size."""
+        V.check_item_size(update_charge.charge(self.actions, self.values, old), errors.MSG_UPDATE_SIZE)
 
     def apply(self, item: Item | None, key: Item) -> tuple[Item | None, Projection]:
         return self.new_item(item, key), self.touched
