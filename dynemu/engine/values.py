@@ -572,6 +572,9 @@ def _number_size(s: str) -> int:
     return 1 + (d + 1) // 2 + (1 if d % 2 == 0 and e % 2 == 0 else 0) + neg
 
 
+number_size = _number_size  # the size of an N value's string (memoized)
+
+
 def value_size(v: Value) -> int:
     """Size as DynamoDB counts it, without the attribute name (developer guide, item sizes):
     S UTF-8 bytes, B raw bytes, N see _number_size, BOOL/NULL 1, sets the sum of their members,

@@ -59,19 +59,22 @@ def _target(path: ast.Path, index_charge: int | None = None) -> int:
     return size
 
 
-def _operand(node: ast.Node, env: dict[str, Value] | None) -> int:
+def _operand(node: ast.Node, refs: list[str]) -> int:
+    """An operand's value-independent charge; the names of its value placeholders, at every
+    use, are appended to ``refs`` (their sizes are the request's)."""
     node = ast.strip_parens(node)
     if isinstance(node, ast.ValueRef):
-        return V.value_size(env[node.name])  # type: ignore[index]
+        refs.append(node.name)
+        return 0
     if isinstance(node, ast.Literal):
         return V.value_size(node.value)
     if isinstance(node, ast.Path):
         return PATH_OPERAND + sum(PATH_ELEMENT + (len(str(e)) if isinstance(e, int) else _name_bytes(e))
                                   for e in node.elements)  # fmt: skip
     if isinstance(node, ast.Arith):
-        return ARITH_CHARGE[node.op] + _operand(node.left, env) + _operand(node.right, env)
+        return ARITH_CHARGE[node.op] + _operand(node.left, refs) + _operand(node.right, refs)
     if isinstance(node, ast.Func):
-        return FUNCTION_CHARGE.get(node.name, 0) + sum(_operand(a, env) for a in node.args)
+        return FUNCTION_CHARGE.get(node.name, 0) + sum(_operand(a, refs) for a in node.args)
     return 0
 
 
@@ -80,6 +83,8 @@ def _added(action: ast.Action, env: dict[str, Value] | None, old: dict[str, Valu
     node = action.value
     operand: Value = env[node.name] if type(node) is ast.ValueRef else node.value  # type: ignore[index,union-attr]
     ((t, members),) = operand.items()
+    if t == "N":  # the common ADD: a counter
+        return V.number_size(members)
     if t not in ("SS", "NS", "BS") or old is None:
         return V.value_size(operand)
     current = lookup(old, action.path.elements)
@@ -91,17 +96,38 @@ def _added(action: ast.Action, env: dict[str, Value] | None, old: dict[str, Valu
     return V.value_size({t: new}) if new else 0
 
 
-def charge(actions: tuple[ast.Action, ...], env: dict[str, Value] | None, old: dict[str, Value] | None) -> int:
-    """The bytes an UpdateExpression is charged (the module's figures)."""
-    total = 0
+Plan = tuple[int, tuple[str, ...], tuple[ast.Action, ...]]
+
+
+def plan(actions: tuple[ast.Action, ...]) -> Plan:
+    """What of the charge does not depend on the request's values, computed once per
+    statement (``UpdateTemplate``): the fixed bytes, the value placeholders charged at their
+    size, and the ADD actions (charged by what they add)."""
+    static = 0
+    refs: list[str] = []
+    adds: list[ast.Action] = []
     for a in actions:
         kind = a.kind
         if kind == "SET":
-            total += SET_CHARGE + _target(a.path) + _operand(a.value, env)  # type: ignore[arg-type]
+            static += SET_CHARGE + _target(a.path) + _operand(a.value, refs)  # type: ignore[arg-type]
         elif kind == "REMOVE":
-            total += REMOVE_CHARGE + _target(a.path, REMOVE_INDEX)
+            static += REMOVE_CHARGE + _target(a.path, REMOVE_INDEX)
         elif kind == "DELETE":
-            total += DELETE_CHARGE + _target(a.path)
+            static += DELETE_CHARGE + _target(a.path)
         else:  # ADD
-            total += ADD_CHARGE + _target(a.path) + _added(a, env, old)
+            static += ADD_CHARGE + _target(a.path)
+            adds.append(a)
+    return static, tuple(refs), tuple(adds)
+
+
+def charge(p: Plan, env: dict[str, Value] | None, old: dict[str, Value] | None) -> int:
+    """The bytes an UpdateExpression is charged (the module's figures), from its ``plan``."""
+    static, refs, adds = p
+    total = static
+    if refs:
+        value_size = V.value_size
+        for r in refs:
+            total += value_size(env[r])  # type: ignore[index]
+    for a in adds:
+        total += _added(a, env, old)
     return total
