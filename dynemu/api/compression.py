@@ -87,7 +87,9 @@ CODINGS = ("gzip", "deflate")
 def _quality(params: str) -> float:
     """An entry's quality as the service reads it (issue 44): the value after the first
     ``q=`` in the entry's parameters, trimmed; none: 1; unparsable: 1; clamped to [0, 1]
-    (above 1 is 1, below 0 is 0: refused)."""
+    (above 1 is 1, below 0 is 0: refused). UNSURE: the issue's text says a negative quality
+    counts as 1, but its row ``deflate;q=-0.5,gzip;q=0.2`` answers gzip, which only a
+    refused deflate gives; the row is followed."""
     i = params.find("q=")
     if i < 0:
         return 1.0
