@@ -64,7 +64,7 @@ def test_insert_every_literal_type_and_read_it_back(table: str, ddb: Any) -> Non
     item = ddb.get_item(TableName=table, Key={"pk": {"S": "k"}})["Item"]
     assert item == {"pk": {"S": "k"}, "n": {"N": "1.5"}, "neg": {"N": "-2"}, "b": {"BOOL": True},
                     "z": {"NULL": True}, "m": {"M": {"l": {"L": [{"N": "1"}, {"S": "two"}, {"SS": ["x", "y"]}]}}},
-                    "ns": {"NS": ["3", "1"]}, "q": {"S": "it's"}, "p": {"B": b"\x01"}}
+                    "ns": {"NS": ["1", "3"]}, "q": {"S": "it's"}, "p": {"B": b"\x01"}}
 
 
 def test_insert_existing_key_is_a_duplicate(table: str, ddb: Any) -> None:

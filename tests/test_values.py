@@ -310,7 +310,7 @@ def test_normalisation_copies_only_what_changes() -> None:
     out = V.validate_item(item)
     assert out == {
         "n": {"N": "1.5"},
-        "ns": {"NS": ["100", "3"]},
+        "ns": {"NS": ["3", "100"]},  # numbers in order (values.ordered_set)
         "l": {"L": [inner, {"N": "0"}]},
         "m": {"M": {"k": {"N": "42.12"}, "same": inner}},
         "odd": {"S": "x"},

@@ -327,11 +327,12 @@ def test_consumed_capacity_reports_vector_search_request_bytes(ddb: Any) -> None
 
 def test_writes_report_vector_write_request_bytes(ddb: Any) -> None:
     """Under INDEXES a write reports the bytes it replicated to each vector index: the entry
-    it put, or the one it removed (pk "a": 3 bytes, + "emb" 3 + 4 x 3 dimensions)."""
+    it put, or the one it removed (pk "a": 3 bytes, + "emb" 3 + 4 x 3 dimensions), with a
+    floor of 1,024 per index of the request (issue 36)."""
     t = create(ddb, vector_index(projection="KEYS_ONLY"))
     item = {"pk": {"S": "a"}, "emb": vec(1, 2, 3)}
     out = ddb.put_item(TableName=t, Item=item, ReturnConsumedCapacity="INDEXES")
-    assert out["ConsumedCapacity"]["VectorIndexes"] == {"emb-idx": {"VectorWriteRequestBytes": 18.0}}
+    assert out["ConsumedCapacity"]["VectorIndexes"] == {"emb-idx": {"VectorWriteRequestBytes": 1024.0}}
     assert out["ConsumedCapacity"]["CapacityUnits"] == 1.0  # vector bytes are metered apart
     # a write that changes nothing the index holds replicates nothing
     out = ddb.put_item(TableName=t, Item={**item, "other": {"S": "x"}}, ReturnConsumedCapacity="INDEXES")
@@ -339,10 +340,11 @@ def test_writes_report_vector_write_request_bytes(ddb: Any) -> None:
     out = ddb.put_item(TableName=t, Item=item, ReturnConsumedCapacity="TOTAL")
     assert "VectorIndexes" not in out["ConsumedCapacity"]
     out = ddb.delete_item(TableName=t, Key={"pk": {"S": "a"}}, ReturnConsumedCapacity="INDEXES")
-    assert out["ConsumedCapacity"]["VectorIndexes"] == {"emb-idx": {"VectorWriteRequestBytes": 18.0}}
+    assert out["ConsumedCapacity"]["VectorIndexes"] == {"emb-idx": {"VectorWriteRequestBytes": 1024.0}}
     out = ddb.batch_write_item(RequestItems={t: [{"PutRequest": {"Item": {"pk": {"S": f"b{i}"}, "emb": vec(1, i, 0)}}}
                                                  for i in range(2)]}, ReturnConsumedCapacity="INDEXES")
-    assert out["ConsumedCapacity"][0]["VectorIndexes"] == {"emb-idx": {"VectorWriteRequestBytes": 38.0}}
+    # two entries of 19 bytes on one index: the floor once, per index, not per write
+    assert out["ConsumedCapacity"][0]["VectorIndexes"] == {"emb-idx": {"VectorWriteRequestBytes": 1024.0}}
 
 
 def test_search_attributes_stay_defined_while_an_index_uses_them(ddb: Any) -> None:

@@ -20,16 +20,18 @@ def search(raw: Any, table: str, **kw: Any) -> Any:
 
 def test_search_vector_with_the_wrong_dimension_count(raw: Any) -> None:
     t = create(raw)
-    assert_validation("SearchVector has 2 dimensions but vector index emb-idx has 3 dimensions",
+    assert_validation("Input search vector dimension 2 does not match vector index dimension 3",
                       search, raw, t, SearchVector=qv(1, 0))
 
 
 def test_search_vector_with_non_numbers(raw: Any) -> None:
     t = create(raw)
-    assert_validation("SearchVector element [1] is S: each element must be a finite N within the 32-bit float range",
-                      search, raw, t, SearchVector=[{"N": "1"}, {"S": "x"}, {"N": "0"}])
-    assert_validation("SearchVector element [2] is N: each element must be a finite N within the 32-bit float range",
-                      search, raw, t, SearchVector=[{"N": "1"}, {"N": "0"}, {"N": "-4e38"}])
+    message = ("Search vector contains invalid values. All values in the search vector must be a 32-bit "
+               "floating-point number attribute")
+    assert_validation(message, search, raw, t, SearchVector=[{"N": "1"}, {"S": "x"}, {"N": "0"}])
+    assert_validation(message, search, raw, t, SearchVector=[{"N": "1"}, {"N": "0"}, {"N": "-4e38"}])
+    # an L-wrapped vector: invalid values, before its length is compared (issue 36)
+    assert_validation(message, search, raw, t, SearchVector=[{"L": qv(1, 0, 0)}])
 
 
 def test_item_vector_with_non_numbers(raw: Any) -> None:
@@ -73,8 +75,10 @@ def test_too_many_vector_indexes(raw: Any) -> None:
 
 def test_top_k_out_of_range(raw: Any) -> None:
     t = create(raw)
-    assert_validation("Provided TopK value is out of valid range", search, raw, t, TopK=101)
-    assert_validation("Provided TopK value is out of valid range", search, raw, t, TopK=100000)
+    assert_validation("Provided TopK value '101' is out of valid range. The value must be between 1 and 100 inclusive",
+                      search, raw, t, TopK=101)
+    assert_validation("Provided TopK value '100000' is out of valid range. The value must be between 1 and 100 "
+                      "inclusive", search, raw, t, TopK=100000)
 
 
 @pytest.mark.parametrize("top_k", [0, -1])
@@ -147,12 +151,12 @@ def test_filter_errors(raw: Any) -> None:
     assert_validation("Invalid SearchConditionExpression: Invalid operator used in SearchConditionExpression",
                       search, raw, t, SearchConditionExpression="cat = :c AND contains(color, :c)",
                       ExpressionAttributeValues={":c": {"S": "a"}})
-    assert_validation("Attribute [title] in SearchConditionExpression is not a top-level attribute of the "
-                      "SearchSchema of vector index emb-idx",
+    assert_validation("SearchConditionExpression must not contain any attributes that is not in SearchSchema. "
+                      "Invalid attribute: title",
                       search, raw, t, SearchConditionExpression="cat = :c AND title = :c",
                       ExpressionAttributeValues={":c": {"S": "a"}})
-    assert_validation("Attribute [title] in SearchConditionExpression is not a top-level attribute of the "
-                      "SearchSchema of vector index emb-idx",
+    # a condition's form (its comparator) before its attribute
+    assert_validation("Invalid SearchConditionExpression: Invalid comparator used in SearchConditionExpression",
                       search, raw, t, SearchConditionExpression="cat = :c AND title < :c",
                       ExpressionAttributeValues={":c": {"S": "a"}})
 

@@ -1,6 +1,6 @@
 """SearchConditionExpression over HTTP (developer guide, "SearchConditionExpression reference
-for vector indexes"): comparators, BETWEEN, IN, AND/OR/NOT, the functions, missing
-attributes, the HASH attribute's rules, and each refusal with its full type and message
+for vector indexes"): equality, BETWEEN, IN, AND/OR/NOT, the functions, missing
+attributes, the HASH attribute's rules (equality only: no other comparator), and each refusal with its full type and message
 (sent raw, boto3's own checks off)."""
 
 from __future__ import annotations
@@ -77,30 +77,27 @@ def N(x: str) -> dict[str, Any]:
 # --- what the page allows ----------------------------------------------------------------------------
 
 
-def test_comparators_on_numbers_compare_by_value(ddb: Any, inline: str) -> None:
-    assert found(ddb, inline, "price < :p", p=N("10")) == ["a", "c", "f"]  # 9.5 < 10 by value
-    assert found(ddb, inline, "price <= :p", p=N("10")) == ["a", "b", "c", "f"]
-    assert found(ddb, inline, "price > :p", p=N("9.5")) == ["b", "d"]
-    assert found(ddb, inline, "price >= :p", p=N("9.50")) == ["b", "c", "d"]
+def test_equality_on_numbers_compares_by_value(ddb: Any, inline: str) -> None:
     assert found(ddb, inline, "price = :p", p=N("1.5")) == ["f"]  # stored as 1.50
-    assert found(ddb, inline, ":p > price", p=N("10")) == ["a", "c", "f"]  # the value on the left
+    assert found(ddb, inline, ":p = price", p=N("9.50")) == ["c"]  # the value on the left
 
 
-def test_comparators_on_strings(ddb: Any, inline: str) -> None:
-    assert found(ddb, inline, "color < :c", c=S("red")) == ["b", "c"]
-    assert found(ddb, inline, "color >= :c", c=S("red")) == ["a", "e", "f"]
-    out = ddb.search_vectors(TableName=inline, IndexName="emb-idx", SearchVector=qv(1, 0, 0), TopK=10,
-                             SearchConditionExpression="#c <> :c", ExpressionAttributeNames={"#c": "color"},
-                             ExpressionAttributeValues={":c": S("red")})
-    assert sorted(r["Item"]["pk"]["S"] for r in out["SearchResults"]) == ["b", "c", "d", "e"]
+def test_other_comparators_are_refused(raw: Any, inline: str) -> None:
+    """"Troubleshooting vector indexes": only equality on the vector index partition key and
+    inline filter attributes (issue 36: the service refuses a non-equality comparator on an
+    INLINE_FILTER attribute)."""
+    for op in ("<", "<=", ">", ">=", "<>"):
+        assert_validation(COMPARATOR, search, raw, inline, f"price {op} :p", p=N("10"))
+        assert_validation(COMPARATOR, search, raw, inline, f"color {op} :c AND color = :c", c=S("red"))
+    assert_validation(COMPARATOR, search, raw, inline, "NOT (price < :p)", p=N("5"))
 
 
 def test_a_condition_on_a_missing_attribute(ddb: Any, inline: str) -> None:
-    """As in every DynamoDB expression: a comparison, BETWEEN, IN and begins_with are false
-    for an item without the attribute, ``<>`` is true, NOT inverts."""
-    assert "d" not in found(ddb, inline, "color < :c", c=S("zzz"))
+    """As in every DynamoDB expression: an equality, BETWEEN, IN and begins_with are false
+    for an item without the attribute, NOT inverts."""
     assert "e" not in found(ddb, inline, "price BETWEEN :lo AND :hi", lo=N("-100"), hi=N("100"))
-    assert found(ddb, inline, "price <> :p", p=N("5")) == ["b", "c", "d", "e", "f"]
+    assert "d" not in found(ddb, inline, "begins_with(color, :c)", c=S(""))
+    assert found(ddb, inline, "NOT price = :p", p=N("5")) == ["b", "c", "d", "e", "f"]
     assert found(ddb, inline, "NOT color = :c", c=S("red")) == ["b", "c", "d", "e"]
     assert found(ddb, inline, "NOT color IN (:c, :g)", c=S("red"), g=S("green")) == ["b", "d", "e"]
 
@@ -114,11 +111,11 @@ def test_between_and_in(ddb: Any, inline: str) -> None:
 
 def test_in_between_and_or_combined(ddb: Any, inline: str) -> None:
     """The page's example combines IN, BETWEEN and OR."""
-    got = found(ddb, inline, "color IN (:r, :g, :b) AND (price BETWEEN :lo AND :hi OR price > :top)",
-                r=S("red"), g=S("green"), b=S("blue"), lo=N("1"), hi=N("6"), top=N("9.9"))
+    got = found(ddb, inline, "color IN (:r, :g, :b) AND (price BETWEEN :lo AND :hi OR price = :top)",
+                r=S("red"), g=S("green"), b=S("blue"), lo=N("1"), hi=N("6"), top=N("10"))
     assert got == ["a", "b", "f"]
-    assert found(ddb, inline, "(color = :r OR color = :b) AND NOT (price < :p)", r=S("red"), b=S("blue"),
-                 p=N("5")) == ["a", "b"]
+    assert found(ddb, inline, "(color = :r OR color = :b) AND NOT (price = :p)", r=S("red"), b=S("blue"),
+                 p=N("5")) == ["b", "f"]
 
 
 def test_functions(ddb: Any, inline: str) -> None:
@@ -129,12 +126,12 @@ def test_functions(ddb: Any, inline: str) -> None:
 
 
 def test_range_filter_applies_before_top_k(ddb: Any, inline: str) -> None:
-    """The two nearest of the rows priced over 9 (b, c, d at angles 1, 2, 3 from the query)."""
-    assert found(ddb, inline, "price > :p", top_k=2, p=N("9")) == ["b", "c"]
+    """The two nearest of the rows priced 9 to 100 (b, c, d at angles 1, 2, 3 from the query)."""
+    assert found(ddb, inline, "price BETWEEN :p AND :q", top_k=2, p=N("9"), q=N("100")) == ["b", "c"]
 
 
 def test_hash_attribute_with_other_conditions(ddb: Any, hashed: str) -> None:
-    assert found(ddb, hashed, "cat = :x AND price < :p", x=S("x"), p=N("10")) == ["a", "c", "f"]
+    assert found(ddb, hashed, "cat = :x AND price IN (:p, :q)", x=S("x"), p=N("5"), q=N("9.5")) == ["a", "c"]
     assert found(ddb, hashed, "cat = :y AND (color = :r OR price BETWEEN :lo AND :hi)", y=S("y"), r=S("red"),
                  lo=N("10"), hi=N("20")) == ["a2", "b2", "d2", "f2"]
     assert found(ddb, hashed, "(cat = :x) AND NOT color IN (:r)", x=S("x"), r=S("red")) == ["b", "c", "d", "e"]
@@ -152,8 +149,7 @@ def search(raw: Any, table: str, condition: str, **values: dict[str, Any]) -> An
 
 
 def not_in_schema(name: str) -> str:
-    return f"Attribute {name} in SearchConditionExpression is not a top-level attribute of the SearchSchema " \
-        "of vector index emb-idx"
+    return f"SearchConditionExpression must not contain any attributes that is not in SearchSchema. Invalid attribute: {name}"
 
 
 def test_comparison_of_two_attributes_or_two_values(raw: Any, inline: str) -> None:
@@ -170,11 +166,12 @@ def test_functions_the_page_does_not_list(raw: Any, inline: str) -> None:
 
 
 def test_attributes_outside_the_search_schema_or_nested(raw: Any, inline: str) -> None:
-    assert_validation(not_in_schema("[title]"), search, raw, inline, "title = :c", c=S("a"))
-    assert_validation(not_in_schema("[pk]"), search, raw, inline, "price > :p AND pk BETWEEN :a AND :b",
+    assert_validation(not_in_schema("title"), search, raw, inline, "title = :c", c=S("a"))
+    assert_validation(not_in_schema("tenant"), search, raw, inline, "tenant = :c", c=S("a"))
+    assert_validation(not_in_schema("pk"), search, raw, inline, "price = :p AND pk BETWEEN :a AND :b",
                       p=N("1"), a=S("a"), b=S("b"))
-    assert_validation(not_in_schema("[color, x]"), search, raw, inline, "color.x = :c", c=S("a"))
-    assert_validation(not_in_schema("[color, [0]]"), search, raw, inline, "attribute_exists(color[0])")
+    assert_validation(not_in_schema("color.x"), search, raw, inline, "color.x = :c", c=S("a"))
+    assert_validation(not_in_schema("color[0]"), search, raw, inline, "attribute_exists(color[0])")
 
 
 def test_hash_attribute_rules(raw: Any, hashed: str) -> None:
@@ -192,13 +189,14 @@ def test_hash_attribute_rules(raw: Any, hashed: str) -> None:
 
 
 def test_validation_order(raw: Any, hashed: str) -> None:
-    """The expression's own rules (syntax, placeholders, limits), then each condition's form,
-    then its attributes, then the HASH attribute's rules."""
+    """The expression's own rules (syntax, placeholders, limits), then each condition's form
+    (its comparator), then its attributes, then the HASH attribute's rules."""
     assert_validation(PREFIX + "An expression attribute value used in expression is not defined; "
                       "attribute value: :nope", search, raw, hashed, "contains(title, :nope)")
     assert_validation(OPERATOR, search, raw, hashed, "title = :x AND contains(color, :x)", x=S("x"))
-    assert_validation(not_in_schema("[title]"), search, raw, hashed, "cat < :x AND title = :x", x=S("x"))
-    assert_validation(not_in_schema("[title]"), search, raw, hashed, "title = :x", x=S("x"))
+    assert_validation(COMPARATOR, search, raw, hashed, "cat < :x AND title = :x", x=S("x"))
+    assert_validation(not_in_schema("title"), search, raw, hashed, "cat = :x AND title = :x", x=S("x"))
+    assert_validation(not_in_schema("title"), search, raw, hashed, "title = :x", x=S("x"))
     assert_validation(COMPARATOR, search, raw, hashed, "color = :x AND cat > :x", x=S("x"))
 
 

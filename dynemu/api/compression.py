@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gzip
 import zlib
-from collections.abc import Iterable
 
 from dynemu.cache import memoized
 
@@ -79,48 +78,59 @@ def decode_body(data: bytes, content_encoding: str, limit: int) -> bytes:
     return data
 
 
-def _qvalue(params: list[str]) -> float:
-    for p in params:
-        name, _, value = p.strip().partition("=")
-        if name.strip().lower() == "q":
-            try:
-                return max(0.0, min(1.0, float(value)))
-            except ValueError:
-                return 0.0
-    return 1.0
+# The codings a response may be compressed with, in the order preferred on a tie that the
+# request's list does not decide (``*``). Any other name (``br``, ``zstd``, ``compress``,
+# ``x-gzip``, a quoted or malformed one) is skipped.
+CODINGS = ("gzip", "deflate")
 
 
-def choose_coding(accept_encoding: Iterable[str]) -> str | None:
-    """The coding to answer with from every ``Accept-Encoding`` header (RFC 9110, 12.5.3):
-    q-values honoured, ``q=0`` refusing a coding, gzip preferred on a tie, ``x-gzip`` answered
-    as asked, ``*`` standing for the codings not named, and ``identity`` preferred when the
-    client ranks it above every coding; None for identity."""
-    named: dict[str, float] = {}
+def _quality(params: str) -> float:
+    """An entry's quality as the service reads it (issue 44): the value after the first
+    ``q=`` in the entry's parameters, trimmed; none: 1; unparsable: 1; clamped to [0, 1]
+    (above 1 is 1, below 0 is 0: refused). UNSURE: the issue's text says a negative quality
+    counts as 1, but its row ``deflate;q=-0.5,gzip;q=0.2`` answers gzip, which only a
+    refused deflate gives; the row is followed."""
+    i = params.find("q=")
+    if i < 0:
+        return 1.0
+    value = params[i + 2 :].split(";", 1)[0].strip()
+    try:
+        q = float(value)
+    except ValueError:
+        return 1.0
+    if q != q:  # nan
+        return 1.0
+    return max(0.0, min(1.0, q))
+
+
+def choose_coding(accept_encoding: str) -> str | None:
+    """The coding a response is compressed with, from the request's first ``Accept-Encoding``
+    header, as DynamoDB chooses (issue 44's table): names case-insensitive and trimmed,
+    empty and unknown entries skipped, ``identity`` ignored; the highest quality wins, a
+    quality of 0 refusing its coding; on a tie a coding named in the list beats one only
+    ``*`` stands for, then the first named wins, then gzip before deflate; ``*`` stands for
+    the codings the list does not name; an entry repeated counts at its highest quality.
+    None: no compression."""
+    named: dict[str, tuple[float, int]] = {}  # coding -> (highest quality, first position)
     star: float | None = None
-    for header in accept_encoding:
-        for item in header.split(","):
-            name, *params = item.split(";")
-            name = name.strip().lower()
-            if name == "*":
-                star = _qvalue(params)
-            elif name in ("gzip", "x-gzip", "deflate", "identity"):
-                named[name] = _qvalue(params)
-    options: list[tuple[float, int, str]] = []
-    gzip_name = "gzip" if "gzip" in named or "x-gzip" not in named else "x-gzip"
-    for rank, name in ((2, gzip_name), (1, "deflate")):
-        q = named.get(name, star)
-        if q is not None and q > 0:
-            options.append((q, rank, name))
-    if not options:
-        return None
-    best = max(options)
-    if named.get("identity", 0.0) > best[0]:  # identity explicitly preferred
-        return None
-    return best[2]
+    for position, entry in enumerate(accept_encoding.split(",")):
+        name, _, params = entry.partition(";")
+        name = name.strip().lower()
+        if name == "*":
+            star = _quality(params) if star is None else star
+        elif name in CODINGS:
+            q = _quality(params)
+            best = named.get(name)
+            if best is None or q > best[0]:
+                named[name] = (q, best[1] if best is not None else position)
+    options = [(q, 1, -position, -CODINGS.index(name), name) for name, (q, position) in named.items() if q > 0]
+    if star is not None and star > 0:
+        options += [(star, 0, 0, -CODINGS.index(name), name) for name in CODINGS if name not in named]
+    return max(options)[4] if options else None
 
 
 @memoized(256)
-def choose_coding_of(accept_encoding: tuple[str, ...]) -> str | None:
+def choose_coding_of(accept_encoding: str) -> str | None:
     """``choose_coding``, remembered for the Accept-Encoding values clients repeat (identity,
     None, is computed each time: memoized keeps no None)."""
     return choose_coding(accept_encoding)

@@ -203,7 +203,7 @@ class ApiDispatcher:
         asked = request.headers
         headers = [("Content-Type", content_type), ("x-amzn-RequestId", f"{_RID_PREFIX}{next(_request_ids):012X}")]
         if len(body) > compression.MIN_COMPRESS_BYTES and "accept-encoding" in asked:
-            coding = compression.choose_coding_of(tuple(asked.getall("accept-encoding")))
+            coding = compression.choose_coding_of(asked.get("accept-encoding"))  # the first header only
             if coding is not None:
                 body = compression.encode_body(body, coding)
                 headers.append(("Content-Encoding", coding))
@@ -360,7 +360,10 @@ class ApiDispatcher:
         origin = self.cors_origin(request.headers)
         if origin is None:
             return Reply(403, [], b"")
-        headers = [("Access-Control-Allow-Origin", origin), ("Access-Control-Max-Age", "172800")]
+        # the exposed headers on every answer to a request with an Origin, the preflight too;
+        # Max-Age on the preflight only (issue 44)
+        headers = [("Access-Control-Allow-Origin", origin), ("Access-Control-Expose-Headers", EXPOSED),
+                   ("Access-Control-Max-Age", "172800")]
         if origin != "*":
             headers.append(("Vary", "Origin"))
         asked = request.headers.get("access-control-request-headers")

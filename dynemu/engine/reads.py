@@ -234,7 +234,7 @@ def read_range(db: Namespace, r: RangeRead) -> RangeResult:
         raise errors.validation(errors.MSG_OUTSIDE)
     if after is not None and r.total_segments is not None and not (start <= after < stop):
         raise errors.validation(errors.msg_start_key_wrong_segment(r.total_segments, r.segment))
-    fetch = _index_fetch(r, table, ix) if ix is not None else None
+    fetch, trim = _index_fetch(r, table, ix) if ix is not None else (None, None)
     keep = r.filter.evaluate if r.filter is not None else None
     reverse = r.reverse
     now = db.now()
@@ -249,6 +249,8 @@ def read_range(db: Namespace, r: RangeRead) -> RangeResult:
         table, start, stop, reverse=reverse, limit=r.limit, after=after, keep=keep,
         key_of=ix.key_of if ix is not None else None, fetch=fetch, as_stored=r.as_stored and ix is None and not stale,
     )  # fmt: skip
+    if trim is not None:  # an LSI Query filtered on fetched attributes returns what the index projects
+        page.items = [{k: v for k, v in item.items() if k in trim} for item in page.items]
     if stale and ix is None:  # the replication-lag model, when --eventual-lag-ms is set
         page.items = consistency.stale_items(table, page.items, now)
     elif ix is not None and ix.is_global:  # a GSI shows a write only once the lag has passed
@@ -333,14 +335,17 @@ def _start_key(table: Table, ix: Index | None, esk: Item | None, invalid: str) -
     return key
 
 
-def _index_fetch(r: RangeRead, table: Table, ix: Index) -> Fetch | None:
-    """How an index read gets attributes its projection lacks: an LSI fetches the table
-    item (LSI.md, "Read capacity units"); a GSI refuses them with the service's messages
+def _index_fetch(r: RangeRead, table: Table, ix: Index) -> tuple[Fetch | None, frozenset[str] | None]:
+    """How an index read gets attributes its projection lacks, and the attributes to trim
+    its items to (an LSI Query fetched only for its filter). An LSI fetches the table item
+    (LSI.md, "Read capacity units"); a GSI refuses them with the service's messages
     (dynalite's probes; localstack/localstack#478 and sensedeep/dynamodb-onetable#377 quote
-    the two "does not project" texts)."""
+    the two "does not project" texts). A filter on attributes the index lacks: a GSI Query
+    is refused, an LSI Query fetches them at the fetch's cost, and a Scan evaluates the
+    filter on what the index holds, where they are absent (issue 45)."""
     projected = ix.projected
     if projected is None:
-        return None
+        return None, None
     projection = r.projection
     needs = r.select == "ALL_ATTRIBUTES" or (projection is not None and not projection.top_names <= projected)
     if ix.is_global and needs:
@@ -348,11 +353,14 @@ def _index_fetch(r: RangeRead, table: Table, ix: Index) -> Fetch | None:
             raise errors.invalid_parameter(errors.msg_gsi_select_all(ix.name))
         missing = sorted(projection.top_names - projected)
         raise errors.invalid_parameter(errors.msg_gsi_not_projected(ix.name, missing))
+    trim = None
     if not needs:
-        if r.filter is not None and not r.filter.names <= projected:
+        if r.key_condition is None or r.filter is None or r.filter.names <= projected:
+            return None, None
+        if ix.is_global:
             missing = sorted(r.filter.names - projected)
             raise errors.invalid_parameter(errors.msg_filter_not_projected(ix.name, missing))
-        return None
+        trim = projected
     tid = table.spec.table_id
     hk = table.spec.hash_key.name
     rk = table.spec.range_key.name if table.spec.range_key is not None else None
@@ -360,7 +368,7 @@ def _index_fetch(r: RangeRead, table: Table, ix: Index) -> Fetch | None:
     def fetch(entry: Item) -> tuple[Item | None, int]:
         return table.read(keyspace.item_key(tid, entry[hk], entry[rk] if rk else None))
 
-    return fetch
+    return fetch, trim
 
 
 # --- single items: GetItem, BatchGetItem, TransactGetItems -------------------------------------------

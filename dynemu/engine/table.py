@@ -261,14 +261,18 @@ class Table:
     # --- the write path -----------------------------------------------------------------------
 
     def check(
-        self, key: bytes, condition: Condition | None, *, return_item_on_failure: bool = False
+        self, key: bytes, condition: Condition | None, *, return_item_on_failure: bool = False,
+        before: Callable[[Item | None], None] | None = None,
     ) -> tuple[Item | None, int]:
         """The stored item at ``key`` and its size, once ``condition`` holds for it; else
         ConditionalCheckFailedException, carrying the item when asked
         (ReturnValuesOnConditionCheckFailure ALL_OLD) and it exists. The condition step of
-        ``plan``, and all of a transaction's ConditionCheck."""
+        ``plan``, and all of a transaction's ConditionCheck. ``before`` sees the stored item
+        ahead of the condition (UpdateItem's size charge, ``expressions.update_charge``)."""
         raw = self.store.get(key)
         old, old_size = decode_stored(raw) if raw is not None else (None, 0)
+        if before is not None:
+            before(old)
         if condition is not None and not condition(old):
             raise errors.conditional_check_failed(old if return_item_on_failure and old is not None else None)
         return old, old_size
@@ -282,6 +286,7 @@ class Table:
         *,
         return_item_on_failure: bool = False,
         size: int | None = None,
+        before: Callable[[Item | None], None] | None = None,
     ) -> Mutation:
         """The one plan of an item write: read the old image, check ``condition``, compute
         the new image and its size, apply the 400 KB rule (``values.check_item_size``, to
@@ -292,15 +297,17 @@ class Table:
         something asks for it (``Mutation.old``); ``size`` is ``image``'s size when
         ``values`` already measured it (``validate_item_sized``), else it is measured here.
         With ``update``, ``image`` is the key attributes and the new image is
-        ``update.new_item(old, image)``, sized by ``update.resize``. Raises
+        ``update.new_item(old, image)``, sized by ``update.resize``; ``before`` sees the
+        stored item ahead of the condition (UpdateItem's size charge, which then stands for
+        the 400 KB rule: docs/rules.md, "Item size by surface"). Raises
         ConditionalCheckFailedException (with the old item when asked) or
         ValidationException."""
-        if update is None and condition is None:
+        if update is None and condition is None and before is None:
             raw = self.store.get(key)
             old, old_size = None, _SIZE.unpack_from(raw)[0] if raw is not None else 0
         else:
             raw = None
-            old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure)
+            old, old_size = self.check(key, condition, return_item_on_failure=return_item_on_failure, before=before)
         if update is None:
             new = image
             if new is None:
@@ -312,7 +319,8 @@ class Table:
         else:
             new = update.new_item(old, image)  # type: ignore[arg-type]
             size = 0 if new is None else update.resize(old, old_size, new)
-            values.check_item_size(size, errors.MSG_UPDATE_SIZE)
+            if before is None:  # UpdateItem's charge (``before``) replaces the finished item's measure
+                values.check_item_size(size, errors.MSG_UPDATE_SIZE)
         m = Mutation(self, key, old, old_size, new, size, raw=raw)
         for observer in self.planners:
             observer.on_plan(m)

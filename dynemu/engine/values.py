@@ -312,6 +312,23 @@ def _check_member(t: str, x: Any, level: int) -> Any:
     return _check_set(t, x)
 
 
+def ordered_set(t: str, members: list[str]) -> list[str]:
+    """The members of a set in the order DynamoDB returns them: sorted, as a key of the
+    member's type is ordered (API reference, Query, ScanIndexForward: strings by UTF-8
+    bytes, numbers by value, binaries as unsigned bytes). ``members`` itself when already
+    in order. The one home of the set order (docs/rules.md, "Sets"): every set that enters
+    the engine from a request (``_check_set``, ``measure_map``) or an update's union
+    (``expressions.update.set_union``) passes here, so what is stored, returned and streamed
+    is in order."""
+    if t == "SS":  # code point order is UTF-8 byte order
+        ordered = sorted(members)
+    elif t == "NS":
+        ordered = sorted(members, key=parse_number)
+    else:
+        ordered = sorted(members, key=base64.b64decode)
+    return members if ordered == members else ordered
+
+
 def _check_set(t: str, x: Any) -> list[str]:
     if t == "SS":
         _str_list(x, "String")
@@ -319,7 +336,7 @@ def _check_set(t: str, x: Any) -> list[str]:
             raise errors.invalid_parameter(errors.MSG_EMPTY_SS)
         if len(set(x)) != len(x):
             raise errors.invalid_parameter(errors.msg_set_duplicates(x))
-        return x
+        return ordered_set(t, x)
     if t == "NS":
         _str_list(x, "String")
         if not x:
@@ -327,7 +344,7 @@ def _check_set(t: str, x: Any) -> list[str]:
         normal = [normalize_number(m) for m in x]
         if len(set(normal)) != len(normal):  # "1" and "1.0" are the same number
             raise errors.validation(errors.MSG_NS_DUPLICATES)
-        return x if all(a is b for a, b in zip(normal, x, strict=True)) else normal
+        return ordered_set(t, x if all(a is b for a, b in zip(normal, x, strict=True)) else normal)
     _str_list(x, "Blob")  # BS
     if not x:
         raise errors.invalid_parameter(errors.MSG_EMPTY_BS)
@@ -337,7 +354,7 @@ def _check_set(t: str, x: Any) -> list[str]:
         raise errors.invalid_parameter(
             errors.msg_set_duplicates(x, "BS")
         )  # sic
-    return x
+    return ordered_set(t, x)
 
 
 def _validate(v: Any, level: int) -> Value:
@@ -430,6 +447,9 @@ def measure_map(v: dict[str, Any], type_check: Callable[[Any], Any] | None = Non
                         n = _string_set_size(y)
                         if n >= 0:
                             size += n
+                            ordered = ordered_set(t, y)
+                            if ordered is not y:
+                                out[k] = {"SS": ordered}
                             continue
                     elif t == "NULL" and y is True:
                         size += 1
@@ -550,6 +570,9 @@ def _number_size(s: str) -> int:
     else:  # canonical: no leading or trailing zeros around the point
         d, e = len(s) - 1, dot - 1
     return 1 + (d + 1) // 2 + (1 if d % 2 == 0 and e % 2 == 0 else 0) + neg
+
+
+number_size = _number_size  # the size of an N value's string (memoized)
 
 
 def value_size(v: Value) -> int:

@@ -44,6 +44,7 @@ from dynemu.engine.capacity.admission import throttled_requests
 from dynemu.engine.schema import Item
 from dynemu.engine.table import KEEP_OR_CREATE, Condition, Mutation, Table, stored_size
 from dynemu.engine.tokens import TokenEntry, Tokens
+from dynemu.engine.vectors import billed_sizes as vector_billed_sizes
 from dynemu.engine.vectors import charge as vector_charge
 from dynemu.engine.vectors import write_units_h as vector_write_units_h
 from dynemu.errors import MSG_MULTIPLE_OPERATIONS, MSG_TRANSACTION_TOO_LARGE
@@ -94,6 +95,7 @@ class Write:
     read_size: int = 0  # the stored item's size (ConditionCheck: what it read)
     suffix: bytes = b""  # the key's ``keyspace.hashed_part``, taken once at admission
     partition: int = -1  # the table partition that admitted it
+    charged: bool = False  # UpdateItem: its statement's size charge is checked before the condition
 
     # --- constructors (the PartiQL translator's entry points) ---------------------------
 
@@ -129,8 +131,10 @@ class Write:
             image, update = None, None
         else:
             image, update = self.attrs, (KEEP_OR_CREATE if self.update is None else self.update)
+        before = self.update.check_charge if self.charged and self.update is not None else None
         m = self.table.plan(
-            self.key, image, update, self.condition, return_item_on_failure=self.return_old_on_failure, size=self.size
+            self.key, image, update, self.condition, return_item_on_failure=self.return_old_on_failure, size=self.size,
+            before=before,
         )
         if self.marks:
             m.derived = {**(m.derived or {}), **self.marks}
@@ -327,8 +331,12 @@ def _charge(w: Write, now: float, transactional: bool, ledger: CapacityLedger | 
         write_h = capacity.write_units_h(w.read_size, None, transactional=transactional)
         lsi_h = 0
     else:
-        write_h = capacity.write_units_h(m.old_size, m.new_size, transactional=transactional)
-        lsi_h = 0 if m.derived is None else indexes.lsi_write_units_h(m) + vector_write_units_h(m)
+        if m.derived is None:
+            write_h = capacity.write_units_h(m.old_size, m.new_size, transactional=transactional)
+            lsi_h = 0
+        else:  # vectors are billed at 4 bytes per dimension (engine.vectors.billed_sizes)
+            write_h = capacity.write_units_h(*vector_billed_sizes(m), transactional=transactional)
+            lsi_h = indexes.lsi_write_units_h(m) + vector_write_units_h(m)
     w.table.capacity.charge(w.partition, w.suffix, now, write=(write_h + lsi_h) / 2)
     if ledger is not None:
         cc = ledger.for_table(w.table_name or w.table.name)

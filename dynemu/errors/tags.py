@@ -19,6 +19,13 @@ def msg_invalid_table_arn(arn: str) -> str:
     return f"Invalid TableArn: Invalid ResourceArn provided as input {arn}"
 
 
+def msg_arn_prefix(arn: str) -> str:
+    """A resource ARN that does not start with ``arn:`` (the detail of "One or more parameter
+    values were invalid: ...", as the service answers; ExtendDB/extenddb#227, verified against
+    DynamoDB)."""
+    return f"ARNs must start with 'arn:': {arn}"
+
+
 def msg_resource_arn_not_found(arn: str) -> str:
     return f"Requested resource not found: ResourcArn: {arn} not found"  # sic
 

@@ -19,7 +19,12 @@ MSG_INVALID_SEARCH_COMPARATOR = "Invalid comparator used in SearchConditionExpre
 # sends it for a function the filter reference does not list, a function as an operand, and
 # BETWEEN, IN or a function on the HASH attribute (UNSURE: which cases the service sends it for).
 MSG_INVALID_SEARCH_OPERATOR = "Invalid operator used in SearchConditionExpression"
-MSG_TOP_K_RANGE = "Provided TopK value is out of valid range"
+MSG_TOP_K_RANGE = "Provided TopK value is out of valid range"  # the guide's words, without the value
+
+
+def msg_top_k_range(value: object, maximum: int) -> str:
+    """What the service answers (issue 36 quotes it): the guide's words with the value."""
+    return f"Provided TopK value '{value}' is out of valid range. The value must be between 1 and {maximum} inclusive"
 
 
 def msg_backfilling_vector_index(index: str) -> str:
@@ -96,25 +101,23 @@ def msg_vector_invalid_element(attribute: str, index: str, position: int, actual
     )
 
 
-def msg_search_vector_dimensions(actual: int, index: str, expected: int) -> str:
-    # UNSURE: the rule is SearchVector's ("must match the number of dimensions configured").
-    return (
-        f"SearchVector has {actual} dimensions but vector index {index} has {expected} dimensions"
-    )
+def msg_search_vector_dimensions(actual: int, expected: int) -> str:
+    # the service's words (issue 36 quotes them)
+    return f"Input search vector dimension {actual} does not match vector index dimension {expected}"
 
 
-def msg_search_vector_element(position: int, actual: str) -> str:
-    # UNSURE: each element is "a 32-bit IEEE-754 floating point number" (SearchVectors).
-    return f"SearchVector element [{position}] is {actual}: each element must be a finite N within the 32-bit float range"
+# the service's words (issue 36 quotes them) for a search vector element that is not an N
+# (an L-wrapped vector) or not a 32-bit float
+MSG_SEARCH_VECTOR_INVALID = (
+    "Search vector contains invalid values. All values in the search vector must be a 32-bit floating-point "
+    "number attribute"
+)
 
 
-def msg_search_attribute_not_in_schema(name: str, index: str) -> str:
-    # UNSURE: "The expression can reference attributes defined in the vector index search schema"
-    # (SearchVectors); "only top-level attributes".
-    return (
-        f"Attribute {name} in SearchConditionExpression is not a top-level attribute of the SearchSchema "
-        f"of vector index {index}"
-    )
+def msg_search_attribute_not_in_schema(path: str) -> str:
+    # the service's words (issue 36 quotes them: "... Invalid attribute: tenant", sic); a nested
+    # path is printed as written (``a.b``, ``a[0]``): UNSURE
+    return f"SearchConditionExpression must not contain any attributes that is not in SearchSchema. Invalid attribute: {path}"
 
 
 def msg_search_schema_type(name: str, expected: str, actual: str, index: str) -> str:
@@ -131,3 +134,15 @@ def msg_search_response_too_large(limit: int) -> str:
         f"SearchVectors response size has exceeded the maximum allowed size of {limit // (1024 * 1024)} MB; "
         "use a narrower projection or a smaller TopK"
     )
+
+
+# SearchVectors is served by a newer front end than the other operations, whose request
+# deserialiser answers shape errors in its own words (issue 36 quotes the missing field's):
+def msg_missing_field(name: str, line: int, column: int) -> str:
+    return f"missing field `{name}` at line {line} column {column}"
+
+
+def msg_null_member(expected: str, line: int, column: int) -> str:
+    # UNSURE: the service refuses an explicit null member with a SerializationException
+    # (issue 36); the words are the same deserialiser's for a value of the wrong type.
+    return f"invalid type: null, expected {expected} at line {line} column {column}"

@@ -7,6 +7,7 @@ from typing import Any
 from dynemu import errors
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
 from dynemu.engine.schema import Throughput
+from dynemu.engine.vectors import reported_write_bytes
 
 
 def return_values(body: dict[str, Any], allowed: tuple[str, ...]) -> str:
@@ -73,7 +74,8 @@ def render_consumed(cc: ConsumedCapacity, mode: str) -> dict[str, Any] | None:
         if cc.gsi:
             out["GlobalSecondaryIndexes"] = {n: _arm(r, w, split, r > 0, w > 0) for n, (r, w) in cc.gsi.items()}
         if cc.vector:  # "Monitoring vector index capacity": write operations, under INDEXES
-            out["VectorIndexes"] = {n: {"VectorWriteRequestBytes": float(b)} for n, b in cc.vector.items()}
+            out["VectorIndexes"] = {n: {"VectorWriteRequestBytes": float(reported_write_bytes(b))}
+                                    for n, b in cc.vector.items()}  # fmt: skip
     return out
 
 

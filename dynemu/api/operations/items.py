@@ -9,7 +9,7 @@ from dynemu.api.operations.common import render_consumed, return_values
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context
 from dynemu.engine import reads, values
-from dynemu.engine.expressions import Compiled
+from dynemu.engine.expressions import Compiled, Update
 from dynemu.engine.reads import KeyRead
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Condition, Mutation, Table
@@ -97,6 +97,7 @@ def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     write = Write(
         "Update", table, key, key_attrs, update=update, condition=condition,
         return_old_on_failure=_failure_item(body), table_name=body["TableName"],
+        charged=isinstance(update, Update),  # an UpdateExpression (docs/rules.md, "Item size by surface")
     )  # fmt: skip
     result, m = _execute(ctx, body, write)
     attributes: dict[str, Any] | None = None

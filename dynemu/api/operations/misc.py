@@ -39,7 +39,10 @@ MAX_TAGS = 50  # per resource (developer guide, "Tagging restrictions in DynamoD
 def _check_arn_access(arn: str, operation: str) -> None:
     """An ARN of another service or of another account is refused by authorization, before
     any check of its shape (AccessDeniedException, as the service answers: ExtendDB/extenddb#227,
-    verified against DynamoDB). An ARN not starting "arn:" is the malformed-ARN message."""
+    verified against DynamoDB). An ARN not starting "arn:" is refused first, in its own words
+    (the same source; issue 44)."""
+    if not arn.startswith("arn:"):
+        raise errors.invalid_parameter(errors.msg_arn_prefix(arn))
     parts = arn.split(":", 5)
     if len(parts) < 6 or parts[0] != "arn":
         return

@@ -36,7 +36,7 @@ def _expressions(body: dict[str, Any]) -> Any:
 def search_vectors(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     top_k = body["TopK"]
     if not 1 <= top_k <= MAX_TOP_K:
-        raise errors.validation(errors.MSG_TOP_K_RANGE)
+        raise errors.validation(errors.msg_top_k_range(top_k, MAX_TOP_K))
     compiled = _expressions(body)
     table = ctx.db.get(body["TableName"])
     rcc = body.get("ReturnConsumedCapacity") or "NONE"

@@ -37,6 +37,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dynemu.api import model_cache
+from dynemu.api.validation import front_ends
 from dynemu.api.validation.attribute_values import av_field, av_hash, av_value
 from dynemu.api.validation.overrides import (
     BARE_LENGTH_MESSAGES,
@@ -693,6 +694,7 @@ class RequestValidator:
             if operation not in self.operations:
                 raise unknown_operation()
             check = _compile_operation(self.service, self._model.operation_model(operation))
+            check = front_ends.wrap(self.service, operation, check)  # SearchVectors' own shape checks
             self._validators[operation] = check
         return check
 

@@ -19,7 +19,7 @@ from typing import Any
 from ... import errors
 from ...errors import DynamoError, validation
 from .. import values as V
-from . import ast
+from . import ast, update_charge
 from .evaluate import lookup
 from .project import Projection
 
@@ -45,6 +45,7 @@ def set_element_key(set_type: str, element: str) -> Any:
 
 
 def set_union(set_type: str, current: list[str], added: list[str]) -> list[str]:
+    """The members of both, in the set order (``values.ordered_set``)."""
     seen = {set_element_key(set_type, e) for e in current}
     result = list(current)
     for element in added:
@@ -52,7 +53,7 @@ def set_union(set_type: str, current: list[str], added: list[str]) -> list[str]:
         if key not in seen:
             seen.add(key)
             result.append(element)
-    return result
+    return V.ordered_set(set_type, result)
 
 
 def set_difference(set_type: str, current: list[str], removed: list[str]) -> list[str]:
@@ -138,11 +139,13 @@ class Update:
     ``ValueRef``s read from ``values`` (the request's checked ExpressionAttributeValues).
     """
 
-    __slots__ = ("actions", "values", "top_names", "flat", "_touched")
+    __slots__ = ("actions", "values", "top_names", "flat", "_touched", "_charge")
 
     def __init__(self, actions: tuple[ast.Action, ...], values: dict[str, Value] | None = None,
-                 top_names: frozenset[str] | None = None, flat: bool | None = None) -> None:
+                 top_names: frozenset[str] | None = None, flat: bool | None = None,
+                 charge: update_charge.Plan | None = None) -> None:
         self.actions = actions
+        self._charge = charge  # UpdateItem's size charge, value-independent part (computed when first asked)
         self.values = values
         self.top_names = frozenset(a.path.elements[0] for a in actions) if top_names is None else top_names
         # every path a top-level name: the new item needs no Writer (``_new_flat``)
@@ -158,6 +161,13 @@ class Update:
     @property
     def touched_new(self) -> Projection:
         return self.touched
+
+    def check_charge(self, old: Item | None) -> None:
+        """UpdateItem's 400 KB rule, before its condition: the statement's charge
+        (``update_charge``), not the finished item's size."""
+        if self._charge is None:
+            self._charge = update_charge.plan(self.actions)
+        V.check_item_size(update_charge.charge(self._charge, self.values, old), errors.MSG_UPDATE_SIZE)
 
     def apply(self, item: Item | None, key: Item) -> tuple[Item | None, Projection]:
         return self.new_item(item, key), self.touched
@@ -327,7 +337,7 @@ class UpdateTemplate:
     request's names substituted and its values left as ``ValueRef``s, so each request only
     binds its own values (``bind``)."""
 
-    __slots__ = ("actions", "top_names", "flat")
+    __slots__ = ("actions", "top_names", "flat", "charge")
 
     def __init__(self, expr: ast.UpdateExpr, names: dict[str, str]) -> None:
         self.actions = tuple(
@@ -336,9 +346,10 @@ class UpdateTemplate:
         )
         self.top_names = frozenset(a.path.elements[0] for a in self.actions)
         self.flat = is_flat(self.actions)
+        self.charge = update_charge.plan(self.actions)
 
     def bind(self, values: dict[str, Value]) -> Update:
-        return Update(self.actions, values, self.top_names, self.flat)
+        return Update(self.actions, values, self.top_names, self.flat, self.charge)
 
 
 def _names_path(path: ast.Path, names: dict[str, str]) -> ast.Path:

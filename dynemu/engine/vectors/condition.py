@@ -9,9 +9,11 @@ BETWEEN's bounds) are those of every expression parameter, checked by the expres
 pipeline before this module sees the tree (docs/vectors.md lists dynemu's readings).
 
 The checks here, in this order (dynemu's reading of the page's "Validation order"):
-  1. shape: a comparison (``= <> < <= > >=``) of one attribute and one value; BETWEEN and
-     IN of an attribute and values; the functions attribute_exists, attribute_not_exists
-     and begins_with on an attribute. Another comparison (two attributes, two values):
+  1. shape: an equality (``=``) of one attribute and one value; BETWEEN and IN of an
+     attribute and values; the functions attribute_exists, attribute_not_exists and
+     begins_with on an attribute. Another comparator (``<> < <= > >=``: "Troubleshooting
+     vector indexes", only equality is supported on the vector index partition key and
+     inline filter attributes; issue 36) or another comparison (two attributes, two values):
      ``Invalid comparator used in SearchConditionExpression``; another function, or a
      function as an operand: ``Invalid operator used in SearchConditionExpression``;
   2. attributes: each a top-level SearchSchema attribute;
@@ -59,18 +61,21 @@ def plan(vix: VectorIndex, condition: Any) -> Mask | None:
     paths = [_check_shape(leaf) for leaf in leaves]
     for path in paths:
         if len(path.elements) != 1 or path.elements[0] not in vix.spec.schema_names:
-            raise errors.validation(errors.msg_search_attribute_not_in_schema(ast.path_str(path.elements), vix.name))
+            raise errors.validation(errors.msg_search_attribute_not_in_schema(_path_text(path.elements)))
     if hash_name is not None:
         _check_hash(tree, leaves, paths, hash_name)
     return _mask(tree)
 
 
-def _check_shape(leaf: ast.Node) -> ast.Path:
-    """The attribute a condition reads, once its form is one the page allows."""
+def _check_shape(leaf: ast.Node, check_op: bool = True) -> ast.Path:
+    """The attribute a condition reads, once its form is one the page allows (``check_op``
+    False: any comparator, for the masks, which evaluate every form the engine does)."""
     if isinstance(leaf, ast.Compare):
         left, right = ast.strip_parens(leaf.left), ast.strip_parens(leaf.right)
         if isinstance(left, ast.Func) or isinstance(right, ast.Func):
             raise _invalid(errors.MSG_INVALID_SEARCH_OPERATOR)
+        if leaf.op != "=" and check_op:  # "Troubleshooting vector indexes": only equality
+            raise _invalid(errors.MSG_INVALID_SEARCH_COMPARATOR)
         if isinstance(left, ast.Path) and isinstance(right, ast.Literal):
             return left
         if isinstance(right, ast.Path) and isinstance(left, ast.Literal):
@@ -87,6 +92,14 @@ def _check_shape(leaf: ast.Node) -> ast.Path:
     if not isinstance(operand, ast.Path) or not all(isinstance(ast.strip_parens(b), ast.Literal) for b in bounds):
         raise _invalid(errors.MSG_INVALID_SEARCH_OPERATOR)
     return operand
+
+
+def _path_text(elements: tuple[ast.PathElement, ...]) -> str:
+    """A document path as written: ``a``, ``a.b``, ``a[0]``."""
+    out = ""
+    for e in elements:
+        out += f"[{e}]" if isinstance(e, int) else (f".{e}" if out else str(e))
+    return out
 
 
 def _check_hash(tree: ast.Node, leaves: list[ast.Node], paths: list[ast.Path], hash_name: str) -> None:
@@ -123,7 +136,7 @@ def _mask(node: ast.Node) -> Mask:
     if isinstance(node, ast.Not):
         inner = _mask(node.operand)
         return lambda mx: ~inner(mx)
-    name = _check_shape(node).elements[0]
+    name = _check_shape(node, check_op=False).elements[0]
     assert isinstance(name, str)
     if isinstance(node, ast.Compare) and node.op == "=":
         left = ast.strip_parens(node.left)

@@ -204,7 +204,28 @@ class VectorMaintainer:
             vix.cursor = None
         return vix
 
+    def billed_size(self, item: Item, size: int) -> int:
+        """``item``'s size as a write bills it: a valid vector of an index's attribute at 4
+        bytes per dimension, not by its numbers' text (issue 36: a six-dimension vector is
+        24 bytes, whatever numbers it holds; docs/vectors.md, "Capacity")."""
+        seen: set[str] = set()
+        for vix in self.indexes:
+            s = vix.spec
+            v = item.get(s.attribute)
+            if v is None or s.attribute in seen:
+                continue
+            seen.add(s.attribute)
+            if vix.vector_of(item, False) is not None:
+                size += 4 * s.dimensions - values.value_size(v)
+        return size
+
     def on_plan(self, m: Mutation) -> None:
+        old_b = self.billed_size(m.old, m.old_size) if m.old_size else 0  # type: ignore[arg-type]
+        new_b = self.billed_size(m.new, m.new_size) if m.new is not None else 0
+        if (old_b, new_b) != (m.old_size, m.new_size):
+            if m.derived is None:
+                m.derived = {}
+            m.derived["billed"] = (old_b, new_b)
         key = keyspace.hashed_part(m.key)
         writes: list[VectorWrite] = []
         for vix in self.indexes:

@@ -34,7 +34,7 @@ from dynemu.engine.schema import Item
 from dynemu.engine.table import Table
 from dynemu.engine.vectors import condition, find
 from dynemu.engine.vectors import spec as spec_
-from dynemu.engine.vectors.maintain import VectorIndex, finite_f32
+from dynemu.engine.vectors.maintain import VectorIndex
 from dynemu.storage import keyspace
 
 
@@ -72,13 +72,12 @@ def query_vector(vix: VectorIndex, raw: list[Any]) -> Any:
     """The search vector as float32 (a numpy array)."""
     from dynemu.engine.vectors.matrix import as_query, parse
 
+    numbers = parse(raw)  # the values first: an L-wrapped vector is invalid, whatever its length
+    if numbers is None:
+        raise errors.validation(errors.MSG_SEARCH_VECTOR_INVALID)
     dims = vix.spec.dimensions
     if len(raw) != dims:
-        raise errors.validation(errors.msg_search_vector_dimensions(len(raw), vix.name, dims))
-    numbers = parse(raw)
-    if numbers is None:
-        i, e = next((i, e) for i, e in enumerate(raw) if finite_f32(e) is None)
-        raise errors.validation(errors.msg_search_vector_element(i, next(iter(e), "?") if e else "?"))
+        raise errors.validation(errors.msg_search_vector_dimensions(len(raw), dims))
     return as_query(numbers)
 
 
