@@ -55,6 +55,9 @@ class Namespace:
         self.limits = account_limits  # tables, simultaneous operations, backups, quotas (engine.limits)
         self.control_plane = limits.ControlPlane(account_limits)  # rated control-plane calls
         self.tables: dict[str, Table] = {}
+        # throttle events of the tables (and their GSIs) deleted since start, by reason: a
+        # counter never goes down (the Prometheus view's table="" series)
+        self.deleted_throttles: dict[str, int] = {}
         self.tokens = Tokens(store)  # TransactWriteItems' ClientRequestTokens, in the store (engine.tokens)
         self.streams = streams.StreamCatalog(store)  # every retained stream (engine.streams)
         # Called with every table created after start-up, once it is attached.
@@ -181,6 +184,9 @@ class Namespace:
         table.capacity.drop(batch)
         self.store.write(batch)
         del self.tables[table.spec.name]
+        for state in (table.capacity.state, *table.capacity.index_states.values()):
+            for reason, n in state.throttle_counts.items():
+                self.deleted_throttles[reason] = self.deleted_throttles.get(reason, 0) + n
         indexes.drop_table_data(table)
         vectors.drop_table_data(table)
         prefix = keyspace.items_prefix(table.spec.table_id)
