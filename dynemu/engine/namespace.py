@@ -153,6 +153,7 @@ class Namespace:
         if spec.name in self.tables:
             raise errors.resource_in_use(errors.msg_table_exists(spec.name))
         limits.check_new_table(self.limits, self.tables.values())  # CreateTable and restores
+        limits.check_account_throughput(self.limits, self.tables.values(), spec)
         batch = WriteBatch()
         batch.put(keyspace.meta_counter_key(_TABLE_ID_COUNTER), str(spec.table_id).encode())
         batch.put(keyspace.meta_table_key(spec.name), orjson.dumps(spec.to_record()))

@@ -54,6 +54,12 @@ def throttled_requests(capacities: Iterable[TableCapacity]) -> None:
         cap.state.throttled_requests += 1
 
 
+def _od_caps(spec: Any) -> tuple[float | None, float | None]:
+    """A table's or GSI's OnDemandThroughput maxima (None: no maximum)."""
+    r, w = spec.on_demand_max_read, spec.on_demand_max_write
+    return (r if r and r > 0 else None), (w if w and w > 0 else None)
+
+
 def _partitions_key(table_id: int) -> bytes:
     return keyspace.meta_counter_key(f"partitions/{table_id}")
 
@@ -173,8 +179,8 @@ class TableCapacity:
             on_demand=on_demand,
             rcu=0 if on_demand else spec.throughput.read,
             wcu=0 if on_demand else spec.throughput.write,
-            max_read=spec.on_demand_max_read if spec.on_demand_max_read and spec.on_demand_max_read > 0 else None,
-            max_write=spec.on_demand_max_write if spec.on_demand_max_write and spec.on_demand_max_write > 0 else None,
+            max_read=_od_caps(spec)[0],
+            max_write=_od_caps(spec)[1],
             size_bytes=ix.size_bytes,
         )
         prefix: bytes = ix.prefix
@@ -211,7 +217,7 @@ class TableCapacity:
             if state is None:
                 continue  # made on first use
             if self.spec.billing_mode == "PAY_PER_REQUEST":
-                state.set_on_demand(now)
+                state.set_on_demand(now, *_od_caps(ix.spec))  # the GSI's own OnDemandThroughput
             elif state.prov != [float(ix.spec.throughput.read), float(ix.spec.throughput.write)] or state.on_demand:
                 state.set_provisioned(ix.spec.throughput.read, ix.spec.throughput.write, now)
 
