@@ -15,6 +15,9 @@ The partition ceiling adds a spike allowance (``buckets.CeilingBucket``): 3 s of
 ceiling, saved from capacity left unused, that covers the part of a charge beyond the
 balance, so a large request (a 3 MB transaction) leaves its partitions at zero rather
 than seconds in debt; sustained overload spends the allowance and is held to the ceiling.
+On an on-demand table whose access is spread evenly, the part a partition's own allowance
+cannot cover is taken from its siblings' (``_spread_cover``): random keys crowding a third
+of a burst onto one of four partitions do not leave it refusing (issue 39).
 Every bucket starts full, with its burst allowance: new tables, and partitions made by a
 split or a throughput increase (issue 10). A throttled request debits nothing.
 ``throttling=False`` keeps every bucket, debit and metric but admits everything (balances
