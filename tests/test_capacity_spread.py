@@ -155,3 +155,26 @@ def test_a_hot_partition_does_not_draw_on_its_siblings() -> None:
         assert served <= 3000 + 3000 + 800 + 100
         parts = v.partitions(t)["partitions"]
         assert [p["spike_allowance_seconds"] for p in parts[1:]] == [3.0, 3.0, 3.0]
+
+
+def test_a_refused_5_mb_transaction_charges_nothing() -> None:
+    """The recorded burst holds a 50-item transaction of 5 MB, refused for its size: refused
+    before admission, it consumes no capacity and leaves no debt (one of the candidates for
+    the trigger, ruled out)."""
+    with DynemuServer(clock="virtual", throttling=True) as url:
+        v = Virtual(url)
+        t = v.create("too-large")
+        items = [{"Put": {"TableName": t, "Item": {"pk": {"S": f"w{i}"}, "v": {"S": BLOB}}}} for i in range(50)]
+        try:
+            v.ddb.transact_write_items(TransactItems=items)
+        except ClientError as err:
+            assert err.response["Error"]["Code"] == "ValidationException"
+            assert err.response["Error"]["Message"] == (
+                "Collection size of items exceeded, which can also be caused by the aggregate size of the items in "
+                "the transaction exceeding the 4MB limit"
+            )
+        else:
+            raise AssertionError("a 5 MB transaction was accepted")
+        view = v.partitions(t)
+        assert view["summary"]["consumed_total"] == [0.0, 0.0]
+        assert [p["bucket_write"] for p in view["partitions"]] == [3000.0] * 4
