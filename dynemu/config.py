@@ -67,6 +67,8 @@ class Settings:
     max_tables: int = 2500  # tables per account in a region
     max_table_operations: int = 500  # tables created, updated or deleted at once
     max_backups: int = 0  # on-demand backups per account; 0: no limit, as DynamoDB
+    account_max_read: int = 80000  # provisioned read capacity units per account and region
+    account_max_write: int = 80000  # provisioned write capacity units per account and region
     max_throughput_decreases: int = 4  # provisioned throughput decreases per UTC day, then one an hour
     ttl_change_seconds: float = 3600.0  # seconds between two changes of a table's TTL setting
     control_plane_throttling: bool = False  # documented rates of CreateBackup, ListBackups, ...
@@ -210,6 +212,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--max-backups", type=int, help="on-demand backups per account (default 0: no limit)")
     p.add_argument(
+        "--account-max-read", type=int,
+        help="provisioned read capacity units of all tables and GSIs per account and region (default 80000)",
+    )
+    p.add_argument(
+        "--account-max-write", type=int,
+        help="provisioned write capacity units of all tables and GSIs per account and region (default 80000)",
+    )
+    p.add_argument(
         "--max-throughput-decreases", type=int,
         help="provisioned throughput decreases per UTC day before one an hour (default 4)",
     )
@@ -351,7 +361,7 @@ def check(s: Settings) -> None:
     if s.request_timeout <= 0:
         raise SettingsError(f"{_label('request_timeout')} must be positive, got {s.request_timeout}")
     for name in ("partition_size", "item_collection_limit", "max_tables", "max_table_operations",
-                 "max_throughput_decreases"):
+                 "max_throughput_decreases", "account_max_read", "account_max_write"):
         if getattr(s, name) <= 0:
             raise SettingsError(f"{_label(name)} must be positive, got {getattr(s, name)}")
 

@@ -45,6 +45,7 @@ def make_namespaces(settings: Settings) -> Namespaces:
         account_limits=AccountLimits(
             max_tables=settings.max_tables, max_table_operations=settings.max_table_operations,
             max_backups=settings.max_backups, decreases_per_day=settings.max_throughput_decreases,
+            account_max_read=settings.account_max_read, account_max_write=settings.account_max_write,
             ttl_change_seconds=settings.ttl_change_seconds,
             control_plane_throttling=settings.control_plane_throttling,
             transient_delays=settings.transient_delays,

@@ -278,6 +278,8 @@ def update_table(db: Namespace, table: Table, u: TableUpdate, region: str) -> tu
         changed = True
     elif u.gsi_updates_given and changed:
         raise errors.invalid_parameter(errors.MSG_GSI_UPDATES_EMPTY)
+    # the account's provisioned maxima, before the stream (which changes state when it passes)
+    limits.check_account_throughput(db.limits, db.tables.values(), spec, table.spec)
     if u.stream is not None:
         # Enabling or disabling the stream is the last check that can refuse the request
         # ("Table already has an enabled stream", "Table has no stream to disable").

@@ -12,8 +12,9 @@ minute, counted from the requests themselves (engine/capacity/contributors.py): 
 counts every request (admitted or throttled, each item of a batch as one), "throttled" the
 throttled ones.
 
-Not modelled: CloudWatch itself (no GetInsightRuleReport, no rules in a CloudWatch API), the
-FAILED status, and the state across restarts (it lives with the table's capacity, in memory).
+Not modelled: CloudWatch itself (no GetInsightRuleReport, no rules in a CloudWatch API) and
+the FAILED status. The settings are kept across a restart with the table's capacity record
+(engine/capacity/snapshot.py); the per-key counts are not.
 """
 
 from __future__ import annotations
@@ -87,6 +88,16 @@ def update(contributors: Contributors, action: str, mode: str | None, has_sort: 
     ins.changed_at = now
     contributors.count_requests = ins.enabled and ins.mode == ACCESSED
     return ins
+
+
+def restore(contributors: Contributors, rec: dict[str, Any] | None) -> None:
+    """Put back a setting kept across a restart (``snapshot.insights_record``)."""
+    if not rec:
+        return
+    ins = of(contributors)
+    ins.enabled, ins.mode, ins.changed_at = bool(rec["enabled"]), str(rec["mode"]), float(rec["changed_at"])
+    ins.created_ms, ins.since, ins.rule_kinds = int(rec["created_ms"]), float(rec["since"]), list(rec["rule_kinds"])
+    contributors.count_requests = ins.enabled and ins.mode == ACCESSED
 
 
 def reports(c: Contributors, spec: Any, index: str | None, now: float, n: int = TOP_N) -> list[dict[str, Any]]:

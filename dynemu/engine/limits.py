@@ -10,6 +10,10 @@ quotas in Amazon DynamoDB"; LimitExceededException in the API reference):
 - backups per account: DynamoDB has no such limit (``max_backups`` 0), settable to test one;
 - provisioned throughput decreases: 4 in a UTC day, then one per hour;
 - Time to Live: one change of a table's TTL setting per hour;
+- the account's provisioned throughput per region: 80,000 read and 80,000 write capacity
+  units by default over every provisioned table and GSI (DescribeLimits'
+  AccountMaxRead/WriteCapacityUnits, "Throughput default quotas"); CreateTable, UpdateTable
+  and restores that would reserve more are refused;
 - with ``--control-plane-throttling on``, the documented rates of control-plane calls:
   CreateBackup 50 a second, RestoreTableFromBackup 10, ListBackups 5, DescribeLimits once a
   minute (their API references), beyond which ThrottlingException. Off by default: a test
@@ -126,6 +130,37 @@ def check_index_changes(creates: int, deletes: int, building: bool) -> None:
     built (API_UpdateTable; the service's text)."""
     if creates + deletes > 1 or ((creates or deletes) and building):
         raise errors.limit_exceeded(errors.MSG_ONE_ONLINE_INDEX)
+
+
+def reserved_units(spec: Any) -> tuple[int, int]:
+    """Read and write units a table reserves against the account's maxima: its provisioned
+    throughput and its GSIs' (an on-demand table reserves none)."""
+    if spec.billing_mode == "PAY_PER_REQUEST":
+        return 0, 0
+    read, write = spec.throughput.read, spec.throughput.write
+    for ix in spec.indexes:
+        if ix.is_global:
+            read, write = read + ix.throughput.read, write + ix.throughput.write
+    return read, write
+
+
+def check_account_throughput(limits: AccountLimits, tables: Iterable[_Table], spec: Any, old: Any = None) -> None:
+    """CreateTable (``old`` None), UpdateTable (``old``: the spec it replaces) and restores:
+    the provisioned units of every table and GSI of the account in the region stay within
+    AccountMaxRead/WriteCapacityUnits ("Throughput default quotas": 80,000 each). A request
+    that reserves no more than before is never refused."""
+    new = reserved_units(spec)
+    before = reserved_units(old) if old is not None else (0, 0)
+    reserved = [0, 0]
+    for t in tables:
+        r, w = reserved_units(t.spec)
+        reserved[0], reserved[1] = reserved[0] + r, reserved[1] + w
+    region = spec.arn.split(":")[3]
+    for k, which, limit in ((0, "ReadCapacityUnits", limits.account_max_read),
+                            (1, "WriteCapacityUnits", limits.account_max_write)):  # fmt: skip
+        more = new[k] - before[k]
+        if more > 0 and reserved[k] + more > limit:
+            raise errors.limit_exceeded(errors.msg_account_throughput(which, region, reserved[k], limit, more))
 
 
 def check_backups(limits: AccountLimits, count: int) -> None:

@@ -57,6 +57,9 @@ class Namespace:
         # tables CREATING, UPDATING or DELETING under --transient-delays (engine.transient)
         self.transient = transient.Statuses(account_limits.transient_delays)
         self.tables: dict[str, Table] = {}
+        # throttle events of the tables (and their GSIs) deleted since start, by reason: a
+        # counter never goes down (the Prometheus view's table="" series)
+        self.deleted_throttles: dict[str, int] = {}
         self.tokens = Tokens(store)  # TransactWriteItems' ClientRequestTokens, in the store (engine.tokens)
         self.streams = streams.StreamCatalog(store)  # every retained stream (engine.streams)
         # Called with every table created after start-up, once it is attached.
@@ -163,6 +166,7 @@ class Namespace:
         if spec.name in self.tables:
             raise errors.resource_in_use(errors.msg_table_exists(spec.name))
         limits.check_new_table(self.limits, self.tables.values())  # CreateTable and restores
+        limits.check_account_throughput(self.limits, self.tables.values(), spec)
         batch = WriteBatch()
         batch.put(keyspace.meta_counter_key(_TABLE_ID_COUNTER), str(spec.table_id).encode())
         batch.put(keyspace.meta_table_key(spec.name), orjson.dumps(spec.to_record()))
@@ -194,6 +198,9 @@ class Namespace:
         table.capacity.drop(batch)
         self.store.write(batch)
         del self.tables[table.spec.name]
+        for state in (table.capacity.state, *table.capacity.index_states.values()):
+            for reason, n in state.throttle_counts.items():
+                self.deleted_throttles[reason] = self.deleted_throttles.get(reason, 0) + n
         indexes.drop_table_data(table)
         vectors.drop_table_data(table)
         prefix = keyspace.items_prefix(table.spec.table_id)

@@ -12,6 +12,7 @@ is needed after them; ``enc`` is ``encoding.encode_key_value`` (self-delimiting)
     x/<tid:4><expiry:8, sign-flipped><enc pk><enc sk>   TTL entries, by expiry time
     m/s/<tid:4>, m/x/<tid:4>                        a table's stream and TTL settings
     m/c/item-collections/<tid>/<h(pk)><enc pk>      item collection sizes (tables with an LSI)
+    m/c/partitions/<tid>, m/c/capacity-model/<tid>  a table's partition map, its capacity model's record (JSON)
     r/t/<token utf-8>                               a TransactWriteItems ClientRequestToken's record
     r/x/<expiry us:8, sign-flipped><token utf-8>    the same tokens, by expiry time (pruning)
 

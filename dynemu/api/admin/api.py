@@ -177,7 +177,10 @@ class Admin:
                     add(f'dynemu_consumed_capacity_units_total{{{labels},operation="write"}} {state.consumed_total[1]}')
                     for reason, n in sorted(state.throttle_counts.items()):
                         throttle_lines.append(f'dynemu_throttled_requests_total{{{labels},reason="{reason}"}} {n}')
-        add("# HELP dynemu_throttled_requests_total Requests refused by the capacity model, by reason.")
+            for reason, n in sorted(db.deleted_throttles.items()):  # tables deleted since start
+                labels = f'namespace="{ns_name}",table="",index=""'
+                throttle_lines.append(f'dynemu_throttled_requests_total{{{labels},reason="{reason}"}} {n}')
+        add("# HELP dynemu_throttled_requests_total Throttle events of the capacity model, by reason (table=\"\": tables since deleted).")
         add("# TYPE dynemu_throttled_requests_total counter")
         lines.extend(throttle_lines)
         lines.extend(partition_gauges(self.namespaces))  # allocated capacity, bucket balances

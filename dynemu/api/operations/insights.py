@@ -57,6 +57,7 @@ def update_contributor_insights(ctx: Context, body: dict[str, Any]) -> dict[str,
         state.contributors, body["ContributorInsightsAction"], body.get("ContributorInsightsMode"),
         _has_sort(table, index), now,
     )  # fmt: skip
+    table.capacity.save_model()  # the setting is kept across a restart
     out: dict[str, Any] = {"TableName": table.name, "ContributorInsightsStatus": ins.status(now)}
     if index is not None:
         out["IndexName"] = index
@@ -67,7 +68,10 @@ def update_contributor_insights(ctx: Context, body: dict[str, Any]) -> dict[str,
 
 def _describe(table: Table, index: str | None, now: float) -> dict[str, Any]:
     state = _state(table, index, now, make=False)
-    ins = state.contributors.insights if state is not None else None
+    if state is not None:
+        ins = state.contributors.insights
+    else:  # a GSI not used since start: the setting the previous run kept
+        ins = table.capacity.index_insights(index) if index is not None else None
     out: dict[str, Any] = {"TableName": table.name}
     if index is not None:
         out["IndexName"] = index

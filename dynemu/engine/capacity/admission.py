@@ -11,8 +11,9 @@ key range read from storage, and the changed partition map is written with the t
 commit (or at close). Each GSI's partitions are kept the same way from the entry changes the
 index maintainer derived (``m.derived["indexes"]``): exact entry counts and sizes (an
 entry's size is its projection's DynamoDB size, as IndexSizeBytes counts it), and splits for
-size. A GSI's map is not persisted: it is made on first use, its partitions measured from
-storage then.
+size. What the model keeps across a restart (its balances, each GSI's partition map, the
+Contributor Insights settings) is one record per table (``snapshot``): a GSI's map is made
+from it on the GSI's first use after a start, its partitions measured from storage then.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from dynemu.engine.capacity import snapshot
 from dynemu.engine.capacity.partitions import PartitionMap
 from dynemu.engine.capacity.throughput import CapacityConfig, ThrottleDecision, ThroughputState
 from dynemu.engine.schema import TableSpec
@@ -54,15 +56,29 @@ def throttled_requests(capacities: Iterable[TableCapacity]) -> None:
         cap.state.throttled_requests += 1
 
 
+def _od_caps(spec: Any) -> tuple[float | None, float | None]:
+    """A table's or GSI's OnDemandThroughput maxima (None: no maximum)."""
+    r, w = spec.on_demand_max_read, spec.on_demand_max_write
+    return (r if r and r > 0 else None), (w if w and w > 0 else None)
+
+
 def _partitions_key(table_id: int) -> bytes:
     return keyspace.meta_counter_key(f"partitions/{table_id}")
+
+
+def _model_key(table_id: int) -> bytes:
+    return keyspace.meta_counter_key(f"capacity-model/{table_id}")
+
+
+def _map_rows(rows: list[Any]) -> list[tuple[bytes, int, int]]:
+    return [(bytes.fromhex(s), size, count) for s, size, count in rows]
 
 
 class TableCapacity:
     """The throughput state of one table and the glue to its read and write paths."""
 
     __slots__ = ("spec", "cfg", "store", "state", "index_states", "_saved_version", "_meta_key", "_batch",
-                 "_staged", "_staged_gsi", "_saving", "_now")
+                 "_staged", "_staged_gsi", "_saving", "_now", "_model", "_next_save")
 
     def __init__(self, spec: TableSpec, cfg: CapacityConfig, store: Store, now: float, size_bytes: int) -> None:
         self.spec = spec
@@ -75,8 +91,7 @@ class TableCapacity:
         raw = store.get(self._meta_key)
         pmap = None
         if raw is not None:
-            rows = [(bytes.fromhex(s), size, count) for s, size, count in orjson.loads(raw)]
-            pmap = PartitionMap.from_snapshot(rows, partition_size=cfg.partition_size)
+            pmap = PartitionMap.from_snapshot(_map_rows(orjson.loads(raw)), partition_size=cfg.partition_size)
         on_demand = spec.billing_mode == "PAY_PER_REQUEST"
         self.state = ThroughputState(
             cfg,
@@ -109,6 +124,14 @@ class TableCapacity:
         self._staged_gsi: list[tuple[ThroughputState, bytes, int, int]] = []
         self._saving = -1
         self._now = 0.0
+        # the model's record of the previous run (``snapshot``): the table's state now, each
+        # GSI's when the GSI is first used
+        raw = store.get(_model_key(spec.table_id))
+        self._model: dict[str, Any] = orjson.loads(raw) if raw is not None else {}
+        if "state" in self._model:
+            snapshot.restore_state(self.state, self._model["state"])
+        snapshot.restore_insights(self.state.contributors, self._model.get("insights"))
+        self._next_save = now + snapshot.SAVE_EVERY
 
     # --- the request path -------------------------------------------------------------------
 
@@ -163,8 +186,15 @@ class TableCapacity:
         return state
 
     def _new_index_state(self, ix: Any, now: float) -> ThroughputState:
+        """A GSI's state on its first use since start: its partition map and balances from
+        the previous run's record when there is one, its partitions' sizes measured from
+        storage."""
         spec = ix.spec
         on_demand = self.spec.billing_mode == "PAY_PER_REQUEST"
+        saved = self._model.get("indexes", {}).get(ix.name)
+        pmap = None
+        if saved is not None:
+            pmap = PartitionMap.from_snapshot(_map_rows(saved["map"]), partition_size=self.cfg.partition_size)
         state = ThroughputState(
             self.cfg,
             arn=f"{self.spec.arn}/index/{ix.name}",
@@ -173,9 +203,10 @@ class TableCapacity:
             on_demand=on_demand,
             rcu=0 if on_demand else spec.throughput.read,
             wcu=0 if on_demand else spec.throughput.write,
-            max_read=spec.on_demand_max_read if spec.on_demand_max_read and spec.on_demand_max_read > 0 else None,
-            max_write=spec.on_demand_max_write if spec.on_demand_max_write and spec.on_demand_max_write > 0 else None,
+            max_read=_od_caps(spec)[0],
+            max_write=_od_caps(spec)[1],
             size_bytes=ix.size_bytes,
+            pmap=pmap,
         )
         prefix: bytes = ix.prefix
         pmap = state.pmap
@@ -183,6 +214,9 @@ class TableCapacity:
         if ix.item_count or ix.size_bytes:  # the entries it holds already, partition by partition
             for i, part in enumerate(pmap.parts):
                 part.size_bytes, part.item_count = pmap.measure(*pmap.bounds(i))
+        if saved is not None:
+            snapshot.restore_state(state, saved["state"])
+            snapshot.restore_insights(state.contributors, saved.get("insights"))
         return state
 
     def index_entries_written(self, name: str, changes: list[tuple[bytes, int, int]]) -> None:
@@ -200,18 +234,36 @@ class TableCapacity:
         for p in sorted(full, reverse=True):
             self._split_for_size(state, p, max(self._now, state.created))  # the latest time seen
 
+    def index_insights(self, name: str) -> Any:
+        """The Contributor Insights setting of GSI ``name``: its state's, or for a GSI not yet
+        used since start the one the previous run kept (None: never set)."""
+        state = self.index_states.get(name)
+        if state is not None:
+            return state.contributors.insights
+        rec = self._model.get("indexes", {}).get(name, {}).get("insights")
+        if not rec:
+            return None
+        from dynemu.engine.capacity.contributors import Contributors
+
+        holder = Contributors(0.0)
+        snapshot.restore_insights(holder, rec)
+        return holder.insights
+
     def sync_indexes(self, indexes: list[Any], now: float) -> None:
         """Follow the table's GSIs after UpdateTable: new ones, deleted ones, new throughput."""
         live = {ix.name: ix for ix in indexes if ix.is_global}
         for name in list(self.index_states):
             if name not in live:
                 del self.index_states[name]
+        for name in list(self._model.get("indexes", ())):
+            if name not in live:
+                del self._model["indexes"][name]
         for name, ix in live.items():
             state = self.index_states.get(name)
             if state is None:
                 continue  # made on first use
             if self.spec.billing_mode == "PAY_PER_REQUEST":
-                state.set_on_demand(now)
+                state.set_on_demand(now, *_od_caps(ix.spec))  # the GSI's own OnDemandThroughput
             elif state.prov != [float(ix.spec.throughput.read), float(ix.spec.throughput.write)] or state.on_demand:
                 state.set_provisioned(ix.spec.throughput.read, ix.spec.throughput.write, now)
 
@@ -233,8 +285,33 @@ class TableCapacity:
 
     def persist(self, batch: WriteBatch) -> None:
         """Save the partition map with its current exact sizes (at a clean close, so that the
-        next start finds them matching the table's counters and measures nothing)."""
+        next start finds them matching the table's counters and measures nothing), and the
+        model's record (``snapshot``)."""
         self._put_map(batch)
+        self._put_model(batch)
+
+    def save_model(self) -> None:
+        """Write the model's record now (a Contributor Insights setting changed)."""
+        batch = WriteBatch()
+        self._put_model(batch)
+        self.store.write(batch)
+
+    def _put_model(self, batch: WriteBatch) -> None:
+        """The model's record: the table's state and settings, and each GSI's -- those used
+        since start as they are now, the others as the previous run left them."""
+        indexes = dict(self._model.get("indexes", {}))
+        for name, st in self.index_states.items():
+            indexes[name] = {
+                "map": [(s.hex(), size, count) for s, size, count in st.pmap.snapshot()],
+                "state": snapshot.state_record(st),
+                "insights": snapshot.insights_record(st.contributors.insights),
+            }
+        self._model = {
+            "state": snapshot.state_record(self.state),
+            "insights": snapshot.insights_record(self.state.contributors.insights),
+            "indexes": indexes,
+        }
+        batch.put(_model_key(self.spec.table_id), orjson.dumps(self._model))
 
     def persist_if_changed(self, batch: WriteBatch) -> int:
         """Put the partition map in ``batch`` when it changed since it was last written;
@@ -255,6 +332,7 @@ class TableCapacity:
 
     def drop(self, batch: WriteBatch) -> None:
         batch.delete(self._meta_key)
+        batch.delete(_model_key(self.spec.table_id))
 
     # --- write observer: partition sizes and splits ------------------------------------------------
 
@@ -274,6 +352,9 @@ class TableCapacity:
                 self._put_map(batch)
             else:
                 self._saving = -1
+            if now >= self._next_save:  # the model's record, at most once a clock second
+                self._next_save = now + snapshot.SAVE_EVERY
+                self._put_model(batch)
         self._staged.append(
             (state.pmap.find(keyspace.hashed_part(m.key)), m.new_size - m.old_size, (m.new is not None) - m.existed)
         )

@@ -129,6 +129,16 @@ class RateRing:
             self.vals[i] = 0.0
         self.vals[i] += units
 
+    def recent(self, now: float) -> float:
+        """Units of the current second and the one before it (a burst under way)."""
+        s = int(now)
+        total = 0.0
+        for t in (s, s - 1):
+            i = t % self.size
+            if self.secs[i] == t:
+                total += self.vals[i]
+        return total
+
     def completed(self, now: float, since: int) -> Iterable[tuple[int, float]]:
         """``(second, units)`` of whole seconds in ``[since, now)`` still held."""
         s = int(now)

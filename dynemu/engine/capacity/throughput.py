@@ -15,6 +15,9 @@ The partition ceiling adds a spike allowance (``buckets.CeilingBucket``): 3 s of
 ceiling, saved from capacity left unused, that covers the part of a charge beyond the
 balance, so a large request (a 3 MB transaction) leaves its partitions at zero rather
 than seconds in debt; sustained overload spends the allowance and is held to the ceiling.
+On an on-demand table whose access is spread evenly, the part a partition's own allowance
+cannot cover is taken from its siblings' (``_spread_cover``): random keys crowding a third
+of a burst onto one of four partitions do not leave it refusing (issue 39).
 Every bucket starts full, with its burst allowance: new tables, and partitions made by a
 split or a throughput increase (issue 10). A throttled request debits nothing.
 ``throttling=False`` keeps every bucket, debit and metric but admits everything (balances
@@ -343,12 +346,50 @@ class ThroughputState:
     def _debit_kind(self, buckets: PartitionBuckets, k: int, units: float, now: float) -> None:
         clamp = not self.cfg.throttling
         self.table_buckets[k].take(units, now, clamp)
-        buckets.ceil.take(units * self._weight[k], now, clamp)
+        ceil = buckets.ceil
+        ceil.take(units * self._weight[k], now, clamp)
         if self._uses_share:
             buckets.share[k].take(units, now, clamp)
         buckets.consumed[k].add(now, units)
         self.consumed[k].add(now, units)
         self.consumed_total[k] += units
+        if ceil.tokens < 0.0 and self.on_demand:
+            self._spread_cover(buckets, now)
+
+    def _spread(self, buckets: PartitionBuckets, now: float) -> bool:
+        """On-demand access spread evenly over the table: this partition carried at most
+        twice its even share of the table's consumption of this second and the one before."""
+        if not self.on_demand or len(self.pmap.parts) < 2:
+            return False
+        w = self._weight
+        mine = buckets.consumed[READ].recent(now) * w[READ] + buckets.consumed[WRITE].recent(now) * w[WRITE]
+        table = self.consumed[READ].recent(now) * w[READ] + self.consumed[WRITE].recent(now) * w[WRITE]
+        return mine * len(self.pmap.parts) <= 2.0 * table
+
+    def _spread_cover(self, buckets: PartitionBuckets, now: float) -> None:
+        """On-demand: while the table's access is spread evenly (``_spread``), the debt a
+        charge left on a partition whose balance and own spike allowance were spent is
+        covered by the spike allowances of the table's other partitions ("The overall table
+        won't be throttled if the table access is distributed evenly across partitions and
+        the table doesn't exceed twice its previous peak traffic",
+        pre-warming-on-demand-capacity-mode.html; docs/capacity.md, "Token buckets"). Keys
+        spread at random over four partitions never land evenly: one partition takes a third
+        of a burst that its siblings' unused allowances cover. A hot key is not spread (it
+        alone loads its partition) and keeps only its own allowance."""
+        if not self._spread(buckets, now):
+            return
+        ceil = buckets.ceil
+        for part in self.pmap.parts:
+            other = part.buckets.ceil
+            if other is ceil:
+                continue
+            other.level(now)  # its allowance refills from what it left unused
+            take = min(other.spare, -ceil.tokens)
+            if take > 0.0:
+                other.spare -= take
+                ceil.tokens += take
+                if ceil.tokens >= 0.0:
+                    return
 
     def record_throttle(self, d: ThrottleDecision, now: float, key: bytes | None = None) -> None:
         part = self.pmap.parts[d.partition]
