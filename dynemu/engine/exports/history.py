@@ -19,7 +19,7 @@ from dynemu.engine import pitr
 from dynemu.engine.exports import codecs
 from dynemu.engine.schema import TableSpec
 from dynemu.engine.table import decode_stored, stored_size
-from dynemu.storage import backup_keys
+from dynemu.storage import backup_keys, keyspace
 from dynemu.storage.base import Reader
 
 
@@ -70,3 +70,15 @@ def change_lines(store: Reader, spec: TableSpec, start: float, end: float, view:
         keys = {n: image[n] for n in names if n in image}
         yield line(micros, keys, new, old if view == "NEW_AND_OLD_IMAGES" else None), size
 
+
+
+def table_lines(store: Reader, table_id: int, fmt: str) -> Iterator[tuple[bytes, int]]:
+    """(line, item size) of every item of a table as it is now (``dynemu export``, which needs
+    no point-in-time recovery: the server is not running)."""
+    prefix = keyspace.items_prefix(table_id)
+    for _, raw in store.iterate(prefix, keyspace.prefix_end(prefix)):
+        if fmt == "ION":
+            item, size = decode_stored(raw)
+            yield codecs.ion_item_line(item), size
+        else:
+            yield codecs.json_item_line(memoryview(raw)[4:]), stored_size(raw)

@@ -21,7 +21,7 @@ import gzip
 import hashlib
 import io
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -172,14 +172,13 @@ def guess_compression(stream: Any, name: str) -> str:
     return "NONE"
 
 
-def local_source(path: str) -> tuple[Callable[[str], IO[bytes]], list[str]]:
-    """``dynemu import PATH``: (opener, data files) of a file, an export's folder (the one
-    holding ``manifest-summary.json``, or any folder above one export's) or a folder of files."""
+def local_files(path: str) -> list[str]:
+    """``dynemu import PATH``: the data files of a file, an export's folder (the one holding
+    its manifests, or any folder above one export's) or a folder of data files."""
     from dynemu.storage.objects import LocalObjects
 
     if os.path.isfile(path):
-        return (lambda p: open(p, "rb")), [path]
-    objects = LocalObjects(os.path.dirname(os.path.abspath(path)))
-    bucket = os.path.basename(os.path.abspath(path))
-    keys = data_keys(objects, bucket, "")
-    return (lambda k: objects.open(bucket, k)), [k for k in keys if not k.endswith(".part")]
+        return [path]
+    full = os.path.abspath(path)
+    keys = data_keys(LocalObjects(os.path.dirname(full)), os.path.basename(full), "")
+    return [os.path.join(path, *k.split("/")) for k in keys]
