@@ -99,6 +99,31 @@ class DynemuServer:
 
         asyncio.run_coroutine_threadsafe(clear(), self._loop).result(60)
 
+    def seed(self, definition: dict[str, Any] | str, data: str | None = None, *, region: str = "us-east-1",
+             fmt: str | None = None) -> int:
+        """Create a table and fill it from files before tests, as ``dynemu import`` does:
+        ``definition`` is CreateTable's input or describe-table's output (a dict, or the path of
+        its JSON file), ``data`` an export's folder, a ``.jsonl``/``.json.gz``/``.ion``/``.csv``
+        file or None. A bad line raises ``seeding.SeedError`` naming file, line and field, and
+        no table is left. Returns the number of items imported."""
+        from dynemu import seeding
+
+        if self._loop is None:
+            raise RuntimeError("DynemuServer is not running")
+        body = seeding.read_definition(definition) if isinstance(definition, str) else seeding.create_input(
+            definition, "definition")
+        source = seeding.file_source(data, fmt or seeding.guess_format(data)) if data is not None else None
+
+        def stop(e: Any) -> None:
+            raise seeding.SeedError(str(e))
+
+        async def load() -> int:  # on the server's loop, between two requests
+            db = self.app.namespaces.get(region, "")
+            _, counts = seeding.seed(seeding.context(db, self.settings, region), body, source, stop)
+            return counts.imported
+
+        return asyncio.run_coroutine_threadsafe(load(), self._loop).result(600)
+
     @property
     def running(self) -> bool:
         return self._thread is not None

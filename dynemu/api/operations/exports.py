@@ -115,7 +115,7 @@ def describe_export(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 
 def _page(found: list[dict[str, Any]], token: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:
     """A page of jobs, oldest first; NextToken is the ARN of the page's last one."""
-    found.sort(key=lambda r: (r["started"], r["arn"]))
+    found.sort(key=lambda r: r["seq"])
     if token is not None:
         at = next((i for i, r in enumerate(found) if r["arn"] == token), None)
         found = found[at + 1 :] if at is not None else []

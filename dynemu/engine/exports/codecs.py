@@ -25,6 +25,7 @@ from typing import Any
 import orjson
 
 from dynemu.engine import values
+from dynemu.errors import DynamoError
 
 Item = dict[str, Any]
 Record = tuple[Item | None, Item | None]
@@ -101,8 +102,11 @@ def _ion_name(name: str) -> str:
 
 def _ion_decimal(n: str) -> str:
     """DynamoDB's number as an Ion decimal (``103.``, ``6d2``, ``15d-1``)."""
-    sign, digits, exp = Decimal(n).normalize().as_tuple()
-    coef = ("-" if sign else "") + "".join(map(str, digits))
+    sign, digits, exp = Decimal(n).as_tuple()  # no normalize(): its context rounds to 28 digits
+    text = "".join(map(str, digits))
+    stripped = text.rstrip("0") or "0"
+    exp = int(exp) + len(text) - len(stripped) if stripped != "0" else 0
+    coef = ("-" if sign else "") + stripped
     return coef + "." if exp == 0 else f"{coef}d{exp}"
 
 
@@ -198,6 +202,8 @@ def read_ion(line: bytes) -> Record:
                   for k, v in value.items()}  # fmt: skip
     except AttributeError:
         raise RecordError("Item must be a struct of attribute values", "Item") from None
+    except DynamoError as e:  # a number beyond DynamoDB's range
+        raise RecordError(e.message, "Item") from None
     return _record(record)
 
 

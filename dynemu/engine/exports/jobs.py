@@ -50,6 +50,8 @@ def job_arn(table_arn: str, kind: str, now: float) -> str:
 
 
 def save(store: Store, kind: str, record: dict[str, Any]) -> None:
+    if "seq" not in record:  # the order of creation, for the lists (one clock tick holds many)
+        record["seq"] = sum(1 for _ in all_jobs(store, kind)) + 1
     batch = WriteBatch()
     batch.put(backup_keys.job_key(_PREFIX[kind], record["arn"]), orjson.dumps(record))
     store.write(batch)
