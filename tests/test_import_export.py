@@ -10,7 +10,6 @@ import gzip
 import hashlib
 import itertools
 import json
-import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,6 +20,7 @@ from botocore.config import Config
 from dynemu import errors
 from dynemu.api.admin.app import NAMESPACES
 from dynemu.engine.exports import codecs, layout
+from dynemu.storage.objects import LocalObjects, S3Objects
 from dynemu.testing import DynemuServer
 from tests.conftest import make_client
 
@@ -44,9 +44,12 @@ EVERY_TYPE = {
 
 
 class Server:
-    def __init__(self, s3: str) -> None:
+    """A server on a virtual clock whose "S3" is a folder, or moto's S3 server (``s3_url``)."""
+
+    def __init__(self, s3: str, s3_url: str | None = None) -> None:
         self.s3 = s3
-        self.server = DynemuServer(clock="virtual", s3_dir=s3, import_export_seconds=30)
+        where = {"s3_endpoint": s3_url} if s3_url else {"s3_dir": s3}
+        self.server = DynemuServer(clock="virtual", import_export_seconds=30, **where)
         self.url = self.server.start()
         self.client = make_client(self.url)
         self.raw = boto3.client(
@@ -54,6 +57,18 @@ class Server:
             aws_secret_access_key="secret", config=Config(parameter_validation=False, retries={"total_max_attempts": 1}),
         )  # fmt: skip
         self.clock = self.server.app[NAMESPACES].clock
+        self.objects: Any = S3Objects(s3_url) if s3_url else LocalObjects(s3)
+        self.s3_client = self.objects.client if s3_url else None
+        self.put("exports", "_keep", b"")  # the bucket exports go to
+
+    def put(self, bucket: str, key: str, data: bytes) -> None:
+        if self.s3_client is not None and not self.objects.bucket_exists(bucket):
+            self.s3_client.create_bucket(Bucket=bucket)
+        self.objects.put(bucket, key, data)
+
+    def get(self, bucket: str, key: str) -> bytes:
+        with self.objects.open(bucket, key) as f:
+            return f.read()  # type: ignore[no-any-return]
 
     def table(self, pitr: bool = True, **extra: Any) -> tuple[str, str]:
         name = f"io-{next(_names)}"
@@ -71,13 +86,25 @@ class Server:
         return sorted((i for p in pages for i in p["Items"]), key=lambda i: i["pk"]["S"])
 
 
-@pytest.fixture(scope="module")
-def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    s = Server(str(tmp_path_factory.mktemp("s3")))
+@pytest.fixture(scope="module", params=["folder", "s3-endpoint"])
+def srv(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """Every test runs twice: "S3" as --s3-dir, and as --s3-endpoint on moto's S3 server."""
+    moto = None
+    url = None
+    if request.param == "s3-endpoint":
+        from moto.server import ThreadedMotoServer
+
+        moto = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        moto.start()
+        host, port = moto.get_host_and_port()
+        url = f"http://{host}:{port}"
+    s = Server(str(tmp_path_factory.mktemp("s3")), url)
     try:
         yield s
     finally:
         s.server.stop()
+        if moto is not None:
+            moto.stop()
 
 
 def _put(srv: Server, name: str, n: int, tag: str = "v1") -> None:
@@ -121,11 +148,10 @@ def test_full_export_files_follow_the_documented_layout(srv: Server) -> None:
     d = _export(srv, arn, S3Prefix="nightly")
     export_id = d["ExportArn"].rpartition("/")[2]
     assert d["ExportArn"] == f"{arn}/export/{export_id}" and len(export_id) == 23 and export_id[14] == "-"
-    base = os.path.join(srv.s3, "exports", "nightly", "AWSDynamoDB", export_id)
-    assert d["ExportManifest"] == f"nightly/AWSDynamoDB/{export_id}/manifest-summary.json"
-    assert os.path.getsize(os.path.join(base, "_started")) == 0
-    with open(os.path.join(base, "manifest-summary.json"), "rb") as f:
-        raw_summary = f.read()
+    base = f"nightly/AWSDynamoDB/{export_id}"
+    assert d["ExportManifest"] == f"{base}/manifest-summary.json"
+    assert srv.get("exports", f"{base}/_started") == b""
+    raw_summary = srv.get("exports", f"{base}/manifest-summary.json")
     summary = json.loads(raw_summary)
     assert set(summary) == {"version", "exportArn", "startTime", "endTime", "tableArn", "tableId", "exportTime",
                             "s3Bucket", "s3Prefix", "s3SseAlgorithm", "s3SseKmsKeyId", "manifestFilesS3Key",
@@ -136,16 +162,13 @@ def test_full_export_files_follow_the_documented_layout(srv: Server) -> None:
     assert summary["itemCount"] == 5 == d["ItemCount"] and summary["outputFormat"] == "DYNAMODB_JSON"
     assert summary["billedSizeBytes"] == d["BilledSizeBytes"] > 0
     assert summary["startTime"].endswith("Z") and len(summary["startTime"]) == len("2020-11-04T07:28:34.028Z")
-    assert summary["manifestFilesS3Key"] == f"nightly/AWSDynamoDB/{export_id}/manifest-files.json"
-    with open(os.path.join(base, "manifest-summary.md5"), "rb") as f:
-        assert f.read().decode() == hashlib.md5(raw_summary).hexdigest()
-    with open(os.path.join(srv.s3, "exports", summary["manifestFilesS3Key"]), "rb") as f:
-        files = [json.loads(line) for line in f.read().splitlines()]
+    assert summary["manifestFilesS3Key"] == f"{base}/manifest-files.json"
+    assert srv.get("exports", f"{base}/manifest-summary.md5").decode() == hashlib.md5(raw_summary).hexdigest()
+    files = [json.loads(line) for line in srv.get("exports", summary["manifestFilesS3Key"]).splitlines()]
     assert len(files) == 1 and set(files[0]) == {"itemCount", "md5Checksum", "etag", "dataFileS3Key"}
     data_key = files[0]["dataFileS3Key"]
-    assert data_key.startswith(f"nightly/AWSDynamoDB/{export_id}/data/") and data_key.endswith(".json.gz")
-    with open(os.path.join(srv.s3, "exports", data_key), "rb") as f:
-        blob = f.read()
+    assert data_key.startswith(f"{base}/data/") and data_key.endswith(".json.gz")
+    blob = srv.get("exports", data_key)
     assert files[0]["md5Checksum"] == base64.b64encode(hashlib.md5(blob).digest()).decode()
     assert files[0]["etag"] == hashlib.md5(blob).hexdigest() and files[0]["itemCount"] == 5
     lines = [json.loads(line) for line in gzip.decompress(blob).splitlines()]
@@ -265,18 +288,10 @@ def test_incremental_export_applied_on_the_full_one_is_the_later_table(srv: Serv
 
 
 def _lines(srv: Server, d: dict[str, Any]) -> list[dict[str, Any]]:
-    keys = layout.data_keys(layout_objects(srv), "exports", _base(d) + "/")
     out = []
-    for k in keys:
-        with open(os.path.join(srv.s3, "exports", k), "rb") as f:
-            out.extend(json.loads(line) for line in gzip.decompress(f.read()).splitlines())
+    for k in layout.data_keys(srv.objects, "exports", _base(d) + "/"):
+        out.extend(json.loads(line) for line in gzip.decompress(srv.get("exports", k)).splitlines())
     return out
-
-
-def layout_objects(srv: Server) -> Any:
-    from dynemu.storage.objects import LocalObjects
-
-    return LocalObjects(srv.s3)
 
 
 def test_incremental_export_errors(srv: Server) -> None:
@@ -327,21 +342,18 @@ def _wire(item: dict[str, Any]) -> dict[str, Any]:
 
 def test_hand_written_export_in_aws_layout_imports_exactly(srv: Server) -> None:
     """An export as AWS writes it (made by hand): every attribute type, numbers at the limits."""
-    base = os.path.join(srv.s3, "handmade", "AWSDynamoDB", "01693910000000-a1b2c3d4")
-    os.makedirs(os.path.join(base, "data"))
+    base = "AWSDynamoDB/01693910000000-a1b2c3d4"
     lines = (json.dumps({"Item": EVERY_TYPE}) + "\n" + json.dumps({"Item": {"pk": {"S": "second"}}}) + "\n").encode()
     blob = gzip.compress(lines)
-    data_key = "AWSDynamoDB/01693910000000-a1b2c3d4/data/bafybeiczss3yxay3o4abnabbb.json.gz"
-    with open(os.path.join(srv.s3, "handmade", data_key), "wb") as f:
-        f.write(blob)
+    data_key = f"{base}/data/bafybeiczss3yxay3o4abnabbb.json.gz"
+    srv.put("handmade", data_key, blob)
     manifest = {"itemCount": 2, "md5Checksum": base64.b64encode(hashlib.md5(blob).digest()).decode(),
                 "etag": hashlib.md5(blob).hexdigest(), "dataFileS3Key": data_key}
-    with open(os.path.join(base, "manifest-files.json"), "w") as f:
-        f.write(json.dumps(manifest) + "\n")
-    with open(os.path.join(base, "manifest-summary.json"), "w") as f:
-        json.dump({"version": "2020-06-30", "itemCount": 2, "outputFormat": "DYNAMODB_JSON",
-                   "manifestFilesS3Key": "AWSDynamoDB/01693910000000-a1b2c3d4/manifest-files.json"}, f)
-    open(os.path.join(base, "_started"), "w").close()
+    srv.put("handmade", f"{base}/manifest-files.json", (json.dumps(manifest) + "\n").encode())
+    srv.put("handmade", f"{base}/manifest-summary.json", json.dumps({
+        "version": "2020-06-30", "itemCount": 2, "outputFormat": "DYNAMODB_JSON",
+        "manifestFilesS3Key": f"{base}/manifest-files.json"}).encode())
+    srv.put("handmade", f"{base}/_started", b"")
     target = f"handmade-{next(_names)}"
     imp = _import(srv, target, "AWSDynamoDB/", bucket="handmade")
     assert (imp["ImportedItemCount"], imp["ErrorCount"]) == (2, 0)
@@ -353,11 +365,8 @@ def test_hand_written_export_in_aws_layout_imports_exactly(srv: Server) -> None:
 
 
 def test_bad_lines_are_counted_and_the_rest_imported(srv: Server) -> None:
-    folder = os.path.join(srv.s3, "dirty", "in")
-    os.makedirs(folder)
-    with open(os.path.join(folder, "a.json"), "w") as f:
-        f.write('{"Item": {"pk": {"S": "ok1"}}}\nnot json\n{"Item": {"other": {"S": "no key"}}}\n'
-                '{"Item": {"pk": {"N": "1"}}}\n{"Item": {"pk": {"S": "ok2"}, "s": {"SS": []}}}\n{"Item": {"pk": {"S": "ok3"}}}\n')
+    srv.put("dirty", "in/a.json", b'{"Item": {"pk": {"S": "ok1"}}}\nnot json\n{"Item": {"other": {"S": "no key"}}}\n'
+            b'{"Item": {"pk": {"N": "1"}}}\n{"Item": {"pk": {"S": "ok2"}, "s": {"SS": []}}}\n{"Item": {"pk": {"S": "ok3"}}}\n')
     target = f"dirty-{next(_names)}"
     imp = _import(srv, target, "in/", bucket="dirty", compression="NONE")
     assert imp["ImportStatus"] == "COMPLETED"
@@ -369,10 +378,7 @@ def test_bad_lines_are_counted_and_the_rest_imported(srv: Server) -> None:
 def test_csv_and_zstd(srv: Server) -> None:
     import zstandard
 
-    folder = os.path.join(srv.s3, "csvs", "in")
-    os.makedirs(folder)
-    with open(os.path.join(folder, "rows.csv.zst"), "wb") as f:
-        f.write(zstandard.ZstdCompressor().compress(b"a;1;x\nb;2;\n"))
+    srv.put("csvs", "in/rows.csv.zst", zstandard.ZstdCompressor().compress(b"a;1;x\nb;2;\n"))
     d = srv.client.import_table(
         S3BucketSource={"S3Bucket": "csvs", "S3KeyPrefix": "in/"}, InputFormat="CSV", InputCompressionType="ZSTD",
         InputFormatOptions={"Csv": {"Delimiter": ";", "HeaderList": ["pk", "sk", "note"]}},
@@ -414,9 +420,7 @@ def test_import_into_an_existing_table(srv: Server) -> None:
 
 
 def test_import_client_token(srv: Server) -> None:
-    os.makedirs(os.path.join(srv.s3, "tok"), exist_ok=True)
-    with open(os.path.join(srv.s3, "tok", "one.json"), "w") as f:
-        f.write('{"Item": {"pk": {"S": "a"}}}\n')
+    srv.put("tok", "one.json", b'{"Item": {"pk": {"S": "a"}}}\n')
     target = f"tok-{next(_names)}"
     args = {"S3BucketSource": {"S3Bucket": "tok"}, "InputFormat": "DYNAMODB_JSON", "ClientToken": "same",
             "TableCreationParameters": {"TableName": target, "BillingMode": "PAY_PER_REQUEST",

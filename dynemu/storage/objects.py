@@ -12,6 +12,7 @@ file is written beside its final name and renamed: a reader never sees half an o
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterator
 from typing import IO, Any, Protocol
@@ -162,21 +163,44 @@ class _S3Writer:
             self.file.close()
 
 
+class _Body(io.RawIOBase):
+    """botocore's streaming body as a raw stream, so that it can be buffered and read in lines."""
+
+    def __init__(self, body: Any) -> None:
+        self.body = body
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.body.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self.body.close()
+        super().close()
+
+
 class S3Objects:
     """An S3-compatible endpoint (MinIO, LocalStack, moto's server) through boto3's client."""
 
-    def __init__(self, endpoint: str, region: str = "us-east-1", access_key: str = "dynemu",
-                 secret_key: str = "dynemu") -> None:
+    def __init__(self, endpoint: str, region: str = "us-east-1") -> None:
         import boto3  # only when an export or import reaches an S3 endpoint
 
-        self.client = boto3.client("s3", endpoint_url=endpoint, region_name=region, aws_access_key_id=access_key,
-                                   aws_secret_access_key=secret_key)
+        session = boto3.Session(region_name=region)
+        # boto3's own credential chain (environment, profile); a server that checks none
+        # (moto, LocalStack by default) takes these placeholders
+        keys = {} if session.get_credentials() is not None else {
+            "aws_access_key_id": "dynemu", "aws_secret_access_key": "dynemu"}
+        self.client = session.client("s3", endpoint_url=endpoint, **keys)
 
     def open(self, bucket: str, key: str) -> IO[bytes]:
         try:
-            return self.client.get_object(Bucket=bucket, Key=key)["Body"]  # type: ignore[no-any-return]
+            body = self.client.get_object(Bucket=bucket, Key=key)["Body"]
         except Exception as e:  # noqa: BLE001
             raise ObjectStoreError(f"s3://{bucket}/{key}: {e}") from None
+        return io.BufferedReader(_Body(body), 1 << 20)
 
     def writer(self, bucket: str, key: str) -> Any:
         return _S3Writer(self.client, bucket, key)
