@@ -87,15 +87,22 @@ class DynemuServer:
 
     def reset(self) -> None:
         """Forget every table of every namespace (in-memory servers only): each test that
-        calls it starts from an empty server, as after a restart."""
+        calls it starts from an empty server, as after a restart (with the tables of
+        ``--init``, created and filled again)."""
         if not self.settings.in_memory:
             raise RuntimeError("reset() needs an in-memory server; delete the tables instead")
         if self._loop is None:
             raise RuntimeError("DynemuServer is not running")
         namespaces = self.app.namespaces
 
+        settings = self.settings
+
         async def clear() -> None:  # on the server's loop, between two requests
             namespaces.close()
+            if settings.init:  # the tables of --init are there again, as after a restart
+                from dynemu.seeding import init_tables
+
+                init_tables(namespaces, settings, settings.init)
 
         asyncio.run_coroutine_threadsafe(clear(), self._loop).result(60)
 

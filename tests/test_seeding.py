@@ -106,3 +106,22 @@ def test_seed_from_a_test_suite(tmp_path: Path) -> None:
         assert make_client(url).list_tables()["TableNames"] == ["users"]  # no half-made table
     finally:
         s.stop()
+
+
+def test_reset_brings_back_the_init_tables(tmp_path: Path) -> None:
+    init = tmp_path / "init"
+    init.mkdir()
+    (init / "users.json").write_text(json.dumps(DESCRIBED))
+    (init / "users.jsonl").write_text(LINES)
+    s = DynemuServer(init=str(init))
+    url = s.start()
+    try:
+        c = make_client(url)
+        c.delete_item(TableName="users", Key={"id": {"S": "u1"}})
+        c.create_table(TableName="scratch", BillingMode="PAY_PER_REQUEST",
+                       KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+                       AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}])
+        s.reset()
+        assert c.list_tables()["TableNames"] == ["users"] and c.scan(TableName="users")["Count"] == 2
+    finally:
+        s.stop()
