@@ -155,8 +155,24 @@ def open_lines(raw: IO[bytes], compression: str | None, name: str = "") -> Itera
     elif compression == "ZSTD":
         import zstandard  # only for ZSTD input
 
-        stream = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(stream))  # type: ignore[arg-type]
-    return iter(stream)
+        stream = zstandard.ZstdDecompressor().stream_reader(stream)
+    return _lines(stream)
+
+
+def _lines(stream: Any, size: int = 1 << 20) -> Iterator[bytes]:
+    """Lines (with their newline) of a stream read in blocks: one C-level split per block
+    rather than a Python call per line."""
+    rest = b""
+    while True:
+        block = stream.read(size)
+        if not block:
+            break
+        lines = (rest + block).split(b"\n")
+        rest = lines.pop()
+        for line in lines:
+            yield line + b"\n"
+    if rest:
+        yield rest
 
 
 def guess_compression(stream: Any, name: str) -> str:

@@ -75,7 +75,7 @@ def records(source: Source, key_types: dict[str, str], counts: Counts,
                 yield from _csv(key, lines, source, key_types, counts, on_error)
                 continue
             for n, line in enumerate(lines, 1):
-                if not line.strip():
+                if len(line) < 3 and not line.strip():  # a blank line (no copy of the others)
                     continue
                 counts.processed += 1
                 counts.size += len(line)
