@@ -461,3 +461,22 @@ def test_in_memory_without_s3_dir_says_how_to_enable() -> None:
         with pytest.raises(c.exceptions.ClientError) as e:
             c.export_table_to_point_in_time(TableArn="arn:aws:dynamodb:us-east-1:000000000000:table/x", S3Bucket="bkt")
         assert e.value.response["Error"] == {"Code": "ValidationException", "Message": errors.MSG_NO_S3}
+
+
+def test_too_many_running_jobs(srv: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dynemu.engine.exports import jobs
+
+    _, arn = srv.table()
+    srv.clock.advance(31)  # the jobs of earlier tests have ended
+    monkeypatch.setattr(jobs, "MAX_EXPORTS", 2)
+    monkeypatch.setattr(jobs, "MAX_IMPORTS", 0)
+    for _ in range(2):
+        srv.client.export_table_to_point_in_time(TableArn=arn, S3Bucket="exports")
+    with pytest.raises(srv.client.exceptions.LimitExceededException) as e:
+        srv.client.export_table_to_point_in_time(TableArn=arn, S3Bucket="exports")
+    assert e.value.response["Error"]["Message"] == "Too many concurrent exports: at most 2 may run at once"
+    with pytest.raises(srv.client.exceptions.LimitExceededException) as e:
+        _import(srv, f"limited-{next(_names)}", "x/")
+    assert e.value.response["Error"]["Message"] == "Too many concurrent imports: at most 0 may run at once"
+    srv.clock.advance(31)
+    srv.client.export_table_to_point_in_time(TableArn=arn, S3Bucket="exports")  # ended ones do not count
