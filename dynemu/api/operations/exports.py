@@ -11,26 +11,15 @@ from dynemu import errors
 from dynemu.api.operations import tables
 from dynemu.api.protocol import Context
 from dynemu.engine import pitr
-from dynemu.engine.exports import jobs, layout, loader
+from dynemu.engine.exports import jobs
 from dynemu.engine.table import Table
-from dynemu.storage.objects import LocalObjects, Objects, ObjectStoreError, S3Objects
 
-_ENDPOINTS: dict[tuple[str, str], S3Objects] = {}
 MIN_WINDOW, MAX_WINDOW = 15 * 60.0, 24 * 3600.0  # an incremental export's period (S3DataExport.HowItWorks)
 
 
-def objects_of(ctx: Context) -> Objects:
-    """Where this server keeps S3 objects, or the error saying how to give it a place."""
+def objects_of(ctx: Context) -> Any:
     s = ctx.settings
-    if s.s3_endpoint:
-        key = (s.s3_endpoint, ctx.region)
-        if key not in _ENDPOINTS:
-            _ENDPOINTS[key] = S3Objects(s.s3_endpoint, ctx.region)
-        return _ENDPOINTS[key]
-    root = s.objects_root()
-    if root is None:
-        raise errors.validation(errors.MSG_NO_S3)  # UNSURE: ValidationException
-    return LocalObjects(root)
+    return jobs.object_store(s.objects_root(), s.s3_endpoint, ctx.region)
 
 
 def _source_table(ctx: Context, arn: str) -> Table:
@@ -140,18 +129,6 @@ def list_exports(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 # --- imports ------------------------------------------------------------------------------------
 
 
-def _source(objects: Objects, body: dict[str, Any], key_prefix: str) -> loader.Source:
-    src = body["S3BucketSource"]
-    bucket = src["S3Bucket"]
-    csv = (body.get("InputFormatOptions") or {}).get("Csv") or {}
-    keys = layout.data_keys(objects, bucket, key_prefix)
-    if not keys:
-        raise ObjectStoreError(f"no object under s3://{bucket}/{key_prefix}")
-    return loader.Source(keys=keys, opener=lambda k: objects.open(bucket, k), fmt=body["InputFormat"],
-                         compression=body.get("InputCompressionType") or "NONE",
-                         delimiter=csv.get("Delimiter") or ",", header=csv.get("HeaderList"))
-
-
 def import_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     """A new table from S3 objects; bad lines are counted and logged, never the end of it."""
     objects = objects_of(ctx)
@@ -175,20 +152,7 @@ def import_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         if body.get(member) is not None:
             d[member] = body[member]
     record = {"arn": arn, "token": body.get("ClientToken"), "request": _request(body), "description": d}
-    try:
-        source = _source(objects, body, src.get("S3KeyPrefix") or "")
-    except ObjectStoreError as e:
-        ctx.db.drop_table(table)  # nothing was imported: no table is left behind
-        d.update(FailureCode="S3NoSuchBucket" if not objects.bucket_exists(src["S3Bucket"]) else "S3NoSuchKey",
-                 FailureMessage=errors.msg_bad_source(f"s3://{src['S3Bucket']}", str(e)))  # UNSURE: codes
-        record.update(started=now, ends=now + ctx.settings.import_export_seconds)
-        jobs.save(ctx.db.store, "import", record)
-        return {"ImportTableDescription": jobs.describe(record, now, "import")}
-    try:
-        jobs.run_import(ctx.db, table, source, record, ctx.settings.import_export_seconds)
-    except BaseException:
-        ctx.db.drop_table(table)  # an import cut short leaves no half-made table
-        raise
+    jobs.run_import(ctx.db, objects, table, record, ctx.settings.import_export_seconds)
     return {"ImportTableDescription": jobs.describe(record, now, "import")}
 
 

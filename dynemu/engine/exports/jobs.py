@@ -25,7 +25,7 @@ from dynemu.engine.namespace import ACCOUNT_ID
 from dynemu.engine.table import Table
 from dynemu.storage import backup_keys, keyspace
 from dynemu.storage.base import Store, WriteBatch
-from dynemu.storage.objects import Objects, ObjectStoreError
+from dynemu.storage.objects import LocalObjects, Objects, ObjectStoreError, S3Objects
 
 TOKEN_SECONDS = 8 * 3600  # "A client token is valid for 8 hours" (API_ImportTable, ClientToken)
 MAX_EXPORTS = 300  # concurrent exports (ServiceQuotas.html)
@@ -150,11 +150,58 @@ def log_group_arn(region: str) -> str:
     return f"arn:aws:logs:{region}:{ACCOUNT_ID}:log-group:{LOG_GROUP}:*"
 
 
-def run_import(db: Any, table: Table, source: loader.Source, record: dict[str, Any], seconds: float) -> dict[str, Any]:
-    """Fill the new ``table`` from ``source``; the counters and status go into ``record``. An
-    unreadable source fails the import (its table stays, as the service leaves it)."""
+def object_store(root: str | None, endpoint: str | None, region: str) -> Objects:
+    """Where this server keeps S3 objects (``--s3-endpoint``, else the folder ``root``), or
+    the error saying how to give it a place."""
+    if endpoint:
+        key = (endpoint, region)
+        if key not in _ENDPOINTS:
+            _ENDPOINTS[key] = S3Objects(endpoint, region)
+        return _ENDPOINTS[key]
+    if root is None:
+        raise errors.validation(errors.MSG_NO_S3)  # UNSURE: ValidationException
+    return LocalObjects(root)
+
+
+_ENDPOINTS: dict[tuple[str, str], Objects] = {}
+
+
+def import_source(objects: Objects, bucket: str, prefix: str, fmt: str, compression: str,
+                  csv: dict[str, Any]) -> loader.Source:
+    """The data objects under ``s3://bucket/prefix`` (ObjectStoreError: none, or no bucket)."""
+    keys = layout.data_keys(objects, bucket, prefix)
+    if not keys:
+        raise ObjectStoreError(f"no object under s3://{bucket}/{prefix}")
+    return loader.Source(keys=keys, opener=lambda k: objects.open(bucket, k), fmt=fmt, compression=compression,
+                         delimiter=csv.get("Delimiter") or ",", header=csv.get("HeaderList"))
+
+
+def run_import(db: Any, objects: Objects, table: Table, record: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """Fill the new ``table`` from the record's S3BucketSource; the counters and status go into
+    ``record``. A source that cannot be listed fails the import and drops the table (nothing
+    was imported); so does anything that stops it midway: no half-made table is left."""
     d = record["description"]
     now = db.now()
+    src = d["S3BucketSource"]
+    record.update(started=now, ends=now + seconds)
+    try:
+        source = import_source(objects, src["S3Bucket"], src.get("S3KeyPrefix") or "", d["InputFormat"],
+                               d["InputCompressionType"], (d.get("InputFormatOptions") or {}).get("Csv") or {})
+    except ObjectStoreError as e:
+        db.drop_table(table)
+        d.update(FailureCode="S3NoSuchBucket" if not objects.bucket_exists(src["S3Bucket"]) else "S3NoSuchKey",
+                 FailureMessage=errors.msg_bad_source(f"s3://{src['S3Bucket']}", str(e)))  # UNSURE: codes
+        save(db.store, "import", record)
+        return record
+    try:
+        return _fill(db, table, source, record)
+    except BaseException:
+        db.drop_table(table)
+        raise
+
+
+def _fill(db: Any, table: Table, source: loader.Source, record: dict[str, Any]) -> dict[str, Any]:
+    d = record["description"]
     counts = loader.Counts()
     stream = d["ImportArn"].rpartition("/")[2] + "/error"
 
@@ -171,6 +218,5 @@ def run_import(db: Any, table: Table, source: loader.Source, record: dict[str, A
                  FailureMessage=errors.msg_bad_source(f"s3://{d['S3BucketSource']['S3Bucket']}", str(e)))
     d.update(ErrorCount=counts.errors, ProcessedItemCount=counts.processed, ImportedItemCount=counts.imported,
              ProcessedSizeBytes=counts.size)
-    record.update(started=now, ends=now + seconds)
     save(db.store, "import", record)
     return record
