@@ -84,8 +84,8 @@ def _run_import(args: Any, definition: dict[str, Any], source: Any) -> int:
         table, counts = seeding.seed(ctx, definition, source, seeding.printer(), progress)
     except errors.DynamoError as e:
         return _fail(f"{args.schema or args.table}: {e.type_name}: {e.message}")
-    except (OSError, EOFError, ValueError) as e:
-        return _fail(f"{args.path}: {e}")
+    except Exception as e:  # noqa: BLE001 - a file that cannot be read or decompressed: one line, no table
+        return _fail(f"{args.path}: {type(e).__name__}: {e} (table {args.table} not created)")
     except KeyboardInterrupt:
         return _fail("interrupted: the table was not created")
     finally:

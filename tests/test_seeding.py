@@ -125,3 +125,16 @@ def test_reset_brings_back_the_init_tables(tmp_path: Path) -> None:
         assert c.list_tables()["TableNames"] == ["users"] and c.scan(TableName="users")["Count"] == 2
     finally:
         s.stop()
+
+
+def test_unreadable_file_leaves_no_table(tmp_path: Path) -> None:
+    import gzip
+
+    (tmp_path / "cut.json.gz").write_bytes(gzip.compress(LINES.encode() * 50)[:-30])  # truncated
+    data = str(tmp_path / "data")
+    done = dynemu("import", str(tmp_path / "cut.json.gz"), "--table", "cut", "--key", "id:S", "--data-dir", data)
+    assert done.returncode == 2
+    assert done.stderr == (f"dynemu: error: {tmp_path / 'cut.json.gz'}: EOFError: Compressed file ended before the "
+                           "end-of-stream marker was reached (table cut not created)\n")
+    with DynemuServer(data_dir=data) as url:
+        assert make_client(url).list_tables()["TableNames"] == []
