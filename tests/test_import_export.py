@@ -480,3 +480,22 @@ def test_too_many_running_jobs(srv: Server, monkeypatch: pytest.MonkeyPatch) -> 
     assert e.value.response["Error"]["Message"] == "Too many concurrent imports: at most 0 may run at once"
     srv.clock.advance(31)
     srv.client.export_table_to_point_in_time(TableArn=arn, S3Bucket="exports")  # ended ones do not count
+
+
+def test_incremental_new_image_in_ion(srv: Server) -> None:
+    name, arn = srv.table()
+    _put(srv, name, 2, "v1")
+    srv.clock.advance(10)
+    t1 = srv.clock.now()
+    srv.client.put_item(TableName=name, Item={"pk": {"S": "k000"}, "tag": {"S": "v2"}})
+    srv.client.delete_item(TableName=name, Key={"pk": {"S": "k001"}})
+    srv.clock.advance(16 * 60)
+    d = _export(srv, arn, ExportType="INCREMENTAL_EXPORT", ExportFormat="ION", IncrementalExportSpecification={
+        "ExportFromTime": t1, "ExportToTime": srv.clock.now(), "ExportViewType": "NEW_IMAGE"})
+    keys = layout.data_keys(srv.objects, "exports", _base(d) + "/")
+    assert len(keys) == 1 and keys[0].endswith(".ion.gz")
+    lines = gzip.decompress(srv.get("exports", keys[0])).decode().splitlines()
+    assert all(line.startswith("$ion_1_0 {Metadata:{WriteTimestampMicros:") for line in lines)
+    got = sorted((codecs.read_ion(line.encode()) for line in lines), key=lambda r: str(r))
+    assert got == [(None, {"pk": {"S": "k001"}}), ({"pk": {"S": "k000"}, "tag": {"S": "v2"}}, None)]
+    assert all("OldImage" not in line for line in lines)
