@@ -27,6 +27,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         from dynemu.mcp_server import main as mcp
 
         sys.exit(mcp(args[1:]))
+    if args[:1] in (["import"], ["export"]):  # offline seeding and dumps (dynemu/io_cli.py)
+        from dynemu import io_cli
+
+        sys.exit((io_cli.import_main if args[0] == "import" else io_cli.export_main)(args[1:]))
     # No garbage collection while the modules load: everything they build lives as long as the
     # process (``startup.serve`` freezes it and turns the collector back on).
     gc.disable()

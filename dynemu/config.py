@@ -72,6 +72,16 @@ class Settings:
     max_throughput_decreases: int = 4  # provisioned throughput decreases per UTC day, then one an hour
     ttl_change_seconds: float = 3600.0  # seconds between two changes of a table's TTL setting
     control_plane_throttling: bool = False  # documented rates of CreateBackup, ListBackups, ...
+    s3_dir: str | None = None  # exports and imports: a folder per bucket; None: <data-dir>/s3
+    s3_endpoint: str | None = None  # exports and imports through an S3-compatible server instead
+    import_export_seconds: float = 1.0  # clock seconds an export or import stays IN_PROGRESS
+    init: str | None = None  # a folder of table definitions and seed data, loaded at start-up
+
+    def objects_root(self) -> str | None:
+        """The folder of exports and imports' buckets (None: none, with --in-memory)."""
+        if self.s3_dir:
+            return self.s3_dir
+        return None if self.in_memory else os.path.join(self.data_dir, "s3")
     extra: dict[str, str] = field(default_factory=dict)
 
     def namespace_mode(self) -> str:
@@ -231,6 +241,18 @@ def _parser() -> argparse.ArgumentParser:
         help="on: CreateBackup, RestoreTableFromBackup, ListBackups, DescribeLimits at their documented rates (default off)",
     )
     p.add_argument(
+        "--s3-dir", help="folder that stands for S3 in exports and imports, a sub-folder per bucket (default DATA_DIR/s3)"
+    )
+    p.add_argument("--s3-endpoint", help="URL of an S3-compatible server for exports and imports, instead of --s3-dir")
+    p.add_argument(
+        "--import-export-seconds", type=float,
+        help="clock seconds an export or import stays IN_PROGRESS before it completes (default 1)",
+    )
+    p.add_argument(
+        "--init", help="folder of tables created at start-up: CreateTable or describe-table JSON files, "
+        "with seed data beside them (docs/import-export.md)",
+    )
+    p.add_argument(
         "--max-open-namespaces", type=int, help="LevelDB namespaces kept open at once; idle ones close (default 64)"
     )
     p.add_argument(
@@ -358,6 +380,8 @@ def check(s: Settings) -> None:
         raise SettingsError(f"{_label('max_open_namespaces')} must be at least 1, got {s.max_open_namespaces}")
     if s.leveldb_open_files < 1:
         raise SettingsError(f"{_label('leveldb_open_files')} must be at least 1, got {s.leveldb_open_files}")
+    if s.import_export_seconds < 0:
+        raise SettingsError(f"{_label('import_export_seconds')} must be >= 0, got {s.import_export_seconds}")
     if s.request_timeout <= 0:
         raise SettingsError(f"{_label('request_timeout')} must be positive, got {s.request_timeout}")
     for name in ("partition_size", "item_collection_limit", "max_tables", "max_table_operations",

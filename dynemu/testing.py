@@ -87,17 +87,49 @@ class DynemuServer:
 
     def reset(self) -> None:
         """Forget every table of every namespace (in-memory servers only): each test that
-        calls it starts from an empty server, as after a restart."""
+        calls it starts from an empty server, as after a restart (with the tables of
+        ``--init``, created and filled again)."""
         if not self.settings.in_memory:
             raise RuntimeError("reset() needs an in-memory server; delete the tables instead")
         if self._loop is None:
             raise RuntimeError("DynemuServer is not running")
         namespaces = self.app.namespaces
 
+        settings = self.settings
+
         async def clear() -> None:  # on the server's loop, between two requests
             namespaces.close()
+            if settings.init:  # the tables of --init are there again, as after a restart
+                from dynemu.seeding import init_tables
+
+                init_tables(namespaces, settings, settings.init)
 
         asyncio.run_coroutine_threadsafe(clear(), self._loop).result(60)
+
+    def seed(self, definition: dict[str, Any] | str, data: str | None = None, *, region: str = "us-east-1",
+             fmt: str | None = None) -> int:
+        """Create a table and fill it from files before tests, as ``dynemu import`` does:
+        ``definition`` is CreateTable's input or describe-table's output (a dict, or the path of
+        its JSON file), ``data`` an export's folder, a ``.jsonl``/``.json.gz``/``.ion``/``.csv``
+        file or None. A bad line raises ``seeding.SeedError`` naming file, line and field, and
+        no table is left. Returns the number of items imported."""
+        from dynemu import seeding
+
+        if self._loop is None:
+            raise RuntimeError("DynemuServer is not running")
+        body = seeding.read_definition(definition) if isinstance(definition, str) else seeding.create_input(
+            definition, "definition")
+        source = seeding.file_source(data, fmt or seeding.guess_format(data)) if data is not None else None
+
+        def stop(e: Any) -> None:
+            raise seeding.SeedError(str(e))
+
+        async def load() -> int:  # on the server's loop, between two requests
+            db = self.app.namespaces.get(region, "")
+            _, counts = seeding.seed(seeding.context(db, self.settings, region), body, source, stop)
+            return counts.imported
+
+        return asyncio.run_coroutine_threadsafe(load(), self._loop).result(600)
 
     @property
     def running(self) -> bool:

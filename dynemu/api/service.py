@@ -60,6 +60,15 @@ class Service:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.namespaces = make_namespaces(settings)
+        if settings.init:  # tables before the first request (dynemu/seeding.py)
+            from dynemu.config import SettingsError
+            from dynemu.seeding import SeedError, init_tables
+
+            try:
+                init_tables(self.namespaces, settings, settings.init)
+            except SeedError as e:
+                self.namespaces.close()
+                raise SettingsError(f"--init: {e}") from None
         self.metrics = RequestMetrics()
         credentials = sigv4.credentials_for(settings.credentials_file) if settings.verify_signatures else None
         self.dispatcher = ApiDispatcher(settings, self.namespaces, registry.handlers(), self.metrics, credentials)

@@ -8,6 +8,7 @@ its table prefix, ``keyspace.hashed_part``)::
     p/b/<tid:4><hashed>                      the table's items as of its earliest restorable time
     p/l/<tid:4><time us:8><seq:4>            one change after that: <len:2><hashed><stored item, or nothing>
     m/r/<tid:4>                              a restored table's RestoreSummary
+    m/e/<arn>, m/j/<arn>                     an export's, an import's description
 
 Backup and history keys carry no table id of a live table's items, so they outlive the
 table (a backup, or the history of a deleted table restorable within its window).
@@ -93,3 +94,14 @@ POLICY_META_PREFIX = keyspace.META_PREFIX + b"y/"
 
 def policy_key(arn: str) -> bytes:
     return POLICY_META_PREFIX + arn.encode("utf-8")
+
+
+# Exports and imports (engine/exports/jobs.py), by their ARN:
+#     m/e/<arn utf-8>                        an export's description
+#     m/j/<arn utf-8>                        an import's description
+EXPORT_META_PREFIX = keyspace.META_PREFIX + b"e/"
+IMPORT_META_PREFIX = keyspace.META_PREFIX + b"j/"
+
+
+def job_key(prefix: bytes, arn: str) -> bytes:
+    return prefix + arn.encode("utf-8")

@@ -40,6 +40,9 @@ _LAZY: dict[str, dict[str, tuple[str, ...]]] = {
             "DescribeTable", "UpdateTable", "DeleteTable", "UpdateTimeToLive", "CreateGlobalTable", "DescribeGlobalTable",
             "ListGlobalTables", "UpdateGlobalTable", "DescribeGlobalTableSettings", "UpdateGlobalTableSettings",
         ),
+        "exports": (
+            "ExportTableToPointInTime", "DescribeExport", "ListExports", "ImportTable", "DescribeImport", "ListImports",
+        ),
         "policies": ("GetResourcePolicy", "PutResourcePolicy", "DeleteResourcePolicy"),
         "insights": ("DescribeContributorInsights", "ListContributorInsights", "UpdateContributorInsights"),
         "replica_autoscaling": ("DescribeTableReplicaAutoScaling", "UpdateTableReplicaAutoScaling"),

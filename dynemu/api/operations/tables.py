@@ -153,6 +153,13 @@ def _required_for_new_tables(body: dict[str, Any]) -> None:
 
 
 def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    # CreateTable answers CREATING; the table is ACTIVE by the next DescribeTable.
+    return {"TableDescription": describe(create(ctx, body), "CREATING")}
+
+
+def create(ctx: Context, body: dict[str, Any]) -> Table:
+    """CreateTable's checks and its new table: also ImportTable's TableCreationParameters and
+    the tables of ``--init`` (api/operations/exports.py, dynemu/seeding.py)."""
     _required_for_new_tables(body)
     # Order of checks as the service reports them: billing, then key schema and definitions.
     mode, read, write = _billing(body)
@@ -210,8 +217,7 @@ def create_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     vector_ddl.create_table_indexes(table, vector_defs)
     if stream_on:
         streams.enable(ctx.db.streams, table, stream_view, now)  # type: ignore[arg-type]
-    # CreateTable answers CREATING; the table is ACTIVE by the next DescribeTable.
-    return {"TableDescription": describe(table, "CREATING")}
+    return table
 
 
 # --- DescribeTable, ListTables, DeleteTable ---------------------------------------------------------------

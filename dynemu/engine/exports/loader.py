@@ -1,0 +1,160 @@
+"""Items into a table from files: the one reader of ImportTable, ``dynemu import`` and
+``--init`` (docs/import-export.md).
+
+Every line is parsed by its format's codec, checked by the value rules PutItem applies
+(``values.validate_item_sized``, the 400 KB rule, the table's key schema) and written through
+the one write executor with the ``service`` policy: no capacity is consumed ("Importing data
+... does not consume write capacity", S3DataImport.HowItWorks). A bad line is counted and
+reported (``on_error``: file, line, field and why), never dropped silently and never the end
+of the import ("ImportTable ... ErrorCount"; the service logs each to CloudWatch Logs). Two
+lines with the same key: the later one wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from dynemu import errors
+from dynemu.engine import values
+from dynemu.engine.exports import codecs, layout
+from dynemu.engine.table import Table
+from dynemu.engine.writes import Write
+
+_CHUNK = 512  # writes per executor call (one storage batch)
+MAX_LOGGED_ERRORS = 10_000  # UNSURE: the service logs at most this many errors per import
+
+
+@dataclass
+class Counts:
+    """ImportSummary's counters (API_ImportTableDescription)."""
+
+    processed: int = 0  # ProcessedItemCount: lines read
+    imported: int = 0  # ImportedItemCount
+    errors: int = 0  # ErrorCount
+    size: int = 0  # ProcessedSizeBytes: bytes of the lines read (uncompressed)
+
+
+@dataclass
+class LineError:
+    file: str
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}"
+        return f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+
+
+ErrorSink = Callable[[LineError], None]
+Progress = Callable[[Counts], None]
+
+
+@dataclass
+class Source:
+    """What to read: the files (by key), how to open one, their format and options."""
+
+    keys: list[str]
+    opener: Callable[[str], IO[bytes]]
+    fmt: str = "DYNAMODB_JSON"
+    compression: str | None = None  # None: guessed per file (the command line)
+    delimiter: str = ","
+    header: list[str] | None = None
+
+
+def records(source: Source, key_types: dict[str, str], counts: Counts,
+            on_error: ErrorSink) -> Iterator[tuple[str, int, codecs.Record]]:
+    """(file, line, record) of every good line; bad ones go to ``on_error``."""
+    parse = codecs.read_ion if source.fmt == "ION" else codecs.read_json
+    for key in source.keys:
+        with source.opener(key) as raw:
+            lines = layout.open_lines(raw, source.compression, key)
+            if source.fmt == "CSV":
+                yield from _csv(key, lines, source, key_types, counts, on_error)
+                continue
+            for n, line in enumerate(lines, 1):
+                if len(line) < 3 and not line.strip():  # a blank line (no copy of the others)
+                    continue
+                counts.processed += 1
+                counts.size += len(line)
+                try:
+                    yield key, n, parse(line)
+                except codecs.RecordError as e:
+                    counts.errors += 1
+                    on_error(LineError(key, n, e.field, str(e)))
+
+
+def _csv(key: str, lines: Iterator[bytes], source: Source, key_types: dict[str, str], counts: Counts,
+         on_error: ErrorSink) -> Iterator[tuple[str, int, codecs.Record]]:
+    text = (line.decode("utf-8") for line in lines)
+    for n, got in codecs.csv_items(text, source.delimiter, source.header, key_types):
+        counts.processed += 1
+        if isinstance(got, codecs.RecordError):
+            counts.errors += 1
+            on_error(LineError(key, n, got.field, str(got)))
+        else:
+            counts.size += sum(len(k) + len(next(iter(v.values()))) for k, v in (got[0] or {}).items())
+            yield key, n, got
+
+
+def load(db: Any, table: Table, source: Source, counts: Counts, on_error: ErrorSink,
+         progress: Progress | None = None) -> None:
+    """Write every good record of ``source`` into ``table`` (puts, and an incremental export's
+    deletes); ``counts`` follows."""
+    key_types = {a.name: a.type for a in table.spec.attribute_definitions if a.name in table.spec.key_names}
+    pending: list[tuple[Write, str, int]] = []
+    for key, n, (item, keys) in records(source, key_types, counts, on_error):
+        try:
+            pending.append((_write(table, item, keys), key, n))
+        except errors.DynamoError as e:
+            counts.errors += 1
+            on_error(LineError(key, n, _field(e.message, table), e.message))
+            continue
+        if len(pending) >= _CHUNK:
+            _flush(db, pending, counts, on_error, table)
+            pending = []
+            if progress is not None:
+                progress(counts)
+    if pending:
+        _flush(db, pending, counts, on_error, table)
+    if progress is not None:
+        progress(counts)
+
+
+def _write(table: Table, item: dict[str, Any] | None, keys: dict[str, Any] | None) -> Write:
+    if item is None:
+        assert keys is not None
+        return Write.delete(table, values.validate_item(keys))
+    checked, size = values.validate_item_sized(item)
+    values.check_item_size(size)
+    return Write.put(table, checked, size=size)
+
+
+def _field(message: str, table: Table) -> str:
+    """The attribute a message names, when it names one of the table's keys."""
+    for name in table.spec.key_names:
+        if name in message:
+            return name
+    return "Item"
+
+
+def _flush(db: Any, pending: list[tuple[Write, str, int]], counts: Counts, on_error: ErrorSink,
+           table: Table) -> None:
+    """One executor call; a write refused at planning (an index key of the wrong type) is
+    found by writing the chunk's writes one by one."""
+    try:
+        db.execute([w for w, _, _ in pending], on_throttle="service")
+        counts.imported += sum(1 for w, _, _ in pending if w.kind == "Put")
+        return
+    except errors.DynamoError:
+        pass
+    for w, key, n in pending:
+        w.mutation = None
+        try:
+            db.execute([w], on_throttle="service")
+            counts.imported += w.kind == "Put"
+        except errors.DynamoError as e:
+            counts.errors += 1
+            on_error(LineError(key, n, _field(e.message, table), e.message))
