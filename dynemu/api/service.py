@@ -75,6 +75,25 @@ class Service:
         # TTL sweeps and stream retention (engine/lifecycle.py): on every advance of a
         # virtual clock, else every --ttl-interval seconds of clock time.
         self.lifecycle = Lifecycle(self.namespaces, settings.ttl_interval)
+        self._state: Any = None  # engine.state.StateControl, made at the first use (``state``)
+
+    @property
+    def state(self) -> Any:
+        """Reset, snapshots and restores (engine/state.py), made at the first use."""
+        control = self._state
+        if control is None:
+            from dynemu.engine.state import StateControl
+
+            settings = self.settings
+
+            def reinit() -> None:  # the tables of --init are there again after a reset
+                if settings.init:
+                    from dynemu.seeding import init_tables
+
+                    init_tables(self.namespaces, settings, settings.init)
+
+            control = self._state = StateControl(self.namespaces, reinit)
+        return control
 
     async def start(self) -> None:
         self.lifecycle.start(asyncio.get_running_loop())

@@ -98,6 +98,14 @@ class Namespace:
         store itself fails to close."""
         if self.store.closed:
             return []
+        unsaved = self.save()
+        self.store.close()
+        return unsaved
+
+    def save(self) -> list[str]:
+        """Write what ``close`` saves besides the items (each table's partition sizes), so
+        that the store alone holds the namespace (a snapshot copies it, engine/state.py).
+        Returns what could not be saved, one line each."""
         unsaved = []
         try:
             batch = WriteBatch()
@@ -108,7 +116,6 @@ class Namespace:
         except Exception as e:  # noqa: BLE001 - reported, and the store is closed all the same
             reason = e.message if isinstance(e, errors.DynamoError) else f"{type(e).__name__}: {e}"
             unsaved.append(f"partition sizes, which the next start measures from the items ({reason})")
-        self.store.close()
         return unsaved
 
     # --- catalog ------------------------------------------------------------------------------

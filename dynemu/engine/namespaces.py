@@ -23,6 +23,7 @@ import os
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 from dynemu import errors
 from dynemu.cache import BoundedCache
@@ -176,12 +177,44 @@ class Namespaces:
         self.unsaved: list[Unsaved] = []  # what closing namespaces could not save (``close``)
         # Global tables: replicas in other regions' namespaces, and the backlog between them.
         self.replication = Replication(self.get, clock, replication_lag_ms, mrsc_conflict_window_ms)
+        # State control (engine/state.py): snapshots of memory namespaces, by name.
+        # name -> (its description, the contents of each namespace's store)
+        self.memory_snapshots: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
         if self.data_dir is not None:
             os.makedirs(self.data_dir, exist_ok=True)
+            from dynemu.storage import checkpoints
+
+            checkpoints.recover(self.data_dir)  # a restore a crash interrupted: finished or undone
             # Reopen (up to the bound) the namespaces on disk so their TTL sweeps run.
-            for entry in sorted(os.listdir(self.data_dir))[: self.max_open]:
-                if os.path.isdir(os.path.join(self.data_dir, entry)):
-                    self._open(entry)
+            for entry in self.on_disk()[: self.max_open]:
+                self._open(entry)
+
+    def on_disk(self) -> list[str]:
+        """The names of the namespaces with a directory (names never start with a dot: the
+        dot folders are state control's, engine/state.py)."""
+        if self.data_dir is None:
+            return []
+        return sorted(e.name for e in os.scandir(self.data_dir) if e.is_dir() and not e.name.startswith("."))
+
+    def name_of(self, region: str, access_key: str) -> str:
+        """The namespace a request of this region and access key reaches."""
+        return namespace_name(region, access_key, shared_db=self.shared_db, isolate_access_keys=self.isolate_access_keys)
+
+    def shut(self, name: str) -> None:
+        """Close namespace ``name`` now if it is open (its store closed when this returns):
+        state control replaces what is under it."""
+        db = self.databases.pop(name, None)
+        if db is not None:
+            self.unsaved += close_namespace(name, db)
+
+    def open(self, name: str) -> Namespace:
+        """Namespace ``name``, opened if it is not."""
+        return self._open(name)
+
+    def install(self, name: str, store: Store) -> Namespace:
+        """Open namespace ``name`` over ``store`` (a memory namespace restored), replacing it."""
+        self.shut(name)
+        return self._open(name, store)
 
     def _path(self, name: str) -> str:
         assert self.data_dir is not None
@@ -194,7 +227,7 @@ class Namespaces:
         path = self._path(name) if self.data_dir is not None else ""
         return open_store(self.store_kind, path, leveldb_open_files=self.leveldb_open_files)
 
-    def _open(self, name: str) -> Namespace:
+    def _open(self, name: str, given: Store | None = None) -> Namespace:
         db = self.databases.get(name)
         if db is not None:
             self.databases.move_to_end(name)
@@ -204,8 +237,10 @@ class Namespaces:
                 idle_name, idle = self.databases.popitem(last=False)
                 self.unsaved += close_namespace(idle_name, idle)
         # The namespace attaches what lives beside the items (streams, TTL, the stale-read model).
-        if self.data_dir is None or os.path.isdir(self._path(name)):
-            store: Store = self._open_store(name)
+        if given is not None:
+            store: Store = given
+        elif self.data_dir is None or os.path.isdir(self._path(name)):
+            store = self._open_store(name)
         else:  # never written: its first write creates the store (read-only calls leave no trace)
             store = LazyStore(functools.partial(self._open_store, name))
         db = Namespace(store, self.clock, self.capacity, consistency=self.consistency,

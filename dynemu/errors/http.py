@@ -49,3 +49,9 @@ MSG_NO_CREDENTIALS = (
     "--verify-signatures needs credentials: give --credentials-file or set "
     "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
 )
+MSG_ADMIN_BAD_SNAPSHOT_NAME = (
+    'the body must be JSON such as {"name": "fixtures"}: a snapshot name is 1 to 128 letters, digits, '
+    "'.', '_' or '-', not starting with '.'"
+)
+MSG_ADMIN_NO_SNAPSHOT = "snapshot not found: {name}"
+MSG_ADMIN_NO_NAMESPACE = "namespace not found: {name}"

@@ -257,3 +257,16 @@ class MemoryStore(Store):
 
     def __len__(self) -> int:
         return len(self._keys)
+
+    def contents(self) -> tuple[list[bytes], dict[bytes, bytes]]:
+        """A copy of every key and value (a snapshot of the whole store, engine/state.py):
+        two container copies, the keys and values themselves shared (bytes never change)."""
+        return list(self._keys), dict(self._data)
+
+    @classmethod
+    def from_contents(cls, contents: tuple[list[bytes], dict[bytes, bytes]]) -> MemoryStore:
+        """A store holding a copy of ``contents`` (what ``contents()`` returned)."""
+        store = cls()
+        store._keys, store._data = list(contents[0]), dict(contents[1])
+        store._peak = len(store._data)
+        return store

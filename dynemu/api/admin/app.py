@@ -16,6 +16,7 @@ from aiohttp import web
 
 from dynemu.api.admin import global_tables as global_tables_admin
 from dynemu.api.admin import guard as admin_guard
+from dynemu.api.admin import state as state_admin
 from dynemu.api.admin.api import Admin
 from dynemu.api.protocol import MAX_BODY_BYTES, ApiDispatcher, Headers, Reply, Request
 from dynemu.api.service import Service
@@ -51,6 +52,7 @@ def create_app(settings: Settings, service: Service | None = None) -> web.Applic
     admin_app = admin_guard.GuardedApp(app, admin_guard.checker(dispatcher.cors, settings.admin_token))
     Admin(service.namespaces, service.metrics).routes(admin_app)  # type: ignore[arg-type]
     global_tables_admin.routes(admin_app, service.namespaces)  # type: ignore[arg-type]
+    state_admin.routes(admin_app, lambda: service.state)  # reset, snapshots (state.py)
     if dispatcher.cors is not None:
         app.router.add_route("OPTIONS", "/", _route(dispatcher, dispatcher.preflight))
     if owned:

@@ -191,6 +191,16 @@ class Replication:
         if clock.mode == "virtual":
             clock.on_advance(self.run)
 
+    def forget(self) -> None:
+        """State control replaced namespaces (engine/state.py): every global table and the
+        backlog are forgotten; the namespaces that open next join again from their stores."""
+        self.groups.clear()
+        self.queue.clear()
+        self.done.clear()
+        self.known.clear()
+        self.versions.clear()
+        self.applied.clear()
+
     # --- the backlog ----------------------------------------------------------------------
 
     def enqueue(self, change: Change) -> None:
