@@ -9,7 +9,13 @@ Fixtures:
   dummy credentials and a region are set where none are, so application code that builds
   its own boto3 client reaches dynemu. ``dynemu_autouse = true`` (ini) starts it for every test.
 * ``dynamodb`` (function): a boto3 DynamoDB client on an emptied server: the server forgets
-  every table before each test that uses it, so no table is seen by two such tests.
+  every table before each test that uses it (``POST /_dynemu/reset``), so no table is seen by
+  two such tests.
+* ``dynamodb_fixtures`` (function): a boto3 client on the server as ``dynemu_data`` left it.
+  Override the session fixture ``dynemu_data`` (``dynemu_client`` is a client for it) to
+  create and fill tables:
+  it runs once, on an emptied server, and the state is saved as a snapshot; each test that uses
+  ``dynamodb_fixtures`` starts from that snapshot restored, whatever earlier tests wrote.
 
 Under pytest-xdist every worker is its own pytest session: one server per worker, each on
 its own port, so resetting one never touches another worker's tables.
@@ -96,11 +102,47 @@ def _dynemu_autouse(request: pytest.FixtureRequest) -> None:
         request.getfixturevalue("dynemu_url")
 
 
+SNAPSHOT = "dynemu-pytest-fixtures"  # the snapshot ``dynamodb_fixtures`` restores
+
+
+def _client(url: str) -> Any:
+    import boto3
+
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+    return boto3.client("dynamodb", endpoint_url=url, region_name=region)
+
+
 @pytest.fixture
 def dynamodb(dynemu_server: Any, dynemu_url: str) -> Any:
     """A boto3 DynamoDB client on a server emptied for this test."""
-    import boto3
-
     dynemu_server.reset()
-    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
-    return boto3.client("dynamodb", endpoint_url=dynemu_url, region_name=region)
+    return _client(dynemu_url)
+
+
+@pytest.fixture(scope="session")
+def dynemu_client(dynemu_url: str) -> Any:
+    """A boto3 DynamoDB client of the session's server (for ``dynemu_data``)."""
+    return _client(dynemu_url)
+
+
+@pytest.fixture(scope="session")
+def dynemu_data(dynemu_url: str) -> Any:
+    """Override (scope="session") to load the tables every ``dynamodb_fixtures`` test starts
+    from, e.g. ``def dynemu_data(dynemu_client): dynemu_client.create_table(...)``. It runs once,
+    on an emptied server; its value is not used."""
+    return None
+
+
+@pytest.fixture(scope="session")
+def _dynemu_loaded(request: pytest.FixtureRequest, dynemu_server: Any, dynemu_url: str) -> str:
+    dynemu_server.reset()
+    request.getfixturevalue("dynemu_data")  # after the reset: only this fixture asks for it
+    dynemu_server.snapshot(SNAPSHOT)
+    return SNAPSHOT
+
+
+@pytest.fixture
+def dynamodb_fixtures(_dynemu_loaded: str, dynemu_server: Any, dynemu_url: str) -> Any:
+    """A boto3 DynamoDB client on the state ``dynemu_data`` loaded, restored for this test."""
+    dynemu_server.restore(_dynemu_loaded)
+    return _client(dynemu_url)

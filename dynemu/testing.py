@@ -85,26 +85,33 @@ class DynemuServer:
             self._lock.release()
             self._lock = None
 
-    def reset(self) -> None:
-        """Forget every table of every namespace (in-memory servers only): each test that
-        calls it starts from an empty server, as after a restart (with the tables of
-        ``--init``, created and filled again)."""
-        if not self.settings.in_memory:
-            raise RuntimeError("reset() needs an in-memory server; delete the tables instead")
+    def reset(self, region: str | None = None) -> None:
+        """Drop every table, backup, stream and setting of every namespace (or of ``region``'s),
+        as ``POST /_dynemu/reset`` does: each test that calls it starts from an empty server (with
+        the tables of ``--init``, created and filled again)."""
+        self._state(lambda control: control.reset(self._scope(region)))
+
+    def snapshot(self, name: str, region: str | None = None) -> dict[str, Any]:
+        """Save the whole state (of ``region``'s namespace, or every one) as snapshot ``name``,
+        as ``POST /_dynemu/snapshots`` does."""
+        return self._state(lambda control: control.snapshot(name, self._scope(region)))  # type: ignore[no-any-return]
+
+    def restore(self, name: str) -> dict[str, Any]:
+        """Put back snapshot ``name``: no trace of later writes is left."""
+        return self._state(lambda control: control.restore(name))  # type: ignore[no-any-return]
+
+    def _scope(self, region: str | None) -> str | None:
+        return None if region is None else self.app.namespaces.name_of(region, "")
+
+    def _state(self, action: Any) -> Any:
+        """Run ``action(StateControl)`` on the server's loop, between two requests."""
         if self._loop is None:
             raise RuntimeError("DynemuServer is not running")
-        namespaces = self.app.namespaces
 
-        settings = self.settings
+        async def run() -> Any:
+            return action(self.app.state)
 
-        async def clear() -> None:  # on the server's loop, between two requests
-            namespaces.close()
-            if settings.init:  # the tables of --init are there again, as after a restart
-                from dynemu.seeding import init_tables
-
-                init_tables(namespaces, settings, settings.init)
-
-        asyncio.run_coroutine_threadsafe(clear(), self._loop).result(60)
+        return asyncio.run_coroutine_threadsafe(run(), self._loop).result(600)
 
     def seed(self, definition: dict[str, Any] | str, data: str | None = None, *, region: str = "us-east-1",
              fmt: str | None = None) -> int:

@@ -143,3 +143,50 @@ def test_autouse_sets_the_endpoint_for_every_test(tmp_path: Path) -> None:
         ini.write("dynemu_autouse = true\n")
     result = _pytest(project, env)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+FIXTURE_TESTS = '''
+import pytest
+
+LOADS = []
+
+
+@pytest.fixture(scope="session")
+def dynemu_data(dynemu_client):
+    LOADS.append(1)
+    dynemu_client.create_table(
+        TableName="orders", KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST",
+    )
+    for i in range(20):
+        dynemu_client.put_item(TableName="orders", Item={"id": {"S": f"o-{i}"}})
+
+
+@pytest.mark.parametrize("run", range(3))
+def test_starts_from_the_fixtures(dynamodb_fixtures, run):
+    assert dynamodb_fixtures.list_tables()["TableNames"] == ["orders"]
+    assert dynamodb_fixtures.scan(TableName="orders")["Count"] == 20
+    # what this test writes is gone before the next one
+    dynamodb_fixtures.delete_item(TableName="orders", Key={"id": {"S": "o-0"}})
+    dynamodb_fixtures.put_item(TableName="orders", Item={"id": {"S": f"new-{run}"}})
+    dynamodb_fixtures.create_table(
+        TableName="scratch", KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST",
+    )
+
+
+def test_empty_server_between(dynamodb):
+    assert dynamodb.list_tables()["TableNames"] == []
+
+
+def test_loaded_once():
+    assert LOADS == [1]
+'''
+
+
+def test_fixtures_loaded_once_and_restored_before_each_test(tmp_path: Path) -> None:
+    project, env = _project(tmp_path, "gac")
+    (project / "test_app.py").write_text(FIXTURE_TESTS)
+    result = _pytest(project, env, "-p", "no:randomly")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "5 passed" in result.stdout
