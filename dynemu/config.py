@@ -41,6 +41,7 @@ class Settings:
     shared_db: bool = False
     isolate_access_keys: bool = False
     log_level: str = "info"
+    log_requests: str | None = None  # "-": one text line per request on stderr; else JSON lines to that file
     cors: str | None = "*"  # as DynamoDB Local; None or "off": no CORS headers
     clock: str = "real"
     time_scale: float = 1.0
@@ -176,6 +177,11 @@ def _parser() -> argparse.ArgumentParser:
         "--isolate-access-keys", action="store_true", default=None, help="one namespace per region and access key id"
     )
     p.add_argument("--log-level", choices=LOG_LEVELS, help="logging threshold (default info)")
+    p.add_argument(
+        "--log-requests", nargs="?", const="-", metavar="FILE",
+        help="one line per request (time, region, operation, table, status, error type, consumed units, ms): "
+        "to stderr as text, or to FILE as JSON lines (default off)",
+    )
     p.add_argument(
         "--cors", nargs="?", const="*",
         help="allowed CORS origin (default *, as DynamoDB Local); --cors off sends no CORS headers",
@@ -438,7 +444,7 @@ def markdown_flag_table() -> str:
         if action.choices is not None:
             flag += " " + "\\|".join(action.choices)
         elif action.nargs == "?":
-            flag += " [VALUE]"
+            flag += f" [{action.metavar or 'VALUE'}]"
         elif action.nargs != 0:
             flag += " " + name.upper()
         text = (action.help or "").rsplit(" [env ", 1)[0]

@@ -183,6 +183,12 @@ class ApiDispatcher:
         # X-Amz-Target -> (validator, operation, handler), for targets that name an implemented
         # operation.
         self._routes: BoundedCache[tuple[RequestValidator, str, Handler]] = BoundedCache(CACHE_SIZE)
+        self.request_log: Any = None
+        if settings.log_requests is not None:  # off: ``handle`` is the method itself, nothing checked
+            from dynemu.api.request_log import RequestLog
+
+            self.request_log = RequestLog(settings.log_requests, namespaces)
+            self.handle = self.request_log.wrap(self.handle)  # type: ignore[method-assign]
 
     # --- responses ------------------------------------------------------------------------------
 

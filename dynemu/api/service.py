@@ -106,6 +106,8 @@ class Service:
             self.namespaces.replication.stop()
         finally:  # the stores are closed whatever stopping the sweeps did
             self.namespaces.close()
+            if self.dispatcher.request_log is not None:
+                self.dispatcher.request_log.close()
 
     def __getitem__(self, key: Any) -> Any:
         """``server.app[NAMESPACES]`` / ``[DISPATCHER]``, as on the aiohttp application (the

@@ -55,3 +55,4 @@ MSG_ADMIN_BAD_SNAPSHOT_NAME = (
 )
 MSG_ADMIN_NO_SNAPSHOT = "snapshot not found: {name}"
 MSG_ADMIN_NO_NAMESPACE = "namespace not found: {name}"
+MSG_LOG_REQUESTS_FILE = "--log-requests {path}: cannot open the file: {reason}"
