@@ -128,3 +128,42 @@ def test_a_bad_endpoint_is_one_line() -> None:
                           capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stderr) == (
         2, "dynemu mcp: --endpoint 127.0.0.1:1: give the scheme, as in http://127.0.0.1:1\n")
+
+
+def test_reset_and_snapshots() -> None:
+    with DynemuServer() as url:
+        import boto3
+
+        ddb = boto3.client("dynamodb", endpoint_url=url, region_name="us-east-1",
+                           aws_access_key_id="x", aws_secret_access_key="x")
+        ddb.create_table(TableName="mcp_s", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                         BillingMode="PAY_PER_REQUEST")
+        ddb.put_item(TableName="mcp_s", Item={"pk": {"S": "kept"}})
+
+        async def steps(s: ClientSession) -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            out["snapshot"] = await call(s, "snapshot", name="base")
+            await call(s, "put_item", table="mcp_s", item={"pk": {"S": "later"}})
+            out["list"] = await call(s, "list_snapshots")
+            out["restore"] = await call(s, "restore_snapshot", name="base")
+            out["later"] = await call(s, "get_item", table="mcp_s", key={"pk": {"S": "later"}})
+            out["kept"] = await call(s, "get_item", table="mcp_s", key={"pk": {"S": "kept"}})
+            out["reset"] = await call(s, "reset")
+            out["empty"] = await call(s, "list_tables")
+            out["missing"] = await call(s, "restore_snapshot", name="nope")
+            out["bad_name"] = await call(s, "snapshot", name="../x")
+            await call(s, "restore_snapshot", name="base")
+            out["back"] = await call(s, "list_tables")
+            return out
+
+        out = _session(["--endpoint", url], steps)
+    assert out["snapshot"][1]["namespaces"] == ["us-east-1"] and out["snapshot"][1]["scope"] == "us-east-1"
+    assert [i["name"] for i in out["list"][1]["snapshots"]] == ["base"]
+    assert out["later"] == (False, {})
+    assert out["kept"][1]["Item"] == {"pk": {"S": "kept"}}
+    assert out["reset"] == (False, {"reset": ["us-east-1"]})
+    assert out["empty"] == (False, {"TableNames": []})
+    assert out["missing"] == (True, "Error executing tool restore_snapshot: HTTP 404: snapshot not found: nope")
+    assert out["bad_name"][0] and out["bad_name"][1].endswith("not starting with '.'")
+    assert out["back"] == (False, {"TableNames": ["mcp_s"]})

@@ -64,6 +64,13 @@ def replace(data_dir: str, sources: dict[str, str | None]) -> None:
     """Make each namespace directory ``data_dir/<name>`` a copy of ``sources[name]`` (a closed
     store's directory), or remove it where that is None, as one step for a crash (see the
     module's docstring). The namespaces must be closed."""
+    stage(data_dir, sources)
+    commit(data_dir)
+    recover(data_dir)
+
+
+def stage(data_dir: str, sources: dict[str, str | None]) -> None:
+    """Step 1: copy the sources into the staging folder, with the plan, all synced."""
     staging = os.path.join(data_dir, STAGING)
     shutil.rmtree(staging, ignore_errors=True)
     os.makedirs(staging)
@@ -76,9 +83,12 @@ def replace(data_dir: str, sources: dict[str, str | None]) -> None:
         f.flush()
         os.fsync(f.fileno())
     _fsync(staging)
-    os.rename(staging, os.path.join(data_dir, COMMITTED))  # the restore has happened
+
+
+def commit(data_dir: str) -> None:
+    """Step 2: the one rename after which the restore has happened."""
+    os.rename(os.path.join(data_dir, STAGING), os.path.join(data_dir, COMMITTED))
     _fsync(data_dir)
-    recover(data_dir)
 
 
 def recover(data_dir: str) -> None:
