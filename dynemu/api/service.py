@@ -70,8 +70,12 @@ class Service:
                 self.namespaces.close()
                 raise SettingsError(f"--init: {e}") from None
         self.metrics = RequestMetrics()
-        credentials = sigv4.credentials_for(settings.credentials_file) if settings.verify_signatures else None
-        self.dispatcher = ApiDispatcher(settings, self.namespaces, registry.handlers(), self.metrics, credentials)
+        try:  # a refused setting (credentials, --log-requests' file) leaves no store open
+            credentials = sigv4.credentials_for(settings.credentials_file) if settings.verify_signatures else None
+            self.dispatcher = ApiDispatcher(settings, self.namespaces, registry.handlers(), self.metrics, credentials)
+        except BaseException:
+            self.namespaces.close()
+            raise
         # TTL sweeps and stream retention (engine/lifecycle.py): on every advance of a
         # virtual clock, else every --ttl-interval seconds of clock time.
         self.lifecycle = Lifecycle(self.namespaces, settings.ttl_interval)
