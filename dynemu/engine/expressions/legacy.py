@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import errors
-from ...errors import invalid_parameter, validation
+from ...errors import DynamoError, invalid_parameter, validation
 from .. import values as V
 from . import ast
 from .keycondition import KeyCondition
@@ -120,7 +120,17 @@ def _combine(nodes: list[ast.Node], conditional_operator: str | None) -> ast.Nod
 
 
 def expected_condition(expected: dict[str, Any], conditional_operator: str | None) -> ast.Node | None:
-    """Validate ``Expected`` and return its bound condition tree."""
+    """Validate ``Expected`` and return its bound condition tree. Its errors are request
+    checks: the single-item writes say them in the validation envelope (docs/rules.md)."""
+    try:
+        return _expected_condition(expected, conditional_operator)
+    except DynamoError as e:
+        if e.type_name == "ValidationException":
+            e.envelope = True
+        raise
+
+
+def _expected_condition(expected: dict[str, Any], conditional_operator: str | None) -> ast.Node | None:
     nodes: list[ast.Node] = []
     for name, cond in expected.items():
         if not name:  # as in an item (naming rules)
