@@ -667,10 +667,8 @@ def _compile_operation(service: str, op: botocore.model.OperationModel) -> Calla
                     raise validation(message)
             if first_enum_alone and all(_rule(e).startswith(_ENUM_RULE) for e in errs):
                 del errs[1:]
-            if keys_last is not None:
-                others = [e for e in errs if _rule(e) != keys_last]
-                if others:
-                    errs = others
+            if keys_last is not None and any(not _path(e).startswith("requestItems") for e in errs):
+                errs = [e for e in errs if _rule(e) != keys_last]
             raise validation(_errors_message(errs))
 
     return validate
@@ -683,6 +681,11 @@ _RULE_AFTER = "failed to satisfy constraint: "
 def _rule(err: str) -> str:
     """The rule of one listed failure (after its value, which the request chose)."""
     return err.rpartition(_RULE_AFTER)[2]
+
+
+def _path(err: str) -> str:
+    """The member path of one listed failure."""
+    return err.rpartition(_RULE_AFTER)[0].rpartition(" at '")[2]
 
 
 def _early(v: Any, when: str, enum: frozenset[str] | None = None) -> bool:

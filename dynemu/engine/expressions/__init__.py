@@ -231,9 +231,11 @@ def _placeholders(request: dict[str, Any]) -> tuple[dict[str, str], dict[str, di
             try:
                 checked[key] = V.validate_value(value)
             except DynamoError as e:
-                if e.type_name != "ValidationException" or e.envelope:
+                if e.type_name != "ValidationException" or e.envelope or e.message == errors.MSG_NESTING:
                     # a value rule (numbers, sets) is said bare, as in an item (issue 36,
-                    # observed against the service); a shapeless value keeps the wrapper
+                    # observed against the service), and so is the nesting rule, reported
+                    # after every other check (values.nesting_last); a shapeless value keeps
+                    # the wrapper
                     raise
                 raise validation(errors.msg_placeholder_value("ExpressionAttributeValues", e.message, key)) from None
         values = checked
