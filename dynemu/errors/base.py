@@ -36,8 +36,8 @@ class DynamoError(Exception):
         self.status = status
         self.extra = extra
         # one of the request checks that PutItem, UpdateItem and DeleteItem answer inside the
-        # "1 validation error detected: " envelope (``enveloped``; docs/rules.md, "The
-        # validation envelope"); False for every other error
+        # "1 validation error detected: " envelope (``enveloped``); False for every other
+        # error. The rule: docs/rules.md, "The validation envelope".
         self.envelope = False
 
     def body(self) -> dict[str, Any]:
