@@ -113,3 +113,15 @@ def test_transact_write_sizes_and_unused_values_before_a_deep_key(raw: Any, tabl
                                ExpressionAttributeValues={":u": S("x")}), check])
     assert_validation(NESTING, raw.transact_write_items, TransactItems=[_put(table, KEY), check])
     assert "Item" not in raw.get_item(TableName=table, Key=KEY, ConsistentRead=True)
+
+
+def test_reads_and_batches_report_nesting_last_too(raw: Any, table: str) -> None:
+    assert_validation('Invalid ProjectionExpression: Syntax error; token: "<EOF>", near: ","', raw.get_item,
+                      TableName=table, Key={"pk": deep()}, ProjectionExpression="a,")
+    assert_validation("The parameter cannot be converted to a numeric value: abc", raw.batch_get_item,
+                      RequestItems={table: {"Keys": [{"pk": deep()}, {"pk": {"N": "abc"}}]}})
+    assert_validation("Empty attribute name", raw.batch_write_item, RequestItems={table: [
+        {"PutRequest": {"Item": {**KEY, "d": deep()}}}, {"PutRequest": {"Item": {"pk": S("b"), "": S("x")}}}]})
+    assert_validation(NESTING, raw.batch_write_item,
+                      RequestItems={table: [{"PutRequest": {"Item": {**KEY, "d": deep()}}}]})
+    assert "Item" not in raw.get_item(TableName=table, Key=KEY, ConsistentRead=True)

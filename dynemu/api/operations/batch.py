@@ -91,24 +91,7 @@ def batch_get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         if not spec["Keys"]:
             raise errors.validation(errors.MSG_BATCH_GET_KEYS_EMPTY.format(name))
     _check_projection_kinds(request_items)
-    # 1. no table needed: expressions, attribute values, duplicates, the 100-key limit
-    staged = []
-    count = 0
-    for name, spec in request_items.items():
-        compiled = compile_expressions("BatchGetItem", spec)
-        seen: set[tuple[Any, ...]] = set()
-        keys: list[Item] = []
-        for raw in spec["Keys"]:
-            key = values.validate_item(raw)
-            identity = _key_identity(key)
-            if identity in seen:
-                raise errors.validation(errors.MSG_DUPLICATES)
-            seen.add(identity)
-            count += 1
-            if count > MAX_BATCH_GET_KEYS:
-                raise errors.validation(errors.MSG_TOO_MANY_GET)
-            keys.append(key)
-        staged.append((name, spec, compiled, keys))
+    staged = values.nesting_last(lambda: _stage_gets(request_items))
     # 2. tables and keys
     resolved: dict[str, tuple[dict[str, Any], Compiled]] = {}
     keyed: list[KeyRead] = []
@@ -135,6 +118,29 @@ def batch_get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     if result.ledger is not None:
         out["ConsumedCapacity"] = render_ledger(result.ledger, mode)  # type: ignore[arg-type]
     return out
+
+
+def _stage_gets(request_items: dict[str, Any]) -> list[tuple[str, dict[str, Any], Compiled, list[Item]]]:
+    """1. no table needed: expressions, attribute values, duplicates, the 100-key limit (a
+    value nested too deep last, ``values.nesting_last``)."""
+    staged = []
+    count = 0
+    for name, spec in request_items.items():
+        compiled = compile_expressions("BatchGetItem", spec)
+        seen: set[tuple[Any, ...]] = set()
+        keys: list[Item] = []
+        for raw in spec["Keys"]:
+            key = values.validate_item(raw)
+            identity = _key_identity(key)
+            if identity in seen:
+                raise errors.validation(errors.MSG_DUPLICATES)
+            seen.add(identity)
+            count += 1
+            if count > MAX_BATCH_GET_KEYS:
+                raise errors.validation(errors.MSG_TOO_MANY_GET)
+            keys.append(key)
+        staged.append((name, spec, compiled, keys))
+    return staged
 
 
 def _check_projection_kinds(request_items: dict[str, Any]) -> None:
@@ -168,9 +174,9 @@ def _one_request(request: dict[str, Any]) -> bool:
     return (request.get("PutRequest") is not None) != (request.get("DeleteRequest") is not None)
 
 
-def batch_write_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    request_items: dict[str, list[dict[str, Any]]] = body["RequestItems"]
-    # 1. no table needed: the request kinds, attribute values, item sizes, the 25 limit
+def _stage_writes(request_items: dict[str, list[dict[str, Any]]]) -> list[tuple[str, list[tuple[Item, int | None]]]]:
+    """1. no table needed: the request kinds, attribute values, item sizes, the 25 limit (a
+    value nested too deep last, ``values.nesting_last``)."""
     staged = []
     count = 0
     for name, requests in request_items.items():
@@ -189,6 +195,12 @@ def batch_write_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
             if count > MAX_BATCH_WRITE_REQUESTS:
                 raise errors.validation(errors.MSG_TOO_MANY_WRITE)
         staged.append((name, ops))
+    return staged
+
+
+def batch_write_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    request_items: dict[str, list[dict[str, Any]]] = body["RequestItems"]
+    staged = values.nesting_last(lambda: _stage_writes(request_items))
     # 2. tables, keys (every mismatch worded as the schema mismatch), duplicates
     seen: set[bytes] = set()
     writes: list[Write] = []

@@ -35,7 +35,7 @@ def _keyed(ctx: Context, body: dict[str, Any], operation: str, rv: tuple[str, ..
         returned = return_values(body, rv) if rv is not None else "NONE"
         return returned, values.validate_item(body["Key"]), compile_expressions(operation, body)
 
-    returned, key_attrs, compiled = _checked(body, checks) if rv is not None else checks()
+    returned, key_attrs, compiled = _checked(body, checks) if rv is not None else values.nesting_last(checks)
     table = ctx.db.get(body["TableName"])
     compiled = bind_to(compiled, table)
     return returned, key_attrs, compiled, table, table.key_for_request(key_attrs)
