@@ -31,8 +31,11 @@ Extra helpers: ``normalize_number(s) -> str`` (validate + canonical form, no cop
 string is already canonical) and the ``MSG_*`` message constants.
 
 Messages are bare (no ``One or more parameter values were invalid:`` prefix) unless DynamoDB
-adds one; callers wrapping values of ``ExpressionAttributeValues`` add DynamoDB's
-``ExpressionAttributeValues contains invalid value: <msg> for key <key>`` themselves.
+adds one. The value rules' errors are request checks (``errors.request_check``): PutItem,
+UpdateItem and DeleteItem answer them in the "1 validation error detected: " envelope, every
+layer (item, key, condition, filter or update value) with the same message; only a value that
+is no AttributeValue at all keeps ``ExpressionAttributeValues contains invalid value: <msg>
+for key <key>``, added by its caller (docs/rules.md, "The validation envelope").
 Sources for every rule: the header of tests/test_values.py.
 """
 
