@@ -125,3 +125,27 @@ def test_reads_and_batches_report_nesting_last_too(raw: Any, table: str) -> None
     assert_validation(NESTING, raw.batch_write_item,
                       RequestItems={table: [{"PutRequest": {"Item": {**KEY, "d": deep()}}}]})
     assert "Item" not in raw.get_item(TableName=table, Key=KEY, ConsistentRead=True)
+
+
+def test_requests_nested_as_deep_as_json_allows_get_dynamodbs_errors(server_url: str, table: str) -> None:
+    """505 levels (about as deep as the JSON parser takes): every step that runs before the
+    nesting error (the second pass of the checks, a constraint message showing an item) copes."""
+    import json
+
+    from tests.test_protocol import raw as http
+
+    d = '{"M":{"a":' * 505 + '{"S":"x"}' + "}}" * 505
+    puts = ",".join('{"PutRequest":{"Item":{"pk":{"S":"p' + str(i) + '"},"d":DEEP}}}' for i in range(26))
+    cases = [
+        ("PutItem", '{"TableName":"TABLE","Item":{"pk":{"S":"a"},"d":DEEP,"":{"S":"x"}}}', "Empty attribute name"),
+        ("PutItem", '{"TableName":"TABLE","Item":{"pk":{"S":"a"},"d":DEEP}}', NESTING),
+        ("GetItem", '{"TableName":"TABLE","Key":{"pk":DEEP}}', NESTING),
+        ("BatchWriteItem", '{"RequestItems":{"TABLE":[' + puts + "]}}", None),
+    ]
+    for target, body, message in cases:
+        body = body.replace("TABLE", table).replace("DEEP", d)
+        status, _, data = http(server_url, body, target=f"DynamoDB_20120810.{target}")
+        answer = json.loads(data)
+        assert (status, answer["__type"].rpartition("#")[2]) == (400, "ValidationException"), answer
+        if message is not None:
+            assert answer["message"] == message

@@ -349,7 +349,7 @@ def _validate(v: Any, level: int) -> Value:
     # (or, while ``nesting_last`` looks for another error, kept as it is, unchecked).
     if level > MAX_NESTING:
         if _NESTING_SET_ASIDE.get():
-            return v
+            return _SET_ASIDE  # the request is refused anyway: what follows sees a flat value
         raise errors.validation(errors.MSG_NESTING)
     if not isinstance(v, dict):
         raise _shape_error(v, "Structure")
@@ -368,16 +368,18 @@ def _validate(v: Any, level: int) -> Value:
     return dict(checked)
 
 
-# True while ``nesting_last`` runs a request's checks again with the nesting rule set aside.
+# True while ``nesting_last`` runs a request's checks again with the nesting rule set aside;
+# a level past the limit then stands for this value, so no later step walks the deep rest.
 _NESTING_SET_ASIDE: ContextVar[bool] = ContextVar("nesting_set_aside", default=False)
+_SET_ASIDE: Value = {"NULL": True}
 
 
 def nesting_last(checks: Callable[[], T]) -> T:
     """Run a request's checks (those before its table is looked up) in DynamoDB's order for
     nesting: a value nested past 32 levels is refused only when no other check of the request
     fails (issue 36; docs/rules.md, "The validation envelope"). Only a request that breaks the
-    nesting rule has its checks run twice: the second time deeper levels are kept unchecked,
-    so the first other error is raised, else the nesting error."""
+    nesting rule has its checks run twice: the second time each level past the limit stands
+    for a NULL, so the first other error is raised, else the nesting error."""
     try:
         return checks()
     except DynamoError as e:

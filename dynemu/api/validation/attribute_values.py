@@ -99,5 +99,8 @@ def av_hash(v: Any) -> str:
     try:
         data = orjson.dumps(v, option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):
-        data = repr(v).encode()
+        try:
+            data = repr(v).encode()
+        except RecursionError:  # nested past what repr walks (the nesting rule refuses it later)
+            data = b"AttributeValue"
     return format(zlib.crc32(data), "x")
