@@ -158,3 +158,12 @@ def test_query_key_condition_messages(raw: Any, table: str, table_hr: str) -> No
     assert_validation("Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition per key",
                       raw.query, TableName=table_hr, KeyConditionExpression="pk = :p AND sk > :a AND sk < :b",
                       ExpressionAttributeValues={":p": S("k"), ":a": N(1), ":b": N(5)})
+
+
+def test_query_conditional_operator_with_fewer_filter_conditions_keeps_corals_message(raw: Any, table: str) -> None:
+    assert_validation(errors(fail("BOGUS", "select", "Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, "
+                                  "ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]"),
+                             fail("XOR", "conditionalOperator", ENUM_OPERATOR)),
+                      raw.query, TableName=table, KeyConditions={"pk": {"ComparisonOperator": "EQ",
+                                                                        "AttributeValueList": [S("k")]}},
+                      QueryFilter={"a": {"ComparisonOperator": "NULL"}}, ConditionalOperator="XOR", Select="BOGUS")

@@ -649,7 +649,7 @@ def _compile_operation(service: str, op: botocore.model.OperationModel) -> Calla
         scratch: list[str] = []
         walk(body, scratch)  # raises the first SerializationException, in the body's order
         for member, when, message, enum in first:
-            if _early(body.get(member), when, enum):
+            if _early(body.get(member), when, enum, body):
                 raise validation(message)
         for member, message in bare:
             v = body.get(member)
@@ -688,14 +688,17 @@ def _path(err: str) -> str:
     return err.rpartition(_RULE_AFTER)[0].rpartition(" at '")[2]
 
 
-def _early(v: Any, when: str, enum: frozenset[str] | None = None) -> bool:
+def _early(v: Any, when: str, enum: frozenset[str] | None = None, body: dict[str, Any] | None = None) -> bool:
     """Whether a member triggers its EARLY_MESSAGES entry."""
     if when == "missing":
         return v is None
     if when == "empty":
         return v is None or v == {}
-    if when == "badenum":
-        return type(v) is str and enum is not None and v not in enum
+    if when.startswith("badenum"):
+        if type(v) is not str or enum is None or v in enum:
+            return False
+        companion = when.partition(":")[2]
+        return not companion or (body is not None and len(body.get(companion) or ()) >= 2)
     return isinstance(v, int | float) and not isinstance(v, bool) and v < 1  # "below1"
 
 
