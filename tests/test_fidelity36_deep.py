@@ -149,3 +149,13 @@ def test_requests_nested_as_deep_as_json_allows_get_dynamodbs_errors(server_url:
         assert (status, answer["__type"].rpartition("#")[2]) == (400, "ValidationException"), answer
         if message is not None:
             assert answer["message"] == message
+
+
+def test_query_and_scan_report_nesting_last_too(raw: Any, table: str) -> None:
+    assert_validation('Invalid FilterExpression: Syntax error; token: "<EOF>", near: "="', raw.query,
+                      TableName=table, KeyConditionExpression="pk = :p", FilterExpression="a =",
+                      ExpressionAttributeValues={":p": deep()})
+    assert_validation("Value provided in ExpressionAttributeValues unused in expressions: keys: {:u}", raw.scan,
+                      TableName=table, FilterExpression="a = :v", ExpressionAttributeValues={":v": S("x"), ":u": deep()})
+    assert_validation(NESTING, raw.scan, TableName=table, FilterExpression="a = :v",
+                      ExpressionAttributeValues={":v": deep()})
