@@ -107,14 +107,17 @@ def test_updates_keep_the_table_size_exact(table: str, ddb: Any) -> None:
 def test_an_update_past_400_kb_is_refused_at_the_exact_byte(table: str, ddb: Any) -> None:
     """UpdateItem is measured by its statement: 19 bytes for the SET, its name, its value,
     not the attributes it leaves alone nor the key (docs/rules.md, "Item size by surface";
-    the clauses: tests/test_fidelity36_sizes.py)."""
+    the clauses: tests/test_fidelity36_sizes.py); and the finished item stays within 400 KB."""
     key = {"pk": {"S": "edge"}}
-    ddb.put_item(TableName=table, Item={**key, "a": {"S": "x" * 1000}, "n": {"N": "7"}})
     room = 400 * 1024 - 19 - len("padding")
     assert_validation("Item size to update has exceeded the maximum allowed size", ddb.update_item, TableName=table,
                       Key=key, UpdateExpression="SET padding = :p", ExpressionAttributeValues={":p": {"S": "y" * (room + 1)}})
     ddb.update_item(TableName=table, Key=key, UpdateExpression="SET padding = :p",
                     ExpressionAttributeValues={":p": {"S": "y" * room}})
+    # the same statement over an item that holds 1 KB more would leave it past the limit
+    ddb.put_item(TableName=table, Item={**key, "a": {"S": "x" * 1000}, "n": {"N": "7"}})
+    assert_validation("Item size to update has exceeded the maximum allowed size", ddb.update_item, TableName=table,
+                      Key=key, UpdateExpression="SET padding = :p", ExpressionAttributeValues={":p": {"S": "y" * room}})
 
 
 def test_the_keys_values_are_checked_before_the_expression(table: str, raw: Any) -> None:
