@@ -187,7 +187,7 @@ class ApiDispatcher:
         if settings.log_requests is not None:  # off: ``handle`` is the method itself, nothing checked
             from dynemu.api.request_log import RequestLog
 
-            self.request_log = RequestLog(settings.log_requests, namespaces)
+            self.request_log = RequestLog(settings.log_requests, namespaces, parse_credential)
             self.handle = self.request_log.wrap(self.handle)  # type: ignore[method-assign]
 
     # --- responses ------------------------------------------------------------------------------

@@ -19,12 +19,11 @@ import sys
 import time
 from collections.abc import Callable
 from time import perf_counter
-from typing import IO
+from typing import IO, Any
 
 import orjson
 
 from dynemu import errors
-from dynemu.api.protocol import Reply, Request, parse_credential
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import Namespaces
 
@@ -68,7 +67,8 @@ def tables_of(body: bytes) -> str:
     return ",".join(names) or "-"
 
 
-def error_type(reply: Reply) -> str:
+def error_type(reply: Any) -> str:
+    """The error type of a reply (protocol.Reply), "-" for a success."""
     if reply.status < 400 or not reply.body:
         return "-"
     try:
@@ -79,10 +79,13 @@ def error_type(reply: Reply) -> str:
 
 
 class RequestLog:
-    """Writes one line per request to ``target`` (a file name, or ``STDERR``)."""
+    """Writes one line per request to ``target`` (a file name, or ``STDERR``);
+    ``credential_of(Authorization header)`` is (access key, region), as the dispatcher reads it."""
 
-    def __init__(self, target: str, namespaces: Namespaces) -> None:
+    def __init__(self, target: str, namespaces: Namespaces,
+                 credential_of: Callable[[str], tuple[str, str]]) -> None:  # fmt: skip
         self.namespaces = namespaces
+        self.credential_of = credential_of
         self.json = target != STDERR
         try:
             self._out: IO[str] = open(target, "a", buffering=1, encoding="utf-8") if self.json else sys.stderr  # noqa: SIM115
@@ -95,12 +98,13 @@ class RequestLog:
         if self.json:
             self._out.close()
 
-    def wrap(self, handle: Callable[[Request], Reply]) -> Callable[[Request], Reply]:
-        """``handle`` (the dispatcher's), logging each request it answers."""
+    def wrap(self, handle: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """``handle`` (the dispatcher's: a protocol.Request in, a Reply out), logging each
+        request it answers."""
 
-        def logged(request: Request) -> Reply:
+        def logged(request: Any) -> Any:
             headers = request.headers
-            access_key, region = parse_credential(headers.get("authorization") or "")
+            access_key, region = self.credential_of(headers.get("authorization") or "")
             db = self._open_namespace(region, access_key)
             before = consumed(db)
             started = perf_counter()
@@ -121,7 +125,7 @@ class RequestLog:
         except errors.DynamoError:
             return None
 
-    def write(self, region: str, operation: str, table: str, reply: Reply, read: float, write: float,
+    def write(self, region: str, operation: str, table: str, reply: Any, read: float, write: float,
               ms: float) -> None:  # fmt: skip
         now = self.namespaces.clock.now()
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
