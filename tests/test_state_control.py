@@ -244,3 +244,32 @@ def test_reset_brings_back_init_tables_over_http(tmp_path: Path) -> None:
         _create(c, "scratch")
         assert admin(url, "/_dynemu/reset", {})[0] == 200
         assert c.list_tables()["TableNames"] == ["users"] and c.scan(TableName="users")["Count"] == 1
+
+
+def test_reset_drops_settings_kept_beside_the_tables(server: DynemuServer) -> None:
+    """Contributor Insights, resource policies and auto scaling targets go with the namespace."""
+    from tests.aas_helpers import aas_client
+
+    url = server.url
+    c, aas = make_client(url), aas_client(url)
+
+    def provisioned() -> str:
+        c.create_table(TableName="prov", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                       AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                       ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5})  # fmt: skip
+        return str(c.describe_table(TableName="prov")["Table"]["TableArn"])
+
+    arn = provisioned()
+    c.update_contributor_insights(TableName="prov", ContributorInsightsAction="ENABLE")
+    policy = json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Deny", "Principal": "*", "Action": "dynamodb:GetItem", "Resource": arn}]})
+    c.put_resource_policy(ResourceArn=arn, Policy=policy)
+    aas.register_scalable_target(ServiceNamespace="dynamodb", ResourceId="table/prov",
+                                 ScalableDimension="dynamodb:table:WriteCapacityUnits", MinCapacity=1, MaxCapacity=10)
+    assert len(aas.describe_scalable_targets(ServiceNamespace="dynamodb")["ScalableTargets"]) == 1
+    assert admin(url, "/_dynemu/reset", {})[0] == 200
+    assert aas.describe_scalable_targets(ServiceNamespace="dynamodb")["ScalableTargets"] == []
+    arn = provisioned()
+    assert c.describe_contributor_insights(TableName="prov")["ContributorInsightsStatus"] == "DISABLED"
+    with pytest.raises(c.exceptions.PolicyNotFoundException):
+        c.get_resource_policy(ResourceArn=arn)
