@@ -30,12 +30,13 @@ DEFAULT_ITEMS = 25
 class Backend:
     """The dynemu an MCP server talks to: its DynamoDB API (boto3) and admin API (HTTP)."""
 
-    def __init__(self, endpoint: str, region: str) -> None:
+    def __init__(self, endpoint: str, region: str, admin_token: str | None = None) -> None:
         import boto3
         from botocore.config import Config
 
         self.endpoint = endpoint.rstrip("/")
         self.region = region
+        self.admin_token = admin_token  # the server's --admin-token, for reset and snapshots
         self.ddb = boto3.client(
             "dynamodb", endpoint_url=self.endpoint, region_name=region, aws_access_key_id="mcp",
             aws_secret_access_key="mcp", config=Config(retries={"total_max_attempts": 1}),
@@ -63,8 +64,11 @@ class Backend:
         sep = "&" if "?" in path else "?"
         url = f"{self.endpoint}{path}{sep}region={urllib.parse.quote(self.region)}"
         data = json.dumps(body).encode() if body is not None else None
+        headers = {"Content-Type": "application/json"}
+        if self.admin_token is not None:
+            headers["Authorization"] = f"Bearer {self.admin_token}"
         req = urllib.request.Request(url, data=data, method=method or ("POST" if data is not None else "GET"),
-                                     headers={"Content-Type": "application/json"})  # fmt: skip
+                                     headers=headers)  # fmt: skip
         try:
             with urllib.request.urlopen(req, timeout=120) as r:
                 text = r.read()
@@ -199,6 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--endpoint", help="a running dynemu (default: a private in-memory one on a virtual clock)")
     p.add_argument("--region", default="us-east-1", help="the region (namespace) the tools act in (default us-east-1)")
     p.add_argument("--clock", choices=("real", "virtual"), default="virtual", help="the private server's clock")
+    p.add_argument("--admin-token", help="the --admin-token of the server at --endpoint (reset and snapshots need it)")
     args = p.parse_args(argv)
     try:
         import mcp.server.mcpserver  # noqa: F401
@@ -209,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.endpoint.startswith(("http://", "https://")):
             print(f"dynemu mcp: --endpoint {args.endpoint}: give the scheme, as in http://{args.endpoint}", file=sys.stderr)
             return 2
-        build(Backend(args.endpoint, args.region)).run("stdio")
+        build(Backend(args.endpoint, args.region, args.admin_token)).run("stdio")
         return 0
     from dynemu.testing import DynemuServer
 

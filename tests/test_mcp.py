@@ -131,7 +131,7 @@ def test_a_bad_endpoint_is_one_line() -> None:
 
 
 def test_reset_and_snapshots() -> None:
-    with DynemuServer() as url:
+    with DynemuServer(admin_token="tok") as url:
         import boto3
 
         ddb = boto3.client("dynamodb", endpoint_url=url, region_name="us-east-1",
@@ -157,7 +157,14 @@ def test_reset_and_snapshots() -> None:
             out["back"] = await call(s, "list_tables")
             return out
 
-        out = _session(["--endpoint", url], steps)
+        out = _session(["--endpoint", url, "--admin-token", "tok"], steps)
+
+        async def refused(s: ClientSession) -> Any:
+            return await call(s, "reset")
+
+        out["no_token"] = _session(["--endpoint", url], refused)
+    assert out["no_token"] == (True, "Error executing tool reset: HTTP 401: the admin API needs the token given by "
+                                     "--admin-token (Authorization: Bearer ... or X-Dynemu-Admin-Token)")
     assert out["snapshot"][1]["namespaces"] == ["us-east-1"] and out["snapshot"][1]["scope"] == "us-east-1"
     assert [i["name"] for i in out["list"][1]["snapshots"]] == ["base"]
     assert out["later"] == (False, {})
