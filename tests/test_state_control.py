@@ -96,7 +96,7 @@ def test_restore_leaves_no_trace_of_later_writes(server: DynemuServer) -> None:
     saved = _state(url)
     assert saved["orders"]["stream_records"] == 30 and saved["orders"]["gsi_items"] and saved["backups"] == ["before"]
     status, info = admin(url, "/_dynemu/snapshots", {"name": "base"})
-    assert status == 200 and info["name"] == "base" and info["scope"] == "all" and info["namespaces"] == ["us-east-1"]
+    assert status == 200 and info["name"] == "base" and info["scope"] == "*" and info["namespaces"] == ["us-east-1"]
 
     # later writes of every kind
     for i in range(30, 40):

@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +31,7 @@ from dynemu.engine.namespaces import Namespaces, Unsaved
 
 SNAPSHOTS = ".snapshots"
 MANIFEST = "snapshot.json"
+EVERY = "*"  # the scope of a snapshot of every namespace (no namespace is called that)
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 
 
@@ -90,7 +90,7 @@ class StateControl:
         check_name(name)
         ns = self.namespaces
         names = self._scope(scope)
-        info = {"name": name, "scope": scope if scope is not None else "all", "created": time.time()}
+        info = {"name": name, "scope": scope if scope is not None else EVERY, "created": ns.clock.now()}
         if ns.data_dir is None:
             saved = {}
             for n in names:
@@ -104,7 +104,7 @@ class StateControl:
         from dynemu.storage import checkpoints
 
         final = self._snapshot_dir(name)
-        building = final + ".tmp"
+        building = self._snapshot_dir(".building-" + name)  # no snapshot name starts with a dot
         shutil.rmtree(building, ignore_errors=True)
         os.makedirs(building)
         kept = []
@@ -131,7 +131,7 @@ class StateControl:
         out = []
         for entry in sorted(os.listdir(root)) if os.path.isdir(root) else []:
             manifest = os.path.join(root, entry, MANIFEST)
-            if not entry.endswith(".tmp") and os.path.isfile(manifest):
+            if not entry.startswith(".") and os.path.isfile(manifest):
                 with open(manifest, "rb") as f:
                     out.append(orjson.loads(f.read()))
         return out
@@ -156,7 +156,7 @@ class StateControl:
         """Put back the namespaces snapshot ``name`` saved: every later write is gone. A
         snapshot of every namespace also removes the namespaces made since."""
         info = self._info(name)
-        scope = self._existing() if info["scope"] == "all" else [info["scope"]]
+        scope = self._existing() if info["scope"] == EVERY else [info["scope"]]
         names = sorted(set(scope) | set(info["namespaces"]))
         ns = self.namespaces
         if ns.data_dir is None:
