@@ -14,6 +14,7 @@ coding -> JSON parse, an object (SerializationException) -> X-Amz-Target
 from __future__ import annotations
 
 import functools
+import importlib
 import itertools
 import logging
 import os
@@ -279,10 +280,8 @@ class ApiDispatcher:
     def cloudwatch(self, request: Request, protocol: str) -> Reply:
         """A CloudWatch request (api/cloudwatch_wire.py, imported on the first one): ``protocol``
         "json", "cbor" (``POST /service/GraniteServiceVersion20100801/operation/<Op>``) or "query"."""
-        if self._cloudwatch is None:
-            from dynemu.api.cloudwatch_wire import CloudWatchWire
-
-            self._cloudwatch = CloudWatchWire(self)
+        if self._cloudwatch is None:  # by name, as the registry loads operations: the wire imports this module
+            self._cloudwatch = importlib.import_module("dynemu.api.cloudwatch_wire").CloudWatchWire(self)
         return self._cloudwatch.handle(request, protocol)  # type: ignore[no-any-return]
 
     def rpc_v2(self, request: Request) -> Reply:
