@@ -1,4 +1,9 @@
-"""``dynemu replay SCENARIO [--report DIR] [--endpoint URL | --model MODEL]``.
+"""``dynemu replay SCENARIO [--report DIR] [--check] [--endpoint URL | --model MODEL]``.
+
+A scenario that carries evidence (``dynemu scenario from-aws``) also gets, with ``--report DIR``,
+``DIR/summary.json`` and ``DIR/evidence.html`` (replay/evidence_report.py), and the per-minute
+comparison printed; ``--check`` exits 1 when the reproduction is off (consumed units over 10 %
+in some minute, or other minutes with throttle events) and says which minutes.
 
 Every mistake (a missing file, a bad scenario, an unknown model, a report path that is a
 file, an endpoint that does not answer) is one line on stderr and exit code 2, never a
@@ -13,10 +18,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dynemu.engine.capacity.policies import MODELS
-from dynemu.replay import report, runner, scenario
+from dynemu.replay import evidence_report, report, runner, scenario
 from dynemu.testing import DynemuServer
 
 EXIT_ERROR = 2
+EXIT_CHECK = 1
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,6 +37,12 @@ def _parser() -> argparse.ArgumentParser:
         "--endpoint",
         help="a running `dynemu --clock virtual` server (default: a private in-memory one); "
         "its --capacity-model applies, not the scenario's",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="with a scenario from evidence: exit 1 when consumed units are over 10%% off in a minute or the "
+        "throttled minutes differ",
     )
     p.add_argument("--admin-token", help="the --admin-token of the --endpoint server, if it has one")
     p.add_argument(
@@ -94,4 +106,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"\n{items:,} requests in {out.wall_seconds:.1f} s of wall time")
     if written is not None:
         print(f"report: {written}")
-    return 0
+    return _compare(out, args.report, args.check)
+
+
+def _compare(out: runner.Outcome, directory: str | None, check: bool) -> int:
+    """The evidence beside the reproduction (a scenario from evidence), and ``--check``."""
+    s = evidence_report.summary(out)
+    if s is None:
+        if check:
+            print("dynemu replay: --check needs a scenario with evidence (dynemu scenario from-aws)", file=sys.stderr)
+            return EXIT_ERROR
+        return 0
+    print("\n" + evidence_report.text(s))
+    if directory is not None:
+        print(f"summary: {evidence_report.write(s, out.scenario.notes, directory)}")
+    problems = evidence_report.check(s) if check else []
+    for p in problems:
+        print(f"check failed: {p}")
+    if check and not problems:
+        print("check passed: consumed within 10 % per minute, the same throttled minutes")
+    return EXIT_CHECK if problems else 0

@@ -188,6 +188,8 @@ def _create_table(client: Client, t: Table) -> None:
             "ReadCapacityUnits": max(1, read),
             "WriteCapacityUnits": max(1, write),
         }
+    if t.warm is not None:
+        body["WarmThroughput"] = {"ReadUnitsPerSecond": t.warm[0], "WriteUnitsPerSecond": t.warm[1]}
     gsis = []
     for g in t.gsis:
         defs[g.hash[0]] = g.hash[1]

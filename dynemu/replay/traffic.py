@@ -56,6 +56,13 @@ class KeyGen:
             if rng.random() < spec.hot_share:
                 return f"{spec.prefix}hot{rng.randrange(spec.hot_keys)}"
             i = rng.randrange(spec.keys)
+        elif d == "weighted":  # named keys with their shares, the rest uniform
+            r = rng.random()
+            for key, share in spec.weights.items():
+                if r < share:
+                    return key
+                r -= share
+            i = rng.randrange(spec.keys)
         elif d == "sequential":
             i = self.counter % spec.keys
             self.counter += 1
