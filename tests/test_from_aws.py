@@ -111,3 +111,140 @@ def test_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert summary["throttle_minutes"]["evidence"] and summary["throttle_minutes_agree"]
     assert summary["max_consumed_error"] <= 0.10
     assert "hot" in summary["throttled_keys"]["reproduction"]
+
+
+# --- errors: one line naming the file and the field, exit 2 ------------------------------------------------
+
+
+TABLE_JSON = {"Table": {"TableName": TABLE, "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+                        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                        "ProvisionedThroughput": {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5},
+                        "ItemCount": 10, "TableSizeBytes": 1000}}  # fmt: skip
+T0 = "2026-03-02T14:00:00+00:00"
+
+
+def _files(d: Path, **files: Any) -> dict[str, str]:
+    out = {}
+    for name, content in files.items():
+        path = d / f"{name}.json"
+        path.write_text(content if isinstance(content, str) else json.dumps(content))
+        out[name] = str(path)
+    return out
+
+
+def _metric(label: str, times: list[str], values: list[float], qid: str = "m0") -> dict[str, Any]:
+    return {"Id": qid, "Label": label, "Timestamps": times, "Values": values, "StatusCode": "Complete"}
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = from_aws(["from-aws", *args])
+    err = capsys.readouterr().err
+    return code, err
+
+
+def test_errors_name_the_file_and_the_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = {"MetricDataResults": [_metric("ConsumedWriteCapacityUnits", [T0], [60.0])]}
+    f = _files(tmp_path, table=TABLE_JSON, metrics=good, notjson="{", five_min={"MetricDataResults": [
+        _metric("ConsumedWriteCapacityUnits", [T0, "2026-03-02T14:05:00+00:00"], [1.0, 2.0])]},
+        other=[{"Id": "m0", "MetricStat": {"Metric": {"Namespace": "AWS/DynamoDB", "MetricName":
+                "ConsumedWriteCapacityUnits", "Dimensions": [{"Name": "TableName", "Value": "payments"}]},
+                "Period": 60, "Stat": "Sum"}}],
+        label={"MetricDataResults": [_metric("cwu", [T0], [1.0])]})  # fmt: skip
+    out = str(tmp_path / "s.json")
+    cases = [
+        (["--table", str(tmp_path / "missing.json"), "--metrics", f["metrics"]],
+         f"dynemu scenario from-aws: {tmp_path / 'missing.json'}: no such file (describe-table output)\n"),
+        (["--table", f["metrics"], "--metrics", f["metrics"]],
+         f"dynemu scenario from-aws: {f['metrics']}: Table: missing: this is get-metric-data output, "
+         "not describe-table's\n"),
+        (["--table", f["table"], "--metrics", f["table"]],
+         f"dynemu scenario from-aws: {f['table']}: MetricDataResults: missing: this is describe-table output, "
+         "not get-metric-data's\n"),
+        (["--table", f["table"], "--metrics", f["notjson"]],
+         f"dynemu scenario from-aws: {f['notjson']}: not valid JSON (unexpected end of data: line 1 column 2 "
+         "(char 1))\n"),
+        (["--table", f["table"], "--metrics", f["metrics"], "--queries", f["other"]],
+         f"dynemu scenario from-aws: {f['other']}: [0]: Dimensions: metrics of table 'payments', not of "
+         f"'{TABLE}' (the --table file's)\n"),
+        (["--table", f["table"], "--metrics", f["five_min"]],
+         f"dynemu scenario from-aws: {f['five_min']}: MetricDataResults[0]: a period of 300 s cannot be used: "
+         "give the metrics at 60 s or finer (1, 5, 10, 20, 30, 60 s)\n"),
+        (["--table", f["table"], "--metrics", f["label"]],
+         f"dynemu scenario from-aws: {f['label']}: MetricDataResults[0].Label: 'cwu' names no AWS/DynamoDB "
+         "metric: give the --metric-data-queries file with --queries, or label each query with its metric\n"),
+        (["--table", f["table"], "--metrics", f["metrics"], "--insights", f["metrics"]],
+         f"dynemu scenario from-aws: {f['metrics']}: Contributors: missing: this is get-metric-data output, "
+         "not get-insight-rule-report's\n"),
+    ]  # fmt: skip
+    for args, message in cases:
+        assert _run(capsys, *args, "--out", out) == (2, message)
+    assert not Path(out).exists()
+
+
+def test_get_metric_statistics_output_and_notes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    stats = {"Label": "ConsumedWriteCapacityUnits", "Datapoints": [
+        {"Timestamp": "2026-03-02T14:01:00+00:00", "Sum": 120.0, "Unit": "Count"},
+        {"Timestamp": T0, "Sum": 60.0, "Unit": "Count"}]}  # fmt: skip
+    f = _files(tmp_path, table=TABLE_JSON, stats=stats)
+    out = tmp_path / "s.json"
+    assert from_aws(["from-aws", "--table", f["table"], "--metrics", f["stats"], "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    built = json.loads(out.read_text())
+    assert [p["operations"][0]["series"] for p in built["phases"]] == [[1.0], [2.0]]  # 100-byte items: 1 WCU
+    assert [m["consumed_write"] for m in built["evidence"]["minutes"]] == [60.0, 120.0]
+    assert built["notes"] and all(f"  - {n}" in printed for n in built["notes"])
+    assert "item size: 100 bytes (TableSizeBytes / ItemCount), every item the same size" in built["notes"]
+
+
+def test_check_fails_and_says_which_minutes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Evidence the reproduction cannot match (a throttle event on an idle table) fails --check."""
+    metrics = {"MetricDataResults": [
+        _metric("ConsumedWriteCapacityUnits", [T0, "2026-03-02T14:01:00+00:00"], [60.0, 60.0]),
+        _metric("WriteThrottleEvents", ["2026-03-02T14:01:00+00:00"], [5.0], "m1")]}  # fmt: skip
+    f = _files(tmp_path, table=TABLE_JSON, metrics=metrics)
+    scenario = tmp_path / "s.json"
+    assert from_aws(["from-aws", "--table", f["table"], "--metrics", f["metrics"], "--out", str(scenario)]) == 0
+    built = json.loads(scenario.read_text())
+    built["evidence"]["minutes"][0]["consumed_write"] = 80.0  # the reproduction will send 60
+    scenario.write_text(json.dumps(built))
+    code = replay_main([str(scenario), "--report", str(tmp_path / "r"), "--check"])
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert "check failed: consumed units off by 25.0% (over 10%) in minutes [0]" in printed
+    assert "check failed: throttled minutes differ: only in production [1], only in the reproduction []" in printed
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["max_consumed_error"] == 0.25 and summary["throttle_minutes_agree"] is False
+
+
+def test_the_scenario_fields_evidence_needs() -> None:
+    """series, weighted keys, warm throughput, notes and evidence: parsed and checked."""
+    from dynemu.replay import scenario, traffic
+
+    base: dict[str, Any] = {
+        "tables": [{"name": "tbl", "hash": ["pk", "S"], "read": 5, "write": 5, "warm": {"read": 100, "write": 50}}],
+        "phases": [{"duration": 4, "operations": [{"table": "tbl", "op": "write", "series": [1, 3], "series_period": 2,
+                    "keys": {"distribution": "weighted", "keys": 5, "weights": {"hot": 1.0}}}]}],
+        "notes": ["an assumption"],
+        "evidence": {"table": "tbl", "period": 60, "minutes": [{"minute": 0, "consumed_read": 0, "consumed_write": 8,
+                     "read_throttle_events": 0, "write_throttle_events": 0}]},
+    }  # fmt: skip
+    sc = scenario.parse(base)
+    assert sc.tables[0].warm == (100, 50) and sc.notes == ["an assumption"]
+    phase = traffic.PhaseTraffic(sc, 0, sc.phases[0])
+    sent = [phase.second(i, 0.0) for i in range(4)]
+    assert [len(s) for s in sent] == [1, 1, 3, 3]
+    assert {r.key["pk"]["S"] for s in sent for r in s} == {"hot"}
+    for change, message in (
+        ({"weights": {"hot": 0.7, "warm": 0.6}}, "phases[0].operations[0].keys.weights: the shares add up to more than 1"),
+        ({"weights": {"hot": -1}}, "phases[0].operations[0].keys.weights: expected {key: share} with shares >= 0"),
+    ):  # fmt: skip
+        bad = json.loads(json.dumps(base))
+        bad["phases"][0]["operations"][0]["keys"].update(change)
+        with pytest.raises(scenario.ScenarioError) as info:
+            scenario.parse(bad)
+        assert str(info.value) == message
+    bad = json.loads(json.dumps(base))
+    bad["evidence"]["minutes"][0].pop("consumed_write")
+    with pytest.raises(scenario.ScenarioError) as info:
+        scenario.parse(bad)
+    assert str(info.value) == "scenario.evidence.minutes[0]: missing 'consumed_write'"
