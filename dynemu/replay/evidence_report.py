@@ -40,7 +40,7 @@ def summary(out: Outcome) -> dict[str, Any] | None:
     if ev is None:
         return None
     r = next(r for r in out.resources if r.table == ev["table"] and r.index is None)
-    start = int(out.start)
+    start = int(out.start) + int(ev.get("offset", 0))  # minute 0 of the evidence
     seen = per_minute((r.history[t] for t in sorted(r.history)), start)
     minutes, worst = [], 0.0
     for row in ev["minutes"]:

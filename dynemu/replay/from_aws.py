@@ -11,8 +11,13 @@ What it builds:
   consumed units / units per request + throttle events (a throttled request was demand too;
   the replay does not retry it, so admitted units come back as consumption and the refused
   ones as throttle events);
+* a preload before the evidence starts: the items the reads find (a read of a missing item
+  costs less than the evidence's), written within the table's throughput, then five idle
+  minutes so that the table starts the evidence with its burst savings, as a running table would;
 * keys: the top contributors of the Contributor Insights reports at their measured share of
-  each minute's requests, the rest uniform over ItemCount keys;
+  each minute's requests (given to the throttled operation first: a key that throttled writes
+  was written), the rest uniform over ItemCount keys for writes and over the preloaded items
+  for reads;
 * items of TableSizeBytes / ItemCount bytes, or of the --items file's average size;
 * ``evidence``: the table's measured minutes, for ``dynemu replay --report`` to compare;
 * ``notes``: every assumption the evidence cannot settle, printed too.
@@ -34,6 +39,8 @@ from dynemu.replay.evidence import EvidenceError, Report, Series
 
 EXIT_ERROR = 2
 DEFAULT_ITEM = 1024  # bytes, when nothing says
+READ_KEYS = 2000  # items written before the evidence starts, that the reads find
+SETTLE = 300  # idle seconds after the preload: the burst savings of a table that was running
 
 
 def _key(t: dict[str, Any], schema: list[dict[str, Any]], kind: str) -> list[str] | None:
@@ -94,26 +101,47 @@ def _minutes(values: list[float] | None, n: int) -> list[float]:
     return [sum(values[m * 60 : m * 60 + 60]) for m in range(n)]
 
 
-def _shares(reports: list[Report], t0: int, minutes: int, demand: list[float]) -> list[dict[str, float]]:
-    """Per minute, each top contributor's share of the minute's requests (a report's period
-    spread evenly over its minutes; shares scaled down if they add up past 1)."""
+def _counts(reports: list[Report], t0: int, minutes: int) -> list[dict[str, float]]:
+    """Per minute, each top contributor's count (a report's period spread evenly over its minutes)."""
     counts: list[dict[str, float]] = [{} for _ in range(minutes)]
     for r in reports:
         for key, cells in r.contributors.items():
+            span = max(1, r.period // 60)
             for t, v in cells.items():
-                span = max(1, r.period // 60)
                 for k in range(span):
                     m = (t - t0) // 60 + k
                     if 0 <= m < minutes:
                         counts[m][key] = counts[m].get(key, 0.0) + v / span
+    return counts
+
+
+def _split(count: float, first: float, second: float) -> tuple[float, float]:
+    """A key's requests of a minute given to the first operation up to its demand, the rest to
+    the second (up to its demand)."""
+    a = min(count, first)
+    return a, min(count - a, second)
+
+
+def _shares(counts: list[dict[str, float]], writes: list[float], reads: list[float],
+            writes_first: bool) -> list[tuple[dict[str, float], dict[str, float]]]:  # fmt: skip
+    """Per minute, (write shares, read shares) of the top contributors (shares scaled down if
+    they add up past 1)."""
     out = []
-    for m in range(minutes):
-        total = demand[m]
-        shares = {k: v / total for k, v in sorted(counts[m].items()) if total > 0}
-        over = sum(shares.values())
-        if over > 1:
-            shares = {k: v / over for k, v in shares.items()}
-        out.append({k: round(v, 6) for k, v in shares.items() if v > 0})
+    for m, keys in enumerate(counts):
+        w_share: dict[str, float] = {}
+        r_share: dict[str, float] = {}
+        w_left, r_left = writes[m], reads[m]
+        for key, c in sorted(keys.items(), key=lambda kv: (-kv[1], kv[0])):
+            if writes_first:
+                w, r = _split(c, w_left, r_left)
+            else:
+                r, w = _split(c, r_left, w_left)
+            w_left, r_left = w_left - w, r_left - r
+            if w > 0:
+                w_share[key] = w / writes[m]
+            if r > 0:
+                r_share[key] = r / reads[m]
+        out.append(({k: round(v, 6) for k, v in sorted(w_share.items())}, {k: round(v, 6) for k, v in sorted(r_share.items())}))
     return out
 
 
@@ -146,13 +174,22 @@ def build(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
                                               per["WriteThrottleEvents"] or zeros, strict=True)]  # fmt: skip
     read_rate = [u / rcu + e for u, e in zip(per["ConsumedReadCapacityUnits"] or zeros,
                                              per["ReadThrottleEvents"] or zeros, strict=True)]  # fmt: skip
-    demand = [sum(write_rate[m * 60 : m * 60 + 60]) + sum(read_rate[m * 60 : m * 60 + 60]) for m in range(minutes)]
-    shares = _shares(reports, t0, minutes, demand)
+    writes = [sum(write_rate[m * 60 : m * 60 + 60]) for m in range(minutes)]
+    reads = [sum(read_rate[m * 60 : m * 60 + 60]) for m in range(minutes)]
+    writes_first = bool(per["WriteThrottleEvents"] and any(per["WriteThrottleEvents"])) or not (
+        per["ReadThrottleEvents"] and any(per["ReadThrottleEvents"]))  # fmt: skip
+    shares = _shares(_counts(reports, t0, minutes), writes, reads, writes_first)
+    if reports:
+        first, then = ("writes", "reads") if writes_first else ("reads", "writes")
+        notes.append(f"the Contributor Insights counts (requests per key) are given to {first} first, up to their "
+                     f"number each minute, the rest to {then}: the {first} are the throttled ones")  # fmt: skip
     n_keys = max(1, int(t.get("ItemCount") or 0))
     if not t.get("ItemCount"):
         notes.append("ItemCount is 0 or absent: the keys other than the top contributors are one key")
-    phases = _phases(table, series, t0, minutes, period, write_rate, read_rate, shares, n_keys, size)
+    preload = _preload(table, n_keys, size, wcu, notes)
+    phases = preload + _phases(table, series, t0, minutes, period, write_rate, read_rate, shares, n_keys, size)
     ev = _evidence(name, per, t0, minutes, period, throttled_reports)
+    ev["offset"] = sum(p["duration"] for p in preload)
     notes += _standing_notes(reports, period, size)
     out = {
         "name": f"{name} from AWS evidence",
@@ -188,9 +225,7 @@ def _standing_notes(reports: list[Report], period: int, size: int) -> list[str]:
     notes = []
     if period == 60:
         notes.append("within each minute the requests are spread evenly over its seconds (the evidence is per minute)")
-    if reports:
-        notes.append("the Contributor Insights counts are taken as most-accessed keys, shared by reads and writes")
-    else:
+    if not reports:
         notes.append("no Contributor Insights report: keys are uniform over ItemCount keys (no hot key)")
     notes.append("the capacity model is dynemu's default (gac); the table starts fresh, its partitions from its "
                  "throughput (and warm throughput) alone")  # fmt: skip
@@ -198,7 +233,8 @@ def _standing_notes(reports: list[Report], period: int, size: int) -> list[str]:
 
 
 def _phases(table: dict[str, Any], series: list[Series], t0: int, minutes: int, period: int, write_rate: list[float],
-            read_rate: list[float], shares: list[dict[str, float]], n_keys: int, size: int) -> list[dict[str, Any]]:  # fmt: skip
+            read_rate: list[float], shares: list[tuple[dict[str, float], dict[str, float]]], n_keys: int,
+            size: int) -> list[dict[str, Any]]:  # fmt: skip
     attrs = {}
     for g in table.get("gsis", ()):
         attrs[g["hash"][0]] = {"distribution": "uniform", "keys": n_keys}
@@ -216,9 +252,11 @@ def _phases(table: dict[str, Any], series: list[Series], t0: int, minutes: int, 
             values = [round(sum(rates[i : i + period]) / period, 6) for i in range(m * 60, m * 60 + 60, period)]
             if not any(values):
                 continue
-            keys: dict[str, Any] = {"distribution": "uniform", "keys": n_keys}
-            if shares[m]:
-                keys = {"distribution": "weighted", "keys": n_keys, "weights": shares[m]}
+            space = n_keys if op == "write" else min(n_keys, READ_KEYS)
+            weights = shares[m][0 if op == "write" else 1]
+            keys: dict[str, Any] = {"distribution": "uniform", "keys": space}
+            if weights:
+                keys = {"distribution": "weighted", "keys": space, "weights": weights}
             o: dict[str, Any] = {"table": table["name"], "op": op, "series": values, "series_period": period,
                                  "keys": keys, "item_size": size}  # fmt: skip
             if op == "write" and attrs:
@@ -229,6 +267,28 @@ def _phases(table: dict[str, Any], series: list[Series], t0: int, minutes: int, 
             phase["update"] = update
         phases.append(phase)
     return phases
+
+
+def _preload(table: dict[str, Any], n_keys: int, size: int, wcu: int, notes: list[str]) -> list[dict[str, Any]]:
+    """The items the reads find, written within half the table's write throughput, then an idle
+    settle: two phases before the evidence's minute 0."""
+    count = min(n_keys, READ_KEYS)
+    capacity = table.get("write", 0) if table["billing"] == "PROVISIONED" else 4000
+    rate = max(1, int(capacity * 0.5 / wcu))
+    duration = max(1, math.ceil(count / rate))
+    notes.append(f"before the evidence: {count:,} items written in {duration} s (the items the reads find: a read "
+                 f"of a missing item costs less), then {SETTLE} idle seconds; minute 0 of the evidence follows")  # fmt: skip
+    attrs = {}
+    for g in table.get("gsis", ()):
+        for ks in (g["hash"], g.get("range")):
+            if ks:
+                attrs[ks[0]] = {"distribution": "uniform", "keys": n_keys}
+    op: dict[str, Any] = {"table": table["name"], "op": "write", "rate": count / duration, "item_size": size,
+                          "keys": {"distribution": "sequential", "keys": count}}  # fmt: skip
+    if attrs:
+        op["attributes"] = attrs
+    return [{"name": "preload (before the evidence)", "duration": duration, "operations": [op]},
+            {"name": "settle (before the evidence)", "duration": SETTLE, "operations": []}]  # fmt: skip
 
 
 def _updates(table: dict[str, Any], provisioned: dict[tuple[str, str | None], list[float] | None],

@@ -24,8 +24,9 @@ each time), ``time`` (the clock's time in ``bucket`` seconds, optionally ``#shar
 requests (``"weights": {"hot": 0.4}``), the rest uniform over ``keys`` keys.
 
 An operation's ``"series": [r0, r1, ...]`` (requests per second for each ``series_period``
-seconds of the phase, 1 by default) replaces ``rate``: the shape a measured series gives. A
-table's ``"warm": {"read": r, "write": w}`` creates it with that warm throughput. A scenario
+seconds of the phase, 1 by default) replaces ``rate``: the shape a measured series gives.
+``"key_shards": N`` adds a random ``#0``..``#N-1`` suffix (write sharding) to the named keys
+of a ``weighted`` distribution, read or written, else to every key written. A table's ``"warm": {"read": r, "write": w}`` creates it with that warm throughput. A scenario
 built from AWS evidence (``dynemu scenario from-aws``, replay/from_aws.py) carries
 ``"notes"`` (the assumptions it made) and ``"evidence"`` (what production measured, per
 minute, that ``dynemu replay --report`` sets beside the reproduction: replay/evidence_report.py).
@@ -112,6 +113,7 @@ class Operation:
     region: str = ""  # where the requests go ("" until parse: the scenario's region)
     series: list[float] | None = None  # requests per second, one value per series_period seconds
     series_period: int = 1
+    key_shards: int = 0  # write sharding: a "#0".."#N-1" suffix on every partition key (0: none)
 
     def rate_at(self, elapsed: float, duration: float) -> float:
         if self.series is not None:
@@ -156,9 +158,9 @@ INDEX_FIELDS = ("name", "hash", "range", "read", "write", "projection")
 PHASE_FIELDS = ("name", "duration", "operations", "update")
 OPERATION_FIELDS = (
     "table", "op", "rate", "ramp", "keys", "sort", "attributes", "item_size", "consistent", "region", "series",
-    "series_period",
+    "series_period", "key_shards",
 )  # fmt: skip
-EVIDENCE_FIELDS = ("table", "period", "start", "minutes", "throttled_keys", "gsis")
+EVIDENCE_FIELDS = ("table", "period", "start", "offset", "minutes", "throttled_keys", "gsis")
 MINUTE_FIELDS = ("minute", "consumed_read", "consumed_write", "read_throttle_events", "write_throttle_events")
 UPDATE_FIELDS = ("table", "index", "read", "write")
 CREATE_FIELDS = ("read", "write")
@@ -297,6 +299,7 @@ def _operation(d: dict[str, Any], where: str, tables: dict[str, Table]) -> Opera
         region=d.get("region", ""),
         series=series,
         series_period=int(_num(d.get("series_period", 1), where + ".series_period", 1)),
+        key_shards=int(_num(d.get("key_shards", 0), where + ".key_shards")),
     )
 
 
@@ -360,7 +363,8 @@ def _notes(v: Any) -> list[str]:
 
 
 def _evidence(v: Any, tables: dict[str, Table]) -> dict[str, Any] | None:
-    """Production's per-minute figures of one table: ``{"table", "period", "start",
+    """Production's per-minute figures of one table, minute 0 at ``offset`` seconds into the
+    scenario (0 by default): ``{"table", "period", "start", "offset",
     "minutes": [{"minute", "consumed_read", "consumed_write", "read_throttle_events",
     "write_throttle_events"}], "throttled_keys": {minute: [key, ...]}, "gsis": {...}}``."""
     if v is None:
