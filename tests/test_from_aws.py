@@ -190,7 +190,11 @@ def test_get_metric_statistics_output_and_notes(tmp_path: Path, capsys: pytest.C
     assert from_aws(["from-aws", "--table", f["table"], "--metrics", f["stats"], "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     built = json.loads(out.read_text())
-    assert [p["operations"][0]["series"] for p in built["phases"]] == [[1.0], [2.0]]  # 100-byte items: 1 WCU
+    preload, settle, *minutes = built["phases"]
+    assert (preload["name"], settle["name"]) == ("preload (before the evidence)", "settle (before the evidence)")
+    assert preload["operations"][0]["keys"] == {"distribution": "sequential", "keys": 10}  # ItemCount 10
+    assert built["evidence"]["offset"] == preload["duration"] + settle["duration"] == 5 + 300  # 2 items a second
+    assert [p["operations"][0]["series"] for p in minutes] == [[1.0], [2.0]]  # 100-byte items: 1 WCU
     assert [m["consumed_write"] for m in built["evidence"]["minutes"]] == [60.0, 120.0]
     assert built["notes"] and all(f"  - {n}" in printed for n in built["notes"])
     assert "item size: 100 bytes (TableSizeBytes / ItemCount), every item the same size" in built["notes"]
