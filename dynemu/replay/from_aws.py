@@ -381,5 +381,5 @@ def main(argv: Sequence[str]) -> int:
     print("assumptions (also in the scenario's notes):")
     for n in notes:
         print(f"  - {n}")
-    print(f"scenario: {args.out} ({len(built['phases'])} minutes)")
+    print(f"scenario: {args.out} ({len(built['evidence']['minutes'])} minutes of evidence)")
     return 0
