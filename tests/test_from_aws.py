@@ -252,3 +252,26 @@ def test_the_scenario_fields_evidence_needs() -> None:
     with pytest.raises(scenario.ScenarioError) as info:
         scenario.parse(bad)
     assert str(info.value) == "scenario.evidence.minutes[0]: missing 'consumed_write'"
+
+
+def test_throughput_changes_become_updates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    t1 = "2026-03-02T14:01:00+00:00"
+    metrics = {"MetricDataResults": [
+        _metric("ConsumedWriteCapacityUnits", [t1, T0], [60.0, 60.0]),
+        _metric("ProvisionedWriteCapacityUnits", [t1, T0], [50.0, 5.0], "m1"),
+        _metric("ProvisionedReadCapacityUnits", [t1, T0], [5.0, 5.0], "m2")]}  # fmt: skip
+    gsi_query = [{"Id": "m0", "MetricStat": {"Metric": {"Namespace": "AWS/DynamoDB", "MetricName":
+                  "ConsumedWriteCapacityUnits", "Dimensions": [{"Name": "TableName", "Value": TABLE},
+                  {"Name": "GlobalSecondaryIndexName", "Value": "by-x"}]}, "Period": 60, "Stat": "Sum"}}]  # fmt: skip
+    f = _files(tmp_path, table=TABLE_JSON, metrics=metrics, gsi=gsi_query)
+    out = tmp_path / "s.json"
+    assert from_aws(["from-aws", "--table", f["table"], "--metrics", f["metrics"], "--out", str(out)]) == 0
+    built = json.loads(out.read_text())
+    assert (built["tables"][0]["read"], built["tables"][0]["write"]) == (5, 5)  # minute 0's
+    minutes = built["phases"][2:]
+    assert "update" not in minutes[0]
+    assert minutes[1]["update"] == [{"table": TABLE, "read": 5, "write": 50}]
+    code, err = _run(capsys, "--table", f["table"], "--metrics", f["metrics"], "--queries", f["gsi"],
+                     "--out", str(out))  # fmt: skip
+    assert (code, err) == (2, f"dynemu scenario from-aws: {f['metrics']}: MetricDataResults[0]: "
+                              f"GlobalSecondaryIndexName: 'by-x' is not a GSI of '{TABLE}'\n")  # fmt: skip

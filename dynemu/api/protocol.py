@@ -9,6 +9,11 @@ Check order: content type -> Authorization present (MissingAuthenticationTokenEx
 whatever the body) -> signature (only with --verify-signatures) and region -> content
 coding -> JSON parse, an object (SerializationException) -> X-Amz-Target
 (UnknownOperationException) -> request shape (validation) -> the operation's own checks.
+
+CloudWatch's requests on the same port (a form body: the query protocol; an X-Amz-Target of
+``GraniteServiceVersion20100801.``; the CBOR path, routed by ``http.py``) are answered by
+``api/cloudwatch_wire.py`` with CloudWatch's error rendering, through this dispatcher's
+authentication, validator machinery and response headers.
 """
 
 from __future__ import annotations
@@ -247,7 +252,7 @@ class ApiDispatcher:
         if content_type != JSON_TYPES[0]:  # what the SDKs send needs no normalising
             content_type = (content_type or "").split(";", 1)[0].strip().lower()
         raw = request.body
-        if content_type not in JSON_TYPES and content_type == FORM_TYPE:
+        if content_type == FORM_TYPE:
             return self.cloudwatch(request, "query")
         if raw and content_type not in JSON_TYPES:
             return NOT_JSON
