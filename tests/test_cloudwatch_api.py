@@ -244,6 +244,30 @@ def test_the_three_protocols_give_the_same_answer(traffic: tuple[str, int, int])
     assert answers[0][0]["Values"] == [60.0, 60.0, 60.0]
 
 
+def test_every_operation_in_every_protocol(traffic: tuple[str, int, int]) -> None:
+    url, m0, _ = traffic
+    rule = next(n for n in make_client(url).describe_contributor_insights(TableName=HOT)["ContributorInsightsRuleList"]
+                if "-PKC-" in n)  # fmt: skip
+    calls = [
+        ("list_metrics", {"Dimensions": [{"Name": "TableName", "Value": HOT}]}),
+        ("get_metric_statistics", {"Namespace": "AWS/DynamoDB", "MetricName": "ConsumedWriteCapacityUnits",
+                                   "Dimensions": [{"Name": "TableName", "Value": KNOWN}], "StartTime": at(m0),
+                                   "EndTime": at(m0 + SECONDS), "Period": 60, "Statistics": ["Sum", "Maximum"],
+                                   "ExtendedStatistics": ["p90"]}),
+        ("describe_insight_rules", {}),
+        ("get_insight_rule_report", {"RuleName": rule, "StartTime": at(m0), "EndTime": at(m0 + SECONDS), "Period": 60,
+                                     "Metrics": ["UniqueContributors", "MaxContributorValue", "Sum"]}),
+    ]  # fmt: skip
+    for method, kw in calls:
+        got = []
+        for protocol in ("json", "smithy-rpc-v2-cbor", "query"):
+            answer = getattr(cloudwatch(url, protocol), method)(**kw)
+            answer.pop("ResponseMetadata")
+            got.append(answer)
+        assert got[0] == got[1] == got[2], method
+        assert any(got[0].values()), method
+
+
 def test_the_aws_cli_form(traffic: tuple[str, int, int]) -> None:
     url, m0, _ = traffic
     env = {**os.environ, "AWS_ACCESS_KEY_ID": "AKIDTEST", "AWS_SECRET_ACCESS_KEY": "secret",

@@ -275,3 +275,27 @@ def test_throughput_changes_become_updates(tmp_path: Path, capsys: pytest.Captur
                      "--out", str(out))  # fmt: skip
     assert (code, err) == (2, f"dynemu scenario from-aws: {f['metrics']}: MetricDataResults[0]: "
                               f"GlobalSecondaryIndexName: 'by-x' is not a GSI of '{TABLE}'\n")  # fmt: skip
+
+
+def test_item_size_from_an_items_file_or_an_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import gzip
+
+    metrics = {"MetricDataResults": [_metric("ConsumedWriteCapacityUnits", [T0], [60.0])]}
+    f = _files(tmp_path, table=TABLE_JSON, metrics=metrics)
+    lines = [{"Item": {"pk": {"S": "a" * 98}}}, {"Item": {"pk": {"S": "b" * 298}}}]  # 100 and 300 bytes
+    (tmp_path / "items.json").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    export = tmp_path / "export" / "data"
+    export.mkdir(parents=True)
+    with gzip.open(export / "part-0001.json.gz", "wt") as fh:
+        fh.write("\n".join(json.dumps(x) for x in lines) + "\n")
+    for given in (tmp_path / "items.json", tmp_path / "export"):
+        out = tmp_path / "s.json"
+        assert from_aws(["from-aws", "--table", f["table"], "--metrics", f["metrics"], "--items", str(given),
+                         "--out", str(out)]) == 0  # fmt: skip
+        built = json.loads(out.read_text())
+        assert f"item size: 200 bytes, the average of 2 items of {given}" in built["notes"]
+        assert built["phases"][2]["operations"][0]["item_size"] == 200
+    (tmp_path / "bad.json").write_text("{not json\n")
+    code, err = _run(capsys, "--table", f["table"], "--metrics", f["metrics"], "--items", str(tmp_path / "bad.json"),
+                     "--out", str(tmp_path / "s.json"))  # fmt: skip
+    assert (code, err) == (2, f"dynemu scenario from-aws: {tmp_path / 'bad.json'}: line 1: not a DynamoDB JSON item\n")
