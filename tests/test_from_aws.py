@@ -110,7 +110,9 @@ def test_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0, printed
     assert summary["throttle_minutes"]["evidence"] and summary["throttle_minutes_agree"]
     assert summary["max_consumed_error"] <= 0.10
-    assert "hot" in summary["throttled_keys"]["reproduction"]
+    keys = summary["throttled_keys"]
+    assert set(keys["reproduction"]) == set(keys["evidence"]) == {str(m) for m in summary["throttle_minutes"]["evidence"]}
+    assert all("hot" in keys["reproduction"][m] and "hot" in keys["evidence"][m] for m in keys["evidence"])
 
 
 # --- errors: one line naming the file and the field, exit 2 ------------------------------------------------
@@ -193,7 +195,7 @@ def test_get_metric_statistics_output_and_notes(tmp_path: Path, capsys: pytest.C
     preload, settle, *minutes = built["phases"]
     assert (preload["name"], settle["name"]) == ("preload (before the evidence)", "settle (before the evidence)")
     assert preload["operations"][0]["keys"] == {"distribution": "sequential", "keys": 10}  # ItemCount 10
-    assert built["evidence"]["offset"] == preload["duration"] + settle["duration"] == 5 + 300  # 2 items a second
+    assert built["evidence"]["offset"] == preload["duration"] + settle["duration"] == 5 + 355  # 2 items a second; minute 0 on a clock minute
     assert [p["operations"][0]["series"] for p in minutes] == [[1.0], [2.0]]  # 100-byte items: 1 WCU
     assert [m["consumed_write"] for m in built["evidence"]["minutes"]] == [60.0, 120.0]
     assert built["notes"] and all(f"  - {n}" in printed for n in built["notes"])

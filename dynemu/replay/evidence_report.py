@@ -7,8 +7,10 @@ the table's figures: its GSIs' are their own), and the throttled keys.
 
     {"table": ..., "minutes": [{"minute": N, "evidence": {...four...}, "reproduction": {...}}],
      "max_consumed_error": x, "throttle_minutes_agree": bool, "throttle_minutes": {...},
-     "throttled_keys": {"evidence": {...}, "reproduction": [...]}}
+     "throttled_keys": {"evidence": {minute: [key]}, "reproduction": {minute: [key]}}}
 
+The throttled keys are per minute on both sides: production's from a most-throttled-keys
+report (``--throttled-insights``), the reproduction's from its own Contributor Insights.
 ``max_consumed_error`` is the largest relative error of consumed read or write units over the
 minutes where production consumed them; ``throttle_minutes_agree`` is whether the minutes that
 had throttle events are the same.
@@ -27,12 +29,6 @@ from dynemu.replay.runner import Outcome
 
 FIELDS = ("consumed_read", "consumed_write", "read_throttle_events", "write_throttle_events")
 TOLERANCE = 0.10  # --check: consumed within 10 % per minute
-
-
-def _key_text(v: Any) -> str:
-    if isinstance(v, dict) and len(v) == 1:
-        return _key_text(next(iter(v.values())))
-    return str(v)
 
 
 def summary(out: Outcome) -> dict[str, Any] | None:
@@ -54,7 +50,7 @@ def summary(out: Outcome) -> dict[str, Any] | None:
         minutes.append({"minute": m, "evidence": evd, "reproduction": rep})
     thr = {name: sorted(m["minute"] for m in minutes if m[name]["read_throttle_events"] + m[name]["write_throttle_events"] > 0)
            for name in ("evidence", "reproduction")}  # fmt: skip
-    keys = sorted({_key_text(k["key"]) for k in (r.final.get("hot_keys") or {}).get("by_throttles", ())})
+    keys = {str(m): out.throttled_keys[start + m * 60] for m in range(len(minutes)) if start + m * 60 in out.throttled_keys}
     return {
         "table": ev["table"],
         "minutes": minutes,
@@ -106,6 +102,7 @@ def html(s: dict[str, Any], notes: list[str]) -> str:
     head = "".join(f"<th>{k} prod</th><th>{k} repro</th>" for k in FIELDS)
     keys = s["throttled_keys"]
     ev_keys = "".join(f"<li>minute {escape(str(m))}: {escape(', '.join(v))}</li>" for m, v in keys["evidence"].items())
+    rep_keys = "".join(f"<li>minute {escape(m)}: {escape(', '.join(v))}</li>" for m, v in keys["reproduction"].items())
     return (
         f"<!doctype html><meta charset=utf-8><title>evidence · {escape(s['table'])}</title>"
         f"<h1>production vs reproduction · {escape(s['table'])}</h1>"
@@ -114,7 +111,7 @@ def html(s: dict[str, Any], notes: list[str]) -> str:
         f"reproduction {s['throttle_minutes']['reproduction']}</p>"
         f"<table border=1><tr><th>minute</th>{head}</tr>{rows}</table>"
         f"<h3>throttled keys</h3><p>production (Contributor Insights)</p><ul>{ev_keys or '<li>no report given</li>'}</ul>"
-        f"<p>reproduction: {escape(', '.join(keys['reproduction'])) or 'none'}</p>"
+        f"<p>reproduction</p><ul>{rep_keys or '<li>none</li>'}</ul>"
         f"<h3>assumptions</h3><ul>{''.join(f'<li>{escape(n)}</li>' for n in notes)}</ul>"
     )
 

@@ -40,7 +40,7 @@ from dynemu.replay.evidence import EvidenceError, Report, Series
 EXIT_ERROR = 2
 DEFAULT_ITEM = 1024  # bytes, when nothing says
 READ_KEYS = 2000  # items written before the evidence starts, that the reads find
-SETTLE = 300  # idle seconds after the preload: the burst savings of a table that was running
+SETTLE = 300  # idle seconds at least after the preload: the burst savings of a table that was running
 
 
 def _key(t: dict[str, Any], schema: list[dict[str, Any]], kind: str) -> list[str] | None:
@@ -276,8 +276,9 @@ def _preload(table: dict[str, Any], n_keys: int, size: int, wcu: int, notes: lis
     capacity = table.get("write", 0) if table["billing"] == "PROVISIONED" else 4000
     rate = max(1, int(capacity * 0.5 / wcu))
     duration = max(1, math.ceil(count / rate))
+    settle = SETTLE + (-(duration + SETTLE)) % 60  # the evidence's minute 0 starts a clock minute
     notes.append(f"before the evidence: {count:,} items written in {duration} s (the items the reads find: a read "
-                 f"of a missing item costs less), then {SETTLE} idle seconds; minute 0 of the evidence follows")  # fmt: skip
+                 f"of a missing item costs less), then {settle} idle seconds; minute 0 of the evidence follows")  # fmt: skip
     attrs = {}
     for g in table.get("gsis", ()):
         for ks in (g["hash"], g.get("range")):
@@ -288,7 +289,7 @@ def _preload(table: dict[str, Any], n_keys: int, size: int, wcu: int, notes: lis
     if attrs:
         op["attributes"] = attrs
     return [{"name": "preload (before the evidence)", "duration": duration, "operations": [op]},
-            {"name": "settle (before the evidence)", "duration": SETTLE, "operations": []}]  # fmt: skip
+            {"name": "settle (before the evidence)", "duration": settle, "operations": []}]  # fmt: skip
 
 
 def _updates(table: dict[str, Any], provisioned: dict[tuple[str, str | None], list[float] | None],

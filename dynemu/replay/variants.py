@@ -30,7 +30,7 @@ import orjson
 
 from dynemu.api.admin.cloudwatch_view import per_minute
 from dynemu.engine.capacity.policies import MODELS
-from dynemu.replay.runner import Outcome
+from dynemu.replay.runner import Outcome, key_text
 from dynemu.replay.scenario import Scenario, ScenarioError
 
 BASELINE = "as-is"
@@ -121,12 +121,6 @@ def _drop_updates(sc: Scenario, table: str, index: str | None, all_indexes: bool
 # --- the figures of one run ----------------------------------------------------------------------------
 
 
-def _key_text(v: Any) -> str:
-    if isinstance(v, dict) and len(v) == 1:
-        return _key_text(next(iter(v.values())))
-    return str(v)
-
-
 def figures(out: Outcome) -> dict[str, Any]:
     offset = int((out.scenario.evidence or {}).get("offset", 0))  # what came before the evidence is left out
     start, duration = int(out.start) + offset, out.scenario.duration - offset
@@ -153,7 +147,7 @@ def figures(out: Outcome) -> dict[str, Any]:
             cost_units["write"] += sum(rec["write"] for rec in records)
         if r.final:
             partitions += [f"{r.label} #{p['index']}" for p in r.final["partitions"] if p["throttles"]]
-            keys |= {f"{r.label}: {_key_text(k['key'])}" for k in r.final["hot_keys"].get("by_throttles", ())}
+            keys |= {f"{r.label}: {key_text(k['key'])}" for k in r.final["hot_keys"].get("by_throttles", ())}
     cost = (
         cost_units["write"] / 1e6 * PRICES["on_demand_write_per_million"]
         + cost_units["read"] / 1e6 * PRICES["on_demand_read_per_million"]
