@@ -341,7 +341,12 @@ def test_errors(traffic: tuple[str, int, int]) -> None:
         "ValidationError", "The parameter MetricDataQueries.member.1.Expression is not supported: dynemu serves "
         "MetricStat queries only (no metric math or Metrics Insights).")  # fmt: skip
     assert error_of(raw.get_metric_data, MetricDataQueries=[_query("w"), _query("w")], **window) == (
-        "ValidationError", "The value w for parameter MetricDataQueries.member.2.Id is not unique.")  # fmt: skip
+        "ValidationError", "The values for parameter id in MetricDataQueries are not unique.")  # fmt: skip
+    assert error_of(raw.get_metric_data, MetricDataQueries=[_query("Upper"), _query("ok"), _query("5xx")], **window) == (
+        "ValidationError",
+        "The value Upper for parameter MetricDataQueries.member.1.Id is not matching the expected pattern "
+        "^[a-z][a-zA-Z0-9_]*$.\nThe value 5xx for parameter MetricDataQueries.member.3.Id is not matching the "
+        "expected pattern ^[a-z][a-zA-Z0-9_]*$.")  # fmt: skip
     assert error_of(raw.get_metric_data, MetricDataQueries=[_query("w", stat="Median")], **window) == (
         "ValidationError",
         "The value Median for parameter MetricDataQueries.member.1.MetricStat.Stat is not a valid statistic.")

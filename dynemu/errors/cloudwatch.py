@@ -53,10 +53,12 @@ MSG_CW_BAD_STAT = "The value {stat} for parameter {name} is not a valid statisti
 # aknostic/elasticsearch-cloudwatch#3); the same form for MetricDataQueries' 500
 # (API_GetMetricData.html).
 MSG_CW_TOO_MANY_QUERIES = "The collection MetricDataQueries must not have a size greater than 500."
-MSG_CW_DUPLICATE_ID = "The value {id} for parameter MetricDataQueries.member.{n}.Id is not unique."  # UNSURE
-MSG_CW_BAD_ID = (  # UNSURE: the rule is the API reference's (MetricDataQuery, Id)
-    "The value {id} for parameter MetricDataQueries.member.{n}.Id is not valid: "
-    "it must start with a lowercase letter and contain only letters, numbers and underscores."
+# Reported answers: aws-solutions/quota-monitor-for-aws#171 (ValidationError) and
+# influxdata/telegraf#5420 (ValidationError, one line per bad Id, joined by newlines).
+MSG_CW_DUPLICATE_ID = "The values for parameter id in MetricDataQueries are not unique."
+MSG_CW_BAD_ID = (
+    "The value {id} for parameter MetricDataQueries.member.{n}.Id is not matching the expected pattern "
+    "^[a-z][a-zA-Z0-9_]*$."
 )
 MSG_CW_QUERY_NEEDS_ONE = (  # UNSURE: the rule is the API reference's (MetricDataQuery)
     "Exactly one element of the MetricStat and Expression fields must be set for "

@@ -11,6 +11,7 @@ empty result), as CloudWatch answers a metric it does not hold.
 from __future__ import annotations
 
 import base64
+import re
 from typing import Any
 
 from dynemu import errors
@@ -22,7 +23,7 @@ LIST_PAGE = 500  # ListMetrics: up to 500 results a call (API_ListMetrics.html)
 RULES_PAGE = 500  # DescribeInsightRules' MaxResults at most  # UNSURE: the default
 MAX_QUERIES = 500  # MetricDataQueries (API_GetMetricData.html)
 MAX_DATAPOINTS = 100_800  # GetMetricData's MaxDatapoints by default
-_ID_START = "abcdefghijklmnopqrstuvwxyz"
+_ID = re.compile(r"[a-z][a-zA-Z0-9_]*\Z")  # MetricDataQuery.Id (API_MetricDataQuery.html)
 
 
 def _dims(raw: list[dict[str, Any]] | None) -> list[tuple[str, str]]:
@@ -87,14 +88,12 @@ def get_metric_statistics(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 def _check_queries(queries: list[dict[str, Any]]) -> None:
     if len(queries) > MAX_QUERIES:
         raise errors.cw_validation(errors.MSG_CW_TOO_MANY_QUERIES)
-    seen: set[str] = set()
+    bad = [errors.MSG_CW_BAD_ID.format(id=q["Id"], n=n) for n, q in enumerate(queries, 1) if not _ID.match(q["Id"])]
+    if bad:
+        raise errors.cw_validation("\n".join(bad))
+    if len({q["Id"] for q in queries}) != len(queries):
+        raise errors.cw_validation(errors.MSG_CW_DUPLICATE_ID)
     for n, q in enumerate(queries, 1):
-        qid = q["Id"]
-        if qid[0] not in _ID_START or not qid.replace("_", "").isalnum() or not qid.isascii():
-            raise errors.cw_validation(errors.MSG_CW_BAD_ID.format(id=qid, n=n))
-        if qid in seen:
-            raise errors.cw_validation(errors.MSG_CW_DUPLICATE_ID.format(id=qid, n=n))
-        seen.add(qid)
         if ("MetricStat" in q) == ("Expression" in q):
             raise errors.cw_validation(errors.MSG_CW_QUERY_NEEDS_ONE.format(n=n))
         if "Expression" in q:
