@@ -71,6 +71,12 @@ def test_sharding_spreads_the_hot_key() -> None:
     keys = {r.key["pk"]["S"] for i in range(20) for r in traffic.PhaseTraffic(sharded, 0, sharded.phases[0]).second(i, 0)}
     assert {k for k in keys if k.startswith("hot")} == {"hot#0", "hot#1", "hot#2", "hot#3"}
     assert sc.phases[0].operations[0].key_shards == 0  # the scenario itself is unchanged
+    # where some operation names keys, only those operations are sharded (not a preload's writes)
+    data = json.loads(json.dumps(HOT))
+    data["phases"].insert(0, {"name": "preload", "duration": 1, "operations": [
+        {"table": "small", "op": "write", "rate": 5, "keys": {"distribution": "sequential", "keys": 5}}]})  # fmt: skip
+    two = variants.apply(scenario.parse(data), variants.parse("s=shards=4")[1])
+    assert [p.operations[0].key_shards for p in two.phases] == [0, 4]
 
 
 @pytest.mark.parametrize(

@@ -84,10 +84,11 @@ def apply(sc: Scenario, changes: list[tuple[str, str]]) -> Scenario:
     for what, value in changes:
         if what == "model":
             out.model = value
-        elif what == "shards":
-            for p in out.phases:
-                for o in p.operations:
-                    o.key_shards = int(value)
+        elif what == "shards":  # the named (hot) keys' operations, or where none names keys every write
+            ops = [o for p in out.phases for o in p.operations]
+            named = [o for o in ops if o.keys.weights]
+            for o in named or [o for o in ops if o.op == "write"]:
+                o.key_shards = int(value)
         for t in out.tables:
             if what == "on-demand":
                 t.billing, t.create = "PAY_PER_REQUEST", None
