@@ -28,8 +28,8 @@ from xml.sax.saxutils import escape
 import orjson
 
 from dynemu import errors
-from dynemu.api import model_cache
-from dynemu.api.protocol import CW_PREFIX, Context, Reply, Request, new_request_id
+from dynemu.api import compression, model_cache
+from dynemu.api.protocol import CW_PREFIX, TOO_LARGE, Context, Reply, Request, new_request_id
 from dynemu.api.validation.validator import RequestValidator
 
 log = logging.getLogger("dynemu")
@@ -61,11 +61,13 @@ class CloudWatchWire:
             access_key, region = self.dispatcher._authenticate(request, request.body)
             operation, body = self._decode(request, protocol)
             result = self._run(request, operation, body, access_key, region)
+        except compression.TooLarge:  # over 16 MB, also once decompressed: as DynamoDB's requests
+            return TOO_LARGE
         except errors.DynamoError as err:
             return self._error(request, protocol, err)
         except Exception:  # a bug: log it, answer as the service answers its own failures
             log.exception("internal error handling CloudWatch %s", operation)
-            return self._error(request, protocol, errors.DynamoError("InternalServiceFault", "", status=500))
+            return self._error(request, protocol, errors.cw_internal())
         return self._render(request, protocol, operation, result)
 
     def _decode(self, request: Request, protocol: str) -> tuple[str, Any]:

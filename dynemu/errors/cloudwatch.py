@@ -95,5 +95,10 @@ def cw_bad_token() -> DynamoError:
     return DynamoError("InvalidNextToken", MSG_CW_BAD_TOKEN, namespace=CW_NS)
 
 
+def cw_internal() -> DynamoError:
+    """CloudWatch's own failure (the model's InternalServiceFault, code InternalServiceError)."""
+    return DynamoError("InternalServiceFault", "", namespace=CW_NS, status=500)
+
+
 def cw_no_rule(name: str) -> DynamoError:
     return DynamoError("ResourceNotFoundException", MSG_CW_NO_RULE.format(name=name), namespace=CW_NS, status=404)
