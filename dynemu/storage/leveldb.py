@@ -230,6 +230,10 @@ class LevelDBStore(Store):
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def busy(self) -> bool:
+        return self.compactor.busy
+
 
 class _Reopening:
     """Stands for the plyvel DB of a store between closing it and opening it again: each use
