@@ -11,11 +11,11 @@ us-east-1 replicated to eu-west-1. Then, until the time is up:
 
 * traffic threads put (a tenth of the items already expired, for the TTL sweeps), get,
   update (SET and ADD), query, delete and batch-write items of a fixed key set: 90 % of
-  requests go to a working set of ``max-open - 2`` regions that moves every ``--rotate``
+  requests go to a working set of ``max-open - 4`` regions that moves every ``--rotate``
   seconds, 10 % to any region, so namespaces are evicted and reopened all the time;
-* a bulk writer puts ``--burst-mb`` MB into a region outside the working set after each
-  move, then keeps reading it until its LevelDB log shows the background compaction
-  (``storage/compaction.py``): compactions meet evictions;
+* a bulk writer puts ``--burst-mb`` MB into a region outside the working set every
+  ``--rotate`` seconds, then keeps reading it until its LevelDB log shows the background
+  compaction (``storage/compaction.py``; at most a minute): compactions meet evictions;
 * a stream reader reads each working-set region's stream (DescribeStream, GetShardIterator,
   GetRecords) and counts the TTL deletions among the records;
 * a global-table writer puts items in us-east-1 and reads them back in eu-west-1 once the
@@ -136,7 +136,8 @@ class Soak:
         self.errors = Errors()
         self.stop = threading.Event()
         self.lock = threading.Lock()
-        self.hot = self.regions[: max(1, args.max_open - 2)]
+        # the working set leaves room among the open namespaces for the global table's two and the bulk writer's
+        self.hot = self.regions[len(GLOBAL) : len(GLOBAL) + max(1, args.max_open - 4)]
         self.requests = self.throttled = 0
         self.worst = 0.0  # probe's worst answer time in the current interval
         self.counts = {"stream_records": 0, "ttl_deletes_seen": 0, "replicated": 0, "bursts": 0, "compactions": 0}
@@ -209,18 +210,23 @@ class Soak:
                 time.sleep(0.05)
 
     def rotate(self) -> None:
-        """Move the working set every ``--rotate`` seconds; a burst of writes into its first
-        region, read until its compaction shows in LevelDB's log."""
-        rng, c = random.Random(7), self.conn()
+        """Move the working set every ``--rotate`` seconds."""
+        rng = random.Random(7)
+        while not self.stop.wait(self.args.rotate):
+            self.hot = rng.sample(self.regions[len(GLOBAL) :], len(self.hot))
+
+    def bulk(self) -> None:
+        """A burst of writes into a region outside the working set, read until its compaction
+        shows in LevelDB's log (at most a minute), then the next one a ``--rotate`` later."""
+        rng, c = random.Random(11), self.conn()
         while not self.stop.is_set():
-            chosen = rng.sample(self.regions, len(self.hot) + 1)
-            self.hot = chosen[1:]
-            moved = time.monotonic()
-            try:  # into a region the traffic seldom reaches: its writes end, and it compacts
-                self._burst(c, chosen[0])
+            began = time.monotonic()
+            region = rng.choice([r for r in self.regions[len(GLOBAL) :] if r not in self.hot])
+            try:
+                self._burst(c, region)
             except (RuntimeError, ConnectionError):
                 pass
-            self.stop.wait(max(0.0, self.args.rotate - (time.monotonic() - moved)))
+            self.stop.wait(max(0.0, self.args.rotate - (time.monotonic() - began)))
 
     def _burst(self, c: Conn, region: str) -> None:
         before = self._compactions(region)
@@ -238,7 +244,8 @@ class Soak:
                     time.sleep(0.05)
         with self.lock:
             self.counts["bursts"] += 1
-        while not self.stop.is_set():  # kept open (recently used) until it has compacted
+        deadline = time.monotonic() + 60
+        while not self.stop.is_set() and time.monotonic() < deadline:  # kept open (recently used)
             self.count(c.ddb(region, "GetItem", {"TableName": TABLE, "Key": {"pk": {"S": "bulk1"}, "sk": {"S": "1"}}}))
             if self._compactions(region) > before:
                 with self.lock:
@@ -247,12 +254,13 @@ class Soak:
             time.sleep(0.05)
 
     def _compactions(self, region: str) -> int:
-        """Manual compactions (the background compactor's compact_range) in the region's LevelDB logs."""
+        """The background compactor's compact_range calls in the region's LevelDB logs (a
+        close's, which writes the memory table out, names a range past every key)."""
         n = 0
         for log in glob.glob(os.path.join(self.data_dir, region, "LOG*")):
             try:
                 with open(log, errors="replace") as f:
-                    n += f.read().count("Manual compaction")
+                    n += sum(1 for line in f if "Manual compaction" in line and "\\xff\\xff\\xff\\xff" not in line)
             except OSError:
                 pass
         return n
@@ -376,7 +384,7 @@ def run(args: argparse.Namespace, data_dir: str, log: Any) -> dict[str, Any]:
         result["setup_s"] = time.monotonic() - t0
         print(f"  set up {len(soak.regions)} regions in {result['setup_s']:.0f} s; start: {sample(proc.pid)}", flush=True)
         threads = [threading.Thread(target=soak.traffic, args=(n,), daemon=True) for n in range(args.connections)]
-        threads += [threading.Thread(target=f, daemon=True) for f in (soak.rotate, soak.streams, soak.global_table, soak.probe)]
+        threads += [threading.Thread(target=f, daemon=True) for f in (soak.rotate, soak.bulk, soak.streams, soak.global_table, soak.probe)]
         for t in threads:
             t.start()
         started = time.monotonic()
