@@ -247,6 +247,10 @@ class Namespaces:
         _resume_autoscaling(db)
         return db
 
+    def closing(self, name: str) -> bool:
+        """Whether the store of namespace ``name``, evicted, is still closing (off the loop)."""
+        return self._closer.pending(name)
+
     def resume_autoscaling(self) -> None:
         """The server's loop is running: auto scaling resumes in the namespaces opened before it."""
         for db in list(self.databases.values()):
