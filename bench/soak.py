@@ -21,7 +21,9 @@ us-east-1 replicated to eu-west-1. Then, until the time is up:
 * a global-table writer puts items in us-east-1 and reads them back in eu-west-1 once the
   replication lag has passed;
 * a probe sends the health check (``GET /``) every 10 ms on its own connection: its worst
-  answer time bounds the event loop's worst stall (a request under way delays it too).
+  answer time bounds the event loop's worst stall (a request under way delays it too, and
+  so does a machine shared with other jobs: each sample also says what share of the
+  interval the server's loop thread waited for a core, from /proc/<pid>/task/<pid>/schedstat).
 
 Every ``--interval`` seconds (default 60) it prints the server's anonymous and file-backed
 memory (/proc/<pid>/status), open file descriptors, the worst probe time of the interval,
@@ -368,6 +370,13 @@ def sample(pid: int) -> dict[str, float]:
             "fds": len(os.listdir(f"/proc/{pid}/fd"))}  # fmt: skip
 
 
+def run_queue_s(pid: int) -> float:
+    """Seconds the server's main thread (its event loop) has waited for a core: on a shared
+    machine, the part of a stall that is the other jobs' (schedstat's second field, ns)."""
+    with open(f"/proc/{pid}/task/{pid}/schedstat") as f:
+        return int(f.read().split()[1]) / 1e9
+
+
 def server_errors(log_path: str) -> list[str]:
     with open(log_path, errors="replace") as f:
         return [line.rstrip() for line in f if " ERROR " in line or line.startswith("Traceback") or "ERROR:" in line]
@@ -389,17 +398,22 @@ def run(args: argparse.Namespace, data_dir: str, log: Any) -> dict[str, Any]:
             t.start()
         started = time.monotonic()
         end = started + args.minutes * 60
+        waited = run_queue_s(proc.pid)
         while (now := time.monotonic()) < end and proc.poll() is None:
             time.sleep(min(args.interval, end - now))
             last = time.monotonic()
+            waited, waited_before = run_queue_s(proc.pid), waited
+            queued = (waited - waited_before) / (last - now)  # share of the interval the loop waited for a core
             with soak.lock:
                 worst, soak.worst = soak.worst, 0.0
                 requests, throttled, counts = soak.requests, soak.throttled, dict(soak.counts)
-            row = {"t": last - started, **sample(proc.pid), "worst_stall_ms": 1000 * worst, "requests": requests,
+            row = {"t": last - started, **sample(proc.pid), "worst_stall_ms": 1000 * worst, "run_queue": queued,
+                   "requests": requests,
                    "throttled": throttled, "errors": soak.errors.count, **counts}  # fmt: skip
             result["samples"].append(row)
             print(f"  t={row['t']:6.0f}s anon {row['anon_mb']:6.1f} MB file {row['file_mb']:6.1f} MB "
-                  f"fds {row['fds']:4d} worst stall {row['worst_stall_ms']:6.1f} ms requests {requests:8d} "
+                  f"fds {row['fds']:4d} worst stall {row['worst_stall_ms']:6.1f} ms (loop waiting for a core "
+                  f"{100 * queued:3.0f} % of the time) requests {requests:8d} "
                   f"throttled {throttled:5d} errors {row['errors']} compactions {counts['compactions']} "
                   f"stream records {counts['stream_records']} ttl {counts['ttl_deletes_seen']} "
                   f"replicated {counts['replicated']}", flush=True)  # fmt: skip
