@@ -26,6 +26,7 @@ NOT_AT_START = (
     "dynemu.api.operations.insights", "dynemu.api.operations.streams", "dynemu.api.operations.ttl",
     "dynemu.api.operations.exprs", "dynemu.engine.expressions", "dynemu.engine.expressions.parser",
     "dynemu.engine.partiql", "dynemu.engine.reads", "dynemu.engine.insights", "dynemu.engine.vectors.search",
+    "dynemu.api.cloudwatch_wire", "dynemu.api.operations.cloudwatch", "dynemu.engine.cloudwatch.metrics", "cbor2",
 )  # fmt: skip
 
 # ``python -m dynemu ARGS``, printing the names of the modules imported when it exits.

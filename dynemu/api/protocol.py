@@ -9,11 +9,17 @@ Check order: content type -> Authorization present (MissingAuthenticationTokenEx
 whatever the body) -> signature (only with --verify-signatures) and region -> content
 coding -> JSON parse, an object (SerializationException) -> X-Amz-Target
 (UnknownOperationException) -> request shape (validation) -> the operation's own checks.
+
+CloudWatch's requests on the same port (a form body: the query protocol; an X-Amz-Target of
+``GraniteServiceVersion20100801.``; the CBOR path, routed by ``http.py``) are answered by
+``api/cloudwatch_wire.py`` with CloudWatch's error rendering, through this dispatcher's
+authentication, validator machinery and response headers.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import itertools
 import logging
 import os
@@ -40,6 +46,8 @@ MAX_BODY_BYTES = 16 * 1024 * 1024
 DYNAMODB_PREFIX = "DynamoDB_20120810."
 STREAMS_PREFIX = "DynamoDBStreams_20120810."
 AAS_PREFIX = "AnyScaleFrontendService."  # Application Auto Scaling (api/operations/application_autoscaling.py), AWS JSON 1.1
+CW_PREFIX = "GraniteServiceVersion20100801."  # CloudWatch (api/cloudwatch_wire.py): JSON 1.0, CBOR and query
+FORM_TYPE = "application/x-www-form-urlencoded"  # the query protocol (CloudWatch's)
 JSON_TYPES = ("application/x-amz-json-1.0", "application/json", "application/x-amz-json-1.1")
 CORS_OFF = ("", "off", "none", "false", "no")
 # The response headers a page's script may read (CORS), as the service exposes them: the
@@ -140,6 +148,10 @@ NOT_JSON = Reply(404, [("Content-Type", "application/octet-stream")], b"<Unknown
 TOO_LARGE = Reply(413, [], b"")
 
 
+def new_request_id() -> str:
+    return f"{_RID_PREFIX}{next(_request_ids):012X}"
+
+
 def parse_credential(auth: str) -> tuple[str, str]:
     """(access key id, region) from a SigV4 Authorization header's credential scope."""
     i = auth.find("Credential=")
@@ -175,6 +187,7 @@ class ApiDispatcher:
         self.cors = cors_origins(settings.cors)
         self.credentials = credentials  # None: signatures are not checked
         self.timeout = settings.request_timeout
+        self._cloudwatch: Any = None  # api/cloudwatch_wire.CloudWatchWire, made on the first CloudWatch request
         self._known_operations = frozenset().union(*(v.operations for v in self.validators.values()))
         # Credential scopes already parsed and checked: (access key, region) by the text after
         # "Credential=" up to the next comma, which is all the answer depends on. Only checks
@@ -205,9 +218,9 @@ class ApiDispatcher:
             return "*"
         return origin if origin in self.cors else None
 
-    def _respond(self, request: Request, status: int, body: bytes, content_type: str) -> Reply:
+    def _respond(self, request: Request, status: int, body: bytes, content_type: str, rid: str | None = None) -> Reply:
         asked = request.headers
-        headers = [("Content-Type", content_type), ("x-amzn-RequestId", f"{_RID_PREFIX}{next(_request_ids):012X}")]
+        headers = [("Content-Type", content_type), ("x-amzn-RequestId", rid or new_request_id())]
         if len(body) > compression.MIN_COMPRESS_BYTES and "accept-encoding" in asked:
             coding = compression.choose_coding_of(asked.get("accept-encoding"))  # the first header only
             if coding is not None:
@@ -245,8 +258,13 @@ class ApiDispatcher:
         if content_type != JSON_TYPES[0]:  # what the SDKs send needs no normalising
             content_type = (content_type or "").split(";", 1)[0].strip().lower()
         raw = request.body
+        if content_type == FORM_TYPE:
+            return self.cloudwatch(request, "query")
         if raw and content_type not in JSON_TYPES:
             return NOT_JSON
+        target = headers.get("x-amz-target")
+        if target is not None and target.startswith(CW_PREFIX):
+            return self.cloudwatch(request, "json")
         reply_type = content_type if content_type in JSON_TYPES[1:] else JSON_TYPES[0]
         started = perf_counter()
         try:
@@ -269,6 +287,16 @@ class ApiDispatcher:
             metrics.observe(operation, perf_counter() - started, None)
         # None: an operation whose success has no body (TagResource, UntagResource)
         return self._respond(request, 200, orjson.dumps(result) if result is not None else b"", reply_type)
+
+    def cloudwatch(self, request: Request, protocol: str) -> Reply:
+        """A CloudWatch request (api/cloudwatch_wire.py, imported on the first one): ``protocol``
+        "json", "cbor" (``POST /service/GraniteServiceVersion20100801/operation/<Op>``) or "query"."""
+        if self._cloudwatch is None:  # by name, as the registry loads operations: the wire imports this module
+            self._cloudwatch = importlib.import_module("dynemu.api.cloudwatch_wire").CloudWatchWire(self)
+        return self._cloudwatch.handle(request, protocol)  # type: ignore[no-any-return]
+
+    def rpc_v2(self, request: Request) -> Reply:
+        return self.cloudwatch(request, "cbor")
 
     def _observe(self, headers: Headers, started: float, error: str | None) -> None:
         if self.metrics is not None:

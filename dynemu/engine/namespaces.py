@@ -8,7 +8,11 @@ Each namespace is its own LevelDB under the data directory, or a memory store.
 Names come from the client, so they are checked and turned into directory names that can
 never leave the data directory. LevelDB namespaces are opened on first use and at most
 ``max_open`` stay open: the least recently used idle one is closed (its data is on disk and
-it reopens transparently), so made-up regions cannot exhaust file descriptors. A namespace
+it reopens transparently), so made-up regions cannot exhaust file descriptors. Idle means
+its store is not compacting, when one such is open: closing a store waits for the slice its
+compaction is in (``storage/compaction.py``), so the store is closed on a worker thread
+(``storage/closing.py``), never on the request's path, and reopening it waits for that. A
+closed namespace releases everything it registered (``Namespace.release``). A namespace
 that has no directory yet is not created by reading it (ListTables, DescribeTable, ...): it
 stays an empty stand-in until its first table is created, so made-up regions leave nothing
 on disk.
@@ -22,6 +26,7 @@ import logging
 import os
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +42,7 @@ from dynemu.engine.limits import DEFAULT as DEFAULT_LIMITS
 from dynemu.engine.limits import AccountLimits
 from dynemu.engine.namespace import Namespace
 from dynemu.storage.base import Store
+from dynemu.storage.closing import Closer
 from dynemu.storage.keyspace import AUTOSCALING_KEY
 from dynemu.storage.lazy import LazyStore
 from dynemu.storage.select import open_store, resolve
@@ -118,15 +124,24 @@ class Unsaved:
     data_lost: bool
 
 
-def close_namespace(name: str, db: Namespace) -> list[Unsaved]:
-    """Close ``db``, logging (one line each, no traceback) and returning what it could not save."""
+def close_namespace(name: str, db: Namespace, close_store: Callable[[Store], None] | None = None) -> list[Unsaved]:
+    """Close ``db`` (its store here, or through ``close_store``), logging (one line each, no
+    traceback) and returning what it could not save."""
     try:
-        unsaved = [Unsaved(name, what, False) for what in db.close()]
+        unsaved = [Unsaved(name, what, False) for what in db.close(close_store)]
     except Exception as e:  # noqa: BLE001 - reported; the other namespaces are closed all the same
-        unsaved = [Unsaved(name, f"the store did not close ({type(e).__name__}: {e})", True)]
+        unsaved = [store_not_closed(name, e)]
     for u in unsaved:
-        (log.error if u.data_lost else log.warning)("namespace %s: could not save %s", u.namespace, u.what)
+        _log_unsaved(u)
     return unsaved
+
+
+def store_not_closed(name: str, e: BaseException) -> Unsaved:
+    return Unsaved(name, f"the store did not close ({type(e).__name__}: {e})", True)
+
+
+def _log_unsaved(u: Unsaved) -> None:
+    (log.error if u.data_lost else log.warning)("namespace %s: could not save %s", u.namespace, u.what)
 
 
 def _resume_autoscaling(db: Namespace) -> None:
@@ -175,6 +190,7 @@ class Namespaces:
         # asks, and the name is a pure function of the pair (refused pairs are not kept)
         self._names: BoundedCache[str] = BoundedCache(_NAMES_KEPT)
         self.unsaved: list[Unsaved] = []  # what closing namespaces could not save (``close``)
+        self._closer = Closer(self._close_failed)  # evicted namespaces' stores, off the loop
         # Global tables: replicas in other regions' namespaces, and the backlog between them.
         self.replication = Replication(self.get, clock, replication_lag_ms, mrsc_conflict_window_ms)
         # State control (engine/state.py): snapshots of memory namespaces, by name.
@@ -206,6 +222,7 @@ class Namespaces:
         db = self.databases.pop(name, None)
         if db is not None:
             self.unsaved += close_namespace(name, db)
+        self._closer.wait(name)  # evicted a moment ago: its store may still be closing
 
     def open(self, name: str) -> Namespace:
         """Namespace ``name``, opened if it is not."""
@@ -227,6 +244,21 @@ class Namespaces:
         path = self._path(name) if self.data_dir is not None else ""
         return open_store(self.store_kind, path, leveldb_open_files=self.leveldb_open_files)
 
+    def _close_failed(self, name: str, e: BaseException) -> None:
+        """A store closing on the closer's worker failed (called there)."""
+        u = store_not_closed(name, e)
+        _log_unsaved(u)
+        self.unsaved.append(u)
+
+    def _evict(self) -> None:
+        """Close the least recently used idle namespace: the least recently used one whose
+        store is not compacting, else the least recently used. Its store closes off the loop."""
+        victim = next((n for n, db in self.databases.items() if not db.store.busy), None)
+        if victim is None:
+            victim = next(iter(self.databases))
+        db = self.databases.pop(victim)
+        self.unsaved += close_namespace(victim, db, functools.partial(self._closer.close, victim))
+
     def _open(self, name: str, given: Store | None = None) -> Namespace:
         db = self.databases.get(name)
         if db is not None:
@@ -234,8 +266,8 @@ class Namespaces:
             return db
         if self.data_dir is not None:
             while len(self.databases) >= self.max_open:
-                idle_name, idle = self.databases.popitem(last=False)
-                self.unsaved += close_namespace(idle_name, idle)
+                self._evict()
+            self._closer.wait(name)  # its store, evicted a moment ago, may still be closing
         # The namespace attaches what lives beside the items (streams, TTL, the stale-read model).
         if given is not None:
             store: Store = given
@@ -250,6 +282,10 @@ class Namespaces:
         global_tables.load(self.replication, db)
         _resume_autoscaling(db)
         return db
+
+    def closing(self, name: str) -> bool:
+        """Whether the store of namespace ``name``, evicted, is still closing (off the loop)."""
+        return self._closer.pending(name)
 
     def resume_autoscaling(self) -> None:
         """The server's loop is running: auto scaling resumes in the namespaces opened before it."""
@@ -275,4 +311,5 @@ class Namespaces:
         for name, db in self.databases.items():
             self.unsaved += close_namespace(name, db)
         self.databases.clear()
+        self._closer.drain()  # the evicted ones still closing
         return self.unsaved

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from dynemu.api.protocol import AAS_PREFIX, DYNAMODB_PREFIX, STREAMS_PREFIX, Context, Handler
+from dynemu.api.protocol import AAS_PREFIX, CW_PREFIX, DYNAMODB_PREFIX, STREAMS_PREFIX, Context, Handler
 
 _PACKAGE = "dynemu.api.operations."
 
@@ -54,6 +54,11 @@ _LAZY: dict[str, dict[str, tuple[str, ...]]] = {
         "application_autoscaling": (
             "RegisterScalableTarget", "DeregisterScalableTarget", "DescribeScalableTargets", "PutScalingPolicy",
             "DeleteScalingPolicy", "DescribeScalingPolicies", "DescribeScalingActivities",
+        ),
+    },  # fmt: skip
+    CW_PREFIX: {  # CloudWatch (api/cloudwatch_wire.py: CBOR, JSON 1.0 and query), AWS/DynamoDB metrics
+        "cloudwatch": (
+            "GetMetricStatistics", "GetMetricData", "ListMetrics", "DescribeInsightRules", "GetInsightRuleReport",
         ),
     },  # fmt: skip
 }
