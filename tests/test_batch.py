@@ -77,7 +77,7 @@ def test_get_projection_per_table(two_tables: tuple[str, str], ddb: Any) -> None
     out = ddb.batch_get_item(
         RequestItems={
             a: {"Keys": [key("k")], "ProjectionExpression": "#s, m.x", "ExpressionAttributeNames": {"#s": "size"}},
-            b: {"Keys": [key("k")], "AttributesToGet": ["name"]},
+            b: {"Keys": [key("k")], "ProjectionExpression": "#n", "ExpressionAttributeNames": {"#n": "name"}},
         }
     )
     assert out["Responses"][a] == [{"size": {"N": "3"}, "m": {"M": {"x": S("1")}}}]
@@ -376,7 +376,9 @@ def test_write_items_validated_as_put_item_validates_them(table: str, ddb: Any) 
         {"pk": S("a"), "s": {"SS": ["x", "x"]}},
         {"pk": S("")},
     ):
-        expected = error_of(ddb.put_item, TableName=table, Item=bad)
+        kind, message = error_of(ddb.put_item, TableName=table, Item=bad)
+        # PutItem's value rules are in the envelope, BatchWriteItem's bare (issue 36)
+        expected = (kind, message.removeprefix("1 validation error detected: "))
         assert error_of(ddb.batch_write_item, RequestItems={table: [put(key("ok")), put(bad)]}) == expected
     assert not exists(ddb, table, "ok")
 

@@ -23,6 +23,8 @@ CE = "Invalid ConditionExpression: "
 UE = "Invalid UpdateExpression: "
 MIXING = "Can not use both expression and non-expression parameters in the same request: "
 INVALID = "One or more parameter values were invalid: "
+# PutItem's, UpdateItem's and DeleteItem's request checks: in the envelope (issue 36)
+ENV = "1 validation error detected: "
 
 
 def put_condition(ddb: Any, table: str, expression: str, values: dict[str, Any] | None = None,
@@ -49,7 +51,7 @@ def update_item(ddb: Any, table: str, expression: str, values: dict[str, Any] | 
 
 V1 = {":v": N(1)}
 CONDITION_ERRORS: list[tuple[str, dict[str, Any], str]] = [
-    ("", {}, CE + "The expression can not be empty;"),
+    ("", {}, ENV + CE + "The expression can not be empty;"),
     # reserved words, bare; fine through a placeholder
     ("status = :v", V1, CE + "Attribute name is a reserved keyword; reserved keyword: status"),
     ("a.Size = :v", V1, CE + "Attribute name is a reserved keyword; reserved keyword: Size"),
@@ -109,9 +111,9 @@ CONDITION_ERRORS: list[tuple[str, dict[str, Any], str]] = [
     ("((a)) = :v", V1, CE + "The expression has redundant parentheses;"),
     ("a = :v AND ((a = :v))", V1, CE + "The expression has redundant parentheses;"),
     # placeholders
-    ("a = :x", {}, CE + "An expression attribute value used in expression is not defined; attribute value: :x"),
-    ("#q = :v", V1, CE + "An expression attribute name used in the document path is not defined; attribute name: #q"),
-    ("a.#z = :v", V1, CE + "An expression attribute name used in the document path is not defined; attribute name: #z"),
+    ("a = :x", {}, ENV + CE + "An expression attribute value used in expression is not defined; attribute value: :x"),
+    ("#q = :v", V1, ENV + CE + "An expression attribute name used in the document path is not defined; attribute name: #q"),
+    ("a.#z = :v", V1, ENV + CE + "An expression attribute name used in the document path is not defined; attribute name: #z"),
     # syntax: token: the unexpected token, near: from the token before it to the one after
     ("a = ", {}, CE + 'Syntax error; token: "<EOF>", near: "= "'),
     ("a", {}, CE + 'Syntax error; token: "<EOF>", near: "a"'),
@@ -139,7 +141,7 @@ CONDITION_ERRORS: list[tuple[str, dict[str, Any], str]] = [
     ("status = attribute_exists(a)", {},
      CE + "The function is not allowed to be used this way in an expression; function: attribute_exists"),
     ("status = :x", {}, CE + "Attribute name is a reserved keyword; reserved keyword: status"),
-    ("a = :x AND s = s", {}, CE + "An expression attribute value used in expression is not defined; attribute value: :x"),
+    ("a = :x AND s = s", {}, ENV + CE + "An expression attribute value used in expression is not defined; attribute value: :x"),
 ]
 
 
@@ -178,7 +180,7 @@ OVERLAP = UE + "Two document paths overlap with each other; must remove or rewri
 CONFLICT = UE + "Two document paths conflict with each other; must remove or rewrite one of these paths; "
 
 UPDATE_ERRORS: list[tuple[str, dict[str, Any], str]] = [
-    ("", {}, UE + "The expression can not be empty;"),
+    ("", {}, ENV + UE + "The expression can not be empty;"),
     ("SET status = :v", V1, UE + "Attribute name is a reserved keyword; reserved keyword: status"),
     ("REMOVE a.comment", {}, UE + "Attribute name is a reserved keyword; reserved keyword: comment"),
     ("SET a = size(s)", {}, UE + "The function is not allowed in an update expression; function: size"),
@@ -196,9 +198,9 @@ UPDATE_ERRORS: list[tuple[str, dict[str, Any], str]] = [
     ("ADD a :v SET s = :v ADD l :v", V1, UE + 'The "ADD" section can only be used once in an update expression;'),
     ("DELETE a :v DELETE s :v", {":v": {"SS": ["x"]}},
      UE + 'The "DELETE" section can only be used once in an update expression;'),
-    ("SET a = :v", {}, UE + "An expression attribute value used in expression is not defined; attribute value: :v"),
-    ("SET #a = :v", V1, UE + "An expression attribute name used in the document path is not defined; attribute name: #a"),
-    ("SET a = #b", {}, UE + "An expression attribute name used in the document path is not defined; attribute name: #b"),
+    ("SET a = :v", {}, ENV + UE + "An expression attribute value used in expression is not defined; attribute value: :v"),
+    ("SET #a = :v", V1, ENV + UE + "An expression attribute name used in the document path is not defined; attribute name: #a"),
+    ("SET a = #b", {}, ENV + UE + "An expression attribute name used in the document path is not defined; attribute name: #b"),
     # overlapping and conflicting paths
     ("SET a = :v REMOVE a", V1, OVERLAP + "path one: [a], path two: [a]"),
     ("SET a = :v, a = :v", V1, OVERLAP + "path one: [a], path two: [a]"),
@@ -249,7 +251,7 @@ UPDATE_ERRORS: list[tuple[str, dict[str, Any], str]] = [
     ("SET status = foo(s)", {}, UE + "Attribute name is a reserved keyword; reserved keyword: status"),
     ("SET a = foo(s) SET b = :v", {}, UE + "Invalid function name; function: foo"),
     ("SET a = :x SET b = :x", {}, UE + 'The "SET" section can only be used once in an update expression;'),
-    ("SET a = :x REMOVE a", {}, UE + "An expression attribute value used in expression is not defined; attribute value: :x"),
+    ("SET a = :x REMOVE a", {}, ENV + UE + "An expression attribute value used in expression is not defined; attribute value: :x"),
 ]
 
 
@@ -267,7 +269,7 @@ def test_update_errors_come_before_the_table_lookup(ddb: Any) -> None:
 def test_update_expression_checked_before_condition(ddb: Any, table: str) -> None:
     assert_validation(UE + "Invalid function name; function: foo", update_item, ddb, table, "SET a = foo(s)",
                       ConditionExpression="foo(a)")
-    assert_validation(CE + "An expression attribute value used in expression is not defined; attribute value: :v",
+    assert_validation(ENV + CE + "An expression attribute value used in expression is not defined; attribute value: :v",
                       update_item, ddb, table, "SET b = :w", {":w": S("x")}, ConditionExpression="a = :v")
 
 
@@ -308,10 +310,10 @@ def test_unused_placeholders(ddb: Any, table: str) -> None:
 
 
 def test_empty_and_invalid_placeholder_maps(ddb: Any, table: str) -> None:
-    assert_validation("ExpressionAttributeNames must not be empty",
+    assert_validation(ENV + "ExpressionAttributeNames must not be empty",
                       ddb.put_item, TableName=table, Item=ITEM, ConditionExpression="a = :v",
                       ExpressionAttributeNames={}, ExpressionAttributeValues=V1)
-    assert_validation("ExpressionAttributeValues must not be empty",
+    assert_validation(ENV + "ExpressionAttributeValues must not be empty",
                       ddb.put_item, TableName=table, Item=ITEM, ConditionExpression="a = s", ExpressionAttributeValues={})
     assert_validation('ExpressionAttributeNames contains invalid key: Syntax error; key: "x"',
                       put_condition, ddb, table, "a = :v", V1, {"x": "a"})
@@ -322,29 +324,31 @@ def test_empty_and_invalid_placeholder_maps(ddb: Any, table: str) -> None:
     assert_validation("ExpressionAttributeValues contains invalid value: Supplied AttributeValue is empty, must "
                       "contain exactly one of the supported datatypes for key :v",
                       put_condition, ddb, table, "a = :v", {":v": {}})
-    assert_validation("ExpressionAttributeValues contains invalid value: The parameter cannot be converted to a "
-                      "numeric value: x for key :v", put_condition, ddb, table, "a = :v", {":v": {"N": "x"}})
-    assert_validation("ExpressionAttributeValues contains invalid value: Number overflow. Attempting to store a "
-                      "number with magnitude larger than supported range for key :v",
+    # a value rule is said as in an item, without the wrapper (issue 36)
+    assert_validation(ENV + "The parameter cannot be converted to a numeric value: x",
+                      put_condition, ddb, table, "a = :v", {":v": {"N": "x"}})
+    assert_validation(ENV + "Number overflow. Attempting to store a number with magnitude larger than supported range",
                       update_item, ddb, table, "SET a = a + :v", {":v": N("1E+126")})
 
 
 def test_placeholders_without_expressions(ddb: Any, table: str) -> None:
     key = {"pk": S("e")}
-    assert_validation("ExpressionAttributeNames can only be specified when using expressions",
+    # PutItem, DeleteItem, UpdateItem: in the envelope, PutItem's and DeleteItem's without the
+    # "...: ConditionExpression is null" tail (issue 36)
+    assert_validation(ENV + "ExpressionAttributeNames can only be specified when using expressions",
                       ddb.put_item, TableName=table, Item=ITEM, ExpressionAttributeNames={"#a": "a"})
-    assert_validation("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null",
+    assert_validation(ENV + "ExpressionAttributeValues can only be specified when using expressions",
                       ddb.put_item, TableName=table, Item=ITEM, ExpressionAttributeValues=V1)
-    assert_validation("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null",
+    assert_validation(ENV + "ExpressionAttributeValues can only be specified when using expressions",
                       ddb.delete_item, TableName=table, Key=key, ExpressionAttributeValues=V1)
-    assert_validation("ExpressionAttributeValues can only be specified when using expressions: "
+    assert_validation(ENV + "ExpressionAttributeValues can only be specified when using expressions: "
                       "UpdateExpression and ConditionExpression are null",
                       ddb.update_item, TableName=table, Key=key, ExpressionAttributeValues=V1)
-    assert_validation("ExpressionAttributeNames can only be specified when using expressions",
+    assert_validation(ENV + "ExpressionAttributeNames can only be specified when using expressions",
                       ddb.update_item, TableName=table, Key=key, ExpressionAttributeNames={"#a": "a"})
     assert_validation("ExpressionAttributeNames can only be specified when using expressions",
                       ddb.get_item, TableName=table, Key=key, ExpressionAttributeNames={"#a": "a"})
-    assert_validation("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null",
+    assert_validation(ENV + "ExpressionAttributeValues can only be specified when using expressions",
                       ddb.put_item, TableName=table, Item=ITEM, Expected={"a": {"Exists": False}},
                       ExpressionAttributeValues=V1)
 
@@ -410,7 +414,8 @@ EXPECTED_ERRORS: list[tuple[dict[str, Any], str]] = [
 
 @pytest.mark.parametrize(("expected", "message"), EXPECTED_ERRORS, ids=[str(i) for i in range(len(EXPECTED_ERRORS))])
 def test_expected_errors(ddb: Any, table: str, expected: dict[str, Any], message: str) -> None:
-    assert_validation(message, ddb.put_item, TableName=table, Item=ITEM, Expected=expected)
+    # the Expected family, in the envelope (issue 36)
+    assert_validation(ENV + message, ddb.put_item, TableName=table, Item=ITEM, Expected=expected)
 
 
 def test_attribute_updates_errors(ddb: Any, table: str) -> None:

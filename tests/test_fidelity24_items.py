@@ -98,14 +98,17 @@ def test_empty_name_in_attributes_to_get(raw: Any, table: str) -> None:
 
 
 def test_empty_name_in_items_and_attribute_updates(raw: Any, table: str) -> None:
-    assert_validation(EMPTY_NAME, raw.put_item, TableName=table, Item={"pk": S("e"), "": S("x")})
+    # an item's empty name is said bare (issue 36)
+    assert_validation("Empty attribute name", raw.put_item, TableName=table, Item={"pk": S("e"), "": S("x")})
     assert_validation(EMPTY_NAME, raw.update_item, TableName=table, Key={"pk": S("e")},
                       AttributeUpdates={"": {"Action": "PUT", "Value": S("x")}})
     assert _get(raw, table, "e") is None
 
 
 def test_empty_name_in_legacy_conditions(raw: Any, table: str) -> None:
-    assert_validation(EMPTY_NAME, raw.put_item, TableName=table, Item={"pk": S("e")}, Expected={"": {"Exists": False}})
+    # the Expected family, in PutItem's envelope (issue 36)
+    assert_validation("1 validation error detected: " + EMPTY_NAME, raw.put_item, TableName=table, Item={"pk": S("e")},
+                      Expected={"": {"Exists": False}})
     assert_validation(EMPTY_NAME, raw.scan, TableName=table, ScanFilter={"": {"ComparisonOperator": "NULL"}})
     assert_validation(EMPTY_NAME, raw.query, TableName=table,
                       KeyConditions={"pk": {"ComparisonOperator": "EQ", "AttributeValueList": [S("e")]}},

@@ -59,7 +59,9 @@ def test_names_of_three_characters_are_looked_up(raw: Any) -> None:
 
 
 def test_batch_get_with_empty_request_items(raw: Any) -> None:
-    assert_validation("The requestItems parameter is required for BatchGetItem", raw.batch_get_item, RequestItems={})
+    # BatchGetItem's in the newer envelope, BatchWriteItem's still the older sentence (issue 36)
+    assert_validation("1 validation error detected: Value at 'RequestItems' failed to satisfy constraint: Member must "
+                      "have length greater than or equal to 1", raw.batch_get_item, RequestItems={})
     assert_validation("The requestItems parameter is required for BatchWriteItem", raw.batch_write_item,
                       RequestItems={})
 

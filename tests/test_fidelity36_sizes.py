@@ -2,7 +2,8 @@
 checked by what its statement writes plus a fixed charge per clause, before its condition.
 Each clause kind at one byte under the limit (written) and one byte over (refused): a filler
 ``SET f = :fill`` (19 + 1 + its bytes) brings the statement to the limit, and the clause
-under test takes its share."""
+under test takes its share. The finished item must also stay within 400 KB (no item past the
+limit is ever stored), so each test starts from an item holding only what its clauses use."""
 
 from __future__ import annotations
 
@@ -17,12 +18,20 @@ MESSAGE = "Item size to update has exceeded the maximum allowed size"
 FILLER = 19 + 1  # SET f = :fill, without the fill's bytes
 
 
+ATTRIBUTES = {"m": {"M": {"x": {"S": "x"}}}, "l": {"L": [{"S": "a"}]}, "c": {"N": "1"}, "s": {"SS": ["a"]},
+              "src": {"S": "xyz"}}
+
+
 @pytest.fixture
 def table(make_table: Callable[..., str], ddb: Any) -> str:
     t = make_table()
-    ddb.put_item(TableName=t, Item={"pk": {"S": "k"}, "m": {"M": {"x": {"S": "x"}}}, "l": {"L": [{"S": "a"}]}, "c": {"N": "1"},
-                                    "s": {"SS": ["a"]}, "src": {"S": "xyz"}})
+    ddb.put_item(TableName=t, Item={"pk": {"S": "k"}, **ATTRIBUTES})
     return t
+
+
+def _holding(ddb: Any, table: str, *names: str) -> None:
+    """The item "k" afresh, with only these of ATTRIBUTES."""
+    ddb.put_item(TableName=table, Item={"pk": {"S": "k"}, **{n: ATTRIBUTES[n] for n in names}})
 
 
 def _update(ddb: Any, table: str, fill: int, clause: str, values: dict[str, Any] | None = None,
@@ -47,6 +56,7 @@ def _at_the_limit(ddb: Any, table: str, charge: int, clause: str, values: dict[s
 
 
 def test_a_set_alone(ddb: Any, table: str) -> None:
+    _holding(ddb, table)
     _at_the_limit(ddb, table, 0, "")
 
 
@@ -68,15 +78,18 @@ def test_set_clauses(ddb: Any, table: str, clause: str, charge: int) -> None:
     values = {":one": {"N": "1"}, ":list": {"L": [{"S": "x"}]}}
     used = {k: v for k, v in values.items() if k in clause}
     names = {"ExpressionAttributeNames": {"#long": "long"}} if "#long" in clause else {}
+    _holding(ddb, table, "m", "l", "c", "src")
     _at_the_limit(ddb, table, charge, clause, used, **names)
 
 
 def test_remove(ddb: Any, table: str) -> None:
+    _holding(ddb, table, "l", "src")
     _at_the_limit(ddb, table, 1 + 3, " REMOVE src")  # 1 plus its path
     _at_the_limit(ddb, table, 1 + 1 + 4 + 2, " REMOVE l[12]")  # a list index: 4 plus its digits
 
 
 def test_add(ddb: Any, table: str) -> None:
+    _holding(ddb, table, "c", "s")
     _at_the_limit(ddb, table, 19 + 1 + 2, " ADD c :one", {":one": {"N": "1"}})  # 19, its path, the value
     # to a set, only the members it adds ("a" is held already)
     _at_the_limit(ddb, table, 19 + 1 + 2, " ADD s :m", {":m": {"SS": ["a", "bb"]}})
@@ -84,6 +97,7 @@ def test_add(ddb: Any, table: str) -> None:
 
 
 def test_delete_is_charged_its_path_not_its_members(ddb: Any, table: str) -> None:
+    _holding(ddb, table, "s")
     _at_the_limit(ddb, table, 1 + 1, " DELETE s :m", {":m": {"SS": ["a", "y" * 5000]}})
 
 
@@ -103,6 +117,7 @@ def test_the_charge_is_checked_before_the_condition(ddb: Any, table: str) -> Non
 def test_the_key_is_not_charged(ddb: Any, table: str, key: str) -> None:
     """The same fill is the most a SET takes whatever the key's length (the finished item,
     key included, stays within 400 KB here)."""
+    _holding(ddb, table)
     fill = LIMIT - FILLER
     assert _update(ddb, table, fill, "", key=key) is None
     assert _update(ddb, table, fill + 1, "", key=key) == f"ValidationException: {MESSAGE}"
@@ -128,3 +143,15 @@ def test_other_surfaces_measure_the_finished_item(ddb: Any, table: str) -> None:
         ddb.execute_statement(Statement=f'UPDATE "{table}" SET f = ? WHERE pk = ?',
                               Parameters=[{"S": "y" * huge}, {"S": "t"}])
     assert err.value.response["Error"]["Code"] == "ValidationException"
+
+
+def test_the_finished_item_is_limited_too(ddb: Any, table: str) -> None:
+    """A statement within its charge that would leave the item past 400 KB is refused as well:
+    300 KB held, 120 KB set (ServiceQuotas.html#limits-items: no item is larger than 400 KB)."""
+    ddb.put_item(TableName=table, Item={"pk": {"S": "big"}, "a": {"S": "x" * 300_000}})
+    with pytest.raises(ClientError) as err:
+        ddb.update_item(TableName=table, Key={"pk": {"S": "big"}}, UpdateExpression="SET b = :v",
+                        ExpressionAttributeValues={":v": {"S": "y" * 120_000}})
+    assert err.value.response["Error"] == {"Code": "ValidationException", "Message": MESSAGE}
+    got = ddb.get_item(TableName=table, Key={"pk": {"S": "big"}}, ConsistentRead=True)["Item"]
+    assert "b" not in got

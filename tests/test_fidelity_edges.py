@@ -19,9 +19,9 @@ PE = "Invalid ProjectionExpression: "
 
 def test_empty_attribute_name_in_an_item(raw: Any, table: str) -> None:
     item = {"pk": S("e"), "": S("x")}
-    assert_validation(EMPTY_NAME, raw.put_item, TableName=table, Item=item)
-    assert_validation(EMPTY_NAME, raw.batch_write_item, RequestItems={table: [{"PutRequest": {"Item": item}}]})
-    assert_validation(EMPTY_NAME, raw.transact_write_items, TransactItems=[{"Put": {"TableName": table, "Item": item}}])
+    assert_validation("Empty attribute name", raw.put_item, TableName=table, Item=item)
+    assert_validation("Empty attribute name", raw.batch_write_item, RequestItems={table: [{"PutRequest": {"Item": item}}]})
+    assert_validation("Empty attribute name", raw.transact_write_items, TransactItems=[{"Put": {"TableName": table, "Item": item}}])
     assert "Item" not in raw.get_item(TableName=table, Key={"pk": S("e")}, ConsistentRead=True)
 
 

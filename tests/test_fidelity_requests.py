@@ -52,8 +52,9 @@ def test_limit_zero(raw: Any, table: str) -> None:
 
 
 def test_empty_request_items(raw: Any) -> None:
-    # as BatchWriteItem's (issue 24, observed against the service; tests/test_fidelity24_requests.py)
-    assert_validation("The requestItems parameter is required for BatchGetItem", raw.batch_get_item, RequestItems={})
+    # BatchGetItem's in the newer envelope, BatchWriteItem's still the older sentence (issue 36)
+    assert_validation("1 validation error detected: Value at 'RequestItems' failed to satisfy constraint: Member must "
+                      "have length greater than or equal to 1", raw.batch_get_item, RequestItems={})
     assert_validation("The requestItems parameter is required for BatchWriteItem", raw.batch_write_item,
                       RequestItems={})
 

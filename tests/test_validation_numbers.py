@@ -48,7 +48,7 @@ def test_a_number_is_stored_in_its_canonical_form(s: str) -> None:
     ("0." + "0" * 35 + "1", "0." + "0" * 35 + "1"), ("1.5e3", "1500"),
     (".", ("ValidationException", f"{NOT_A_NUMBER}: .")),
     ("-.", ("ValidationException", f"{NOT_A_NUMBER}: -.")),
-    ("", ("ValidationException", NOT_A_NUMBER)),
+    ("", ("ValidationException", f"{NOT_A_NUMBER}: ")),  # the current wording (issue 36)
     ("+", ("ValidationException", f"{NOT_A_NUMBER}: +")),
     ("1" * 39, ("ValidationException", "Attempting to store more than 38 significant digits in a Number")),
     ("١٢", ("ValidationException", f"{NOT_A_NUMBER}: ١٢")),

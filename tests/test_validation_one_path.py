@@ -191,4 +191,4 @@ def test_values_the_rules_may_refuse_are_left_to_the_engine(v: RequestValidator)
     assert type(item) is values.MeasuredMap and item.unchecked == ["ss", "m"]
     assert item.size == 14  # every name, and the values measured
     assert _outcome(values.validate_item_sized, item) == (
-        "ValidationException", "One or more parameter values were invalid: Input collection [x, x] contains duplicates.")
+        "ValidationException", "One or more parameter values were invalid: Input collection [\"x\", \"x\"] contains duplicates.")

@@ -87,7 +87,7 @@ def test_canonical_numbers(text: str, canonical: str) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("", NAN), ("abc", f"{NAN}: abc"), ("1e", f"{NAN}: 1e"), (" 1", f"{NAN}:  1"), ("1 ", f"{NAN}: 1 "),
+        ("", f"{NAN}: "), ("abc", f"{NAN}: abc"), ("1e", f"{NAN}: 1e"), (" 1", f"{NAN}:  1"), ("1 ", f"{NAN}: 1 "),
         ("Infinity", f"{NAN}: Infinity"), ("-Infinity", f"{NAN}: -Infinity"), ("NaN", f"{NAN}: NaN"),
         ("nan", f"{NAN}: nan"), (".", f"{NAN}: ."), ("-", f"{NAN}: -"), ("+", f"{NAN}: +"), ("e5", f"{NAN}: e5"),
         ("1.2.3", f"{NAN}: 1.2.3"), ("1+2", f"{NAN}: 1+2"), ("0x10", f"{NAN}: 0x10"), ("1_000", f"{NAN}: 1_000"),
@@ -97,11 +97,11 @@ def test_canonical_numbers(text: str, canonical: str) -> None:
         ("1" * 39 + "e-200", UNDER),  # magnitude is checked before precision
         ("1" * 39 + "e200", OVER),
         ("1e999999", OVER), ("1e2147483647", OVER), ("1e-2147483648", UNDER),
-        # an exponent beyond a Java int is no number to DynamoDB's BigDecimal parser (issue 17)
-        ("1e+99999999999999999999", f"{NAN}: 1e+99999999999999999999"),
-        ("-1E-99999999999999999999", f"{NAN}: -1E-99999999999999999999"),
-        ("0e99999999999999999999", f"{NAN}: 0e99999999999999999999"),
-        ("1e2147483648", f"{NAN}: 1e2147483648"),
+        # an exponent past a 32-bit integer overflows or underflows, a zero's too (issue 36;
+        # issue 17 had "cannot be converted", the older answer)
+        ("1e+99999999999999999999", OVER), ("-1E-99999999999999999999", UNDER),
+        ("0e99999999999999999999", OVER), ("0e-99999999999999999999", UNDER),
+        ("1e2147483648", OVER), ("1e99999999999", OVER), ("1e-99999999999", UNDER), ("1e-2147483649", UNDER),
     ],
 )  # fmt: skip
 def test_invalid_numbers(text: str, message: str) -> None:
@@ -138,7 +138,7 @@ def test_arithmetic(a: str, b: str, total: str, difference: str) -> None:
         (V.add_numbers, "1E+37", "1E-10", DIGITS),
         (V.add_numbers, "12345678901234567890123456789012345678", "0.1", DIGITS),
         (V.add_numbers, "abc", "1", f"{NAN}: abc"),
-        (V.subtract_numbers, "1", "", NAN),
+        (V.subtract_numbers, "1", "", f"{NAN}: "),
     ],
 )
 def test_arithmetic_errors(fn: Any, a: str, b: str, message: str) -> None:
@@ -219,15 +219,15 @@ def test_add_agrees_with_exact_decimal(x: str, y: str) -> None:
         ({"SS": []}, PREFIX + "An string set  may not be empty"),
         ({"NS": []}, PREFIX + "An number set  may not be empty"),
         ({"BS": []}, PREFIX + "Binary sets should not be empty"),
-        ({"SS": ["a", "a"]}, PREFIX + "Input collection [a, a] contains duplicates."),
-        ({"SS": ["0", "1", "0"]}, PREFIX + "Input collection [0, 1, 0] contains duplicates."),
-        ({"BS": ["Yg==", "Yg=="]}, PREFIX + "Input collection [Yg==, Yg==]of type BS contains duplicates."),
+        ({"SS": ["a", "a"]}, PREFIX + 'Input collection ["a", "a"] contains duplicates.'),
+        ({"SS": ["0", "1", "0"]}, PREFIX + 'Input collection ["0", "1", "0"] contains duplicates.'),
+        ({"BS": ["Yg==", "Yg=="]}, PREFIX + 'Input collection ["Yg==","Yg=="]of type BS contains duplicates.'),
         ({"NS": ["1", "1"]}, "Input collection contains duplicates"),
         ({"NS": ["1", "1.0"]}, "Input collection contains duplicates"),
-        ({"NS": ["1", ""]}, NAN),
+        ({"NS": ["1", ""]}, f"{NAN}: "),
         ({"NS": ["1", "b"]}, f"{NAN}: b"),
         ({"NS": ["1e126"]}, OVER),
-        ({"N": ""}, NAN),
+        ({"N": ""}, f"{NAN}: "),
         ({"N": "12345678901234567890123456789012345678901"}, DIGITS),
         ({"L": [{"N": "x"}]}, f"{NAN}: x"),
         ({"M": {"a": {"NULL": False}}}, PREFIX + "Null attribute value types must have the value of true"),

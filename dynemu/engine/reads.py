@@ -305,7 +305,8 @@ def _start_key(table: Table, ix: Index | None, esk: Item | None, invalid: str) -
     """ExclusiveStartKey as a storage key: the table key, or for an index exactly the index
     and table key attributes (the LastEvaluatedKey an index page returns). Key attributes
     of the wrong type answer the schema message in Query as in Scan (issue 24, observed
-    against the service); other malformed keys ``invalid``, the operation's own."""
+    against the service), a broken value rule its own message; other malformed keys
+    ``invalid``, the operation's own."""
     if esk is None:
         return None
     spec = table.spec
@@ -313,8 +314,8 @@ def _start_key(table: Table, ix: Index | None, esk: Item | None, invalid: str) -
     try:
         esk = values.validate_item(esk)
     except errors.DynamoError as err:
-        if err.type_name != "ValidationException":
-            raise
+        if err.type_name != "ValidationException" or err.envelope:
+            raise  # a value rule (a number, a set) is said as in a key (issue 36)
         raise errors.validation(invalid) from None
     if len(esk) != len(names) or any(n not in esk for n in names):
         raise errors.validation(invalid)

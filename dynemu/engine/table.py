@@ -298,8 +298,8 @@ class Table:
         ``values`` already measured it (``validate_item_sized``), else it is measured here.
         With ``update``, ``image`` is the key attributes and the new image is
         ``update.new_item(old, image)``, sized by ``update.resize``; ``before`` sees the
-        stored item ahead of the condition (UpdateItem's size charge, which then stands for
-        the 400 KB rule: docs/rules.md, "Item size by surface"). Raises
+        stored item ahead of the condition (UpdateItem's size charge, checked before the
+        finished item's: docs/rules.md, "Item size by surface"). Raises
         ConditionalCheckFailedException (with the old item when asked) or
         ValidationException."""
         if update is None and condition is None and before is None:
@@ -319,8 +319,9 @@ class Table:
         else:
             new = update.new_item(old, image)  # type: ignore[arg-type]
             size = 0 if new is None else update.resize(old, old_size, new)
-            if before is None:  # UpdateItem's charge (``before``) replaces the finished item's measure
-                values.check_item_size(size, errors.MSG_UPDATE_SIZE)
+            # the finished item too: UpdateItem's charge (``before``) is checked first, ahead of
+            # the condition, but no item past 400 KB is ever stored (ServiceQuotas.html#limits-items)
+            values.check_item_size(size, errors.MSG_UPDATE_SIZE)
         m = Mutation(self, key, old, old_size, new, size, raw=raw)
         for observer in self.planners:
             observer.on_plan(m)

@@ -31,8 +31,11 @@ Extra helpers: ``normalize_number(s) -> str`` (validate + canonical form, no cop
 string is already canonical) and the ``MSG_*`` message constants.
 
 Messages are bare (no ``One or more parameter values were invalid:`` prefix) unless DynamoDB
-adds one; callers wrapping values of ``ExpressionAttributeValues`` add DynamoDB's
-``ExpressionAttributeValues contains invalid value: <msg> for key <key>`` themselves.
+adds one. The value rules' errors are request checks (``errors.request_check``): PutItem,
+UpdateItem and DeleteItem answer them in the "1 validation error detected: " envelope, every
+layer (item, key, condition, filter or update value) with the same message; only a value that
+is no AttributeValue at all keeps ``ExpressionAttributeValues contains invalid value: <msg>
+for key <key>``, added by its caller (docs/rules.md, "The validation envelope").
 Sources for every rule: the header of tests/test_values.py.
 """
 
@@ -41,8 +44,9 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Callable
+from contextvars import ContextVar
 from decimal import Context, Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from dynemu import errors
 from dynemu.cache import memoized
@@ -50,6 +54,7 @@ from dynemu.errors import DynamoError
 
 Value = dict[str, Any]
 Item = dict[str, Value]
+T = TypeVar("T")
 
 TYPES = ("S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS")
 _TYPE_SET = frozenset(TYPES)
@@ -86,29 +91,30 @@ def _check_range(d: Decimal) -> None:
         return
     adjusted = exp + n - 1
     if adjusted > MAX_ADJUSTED_EXPONENT:
-        raise errors.validation(errors.MSG_OVERFLOW)
+        raise errors.request_check(errors.MSG_OVERFLOW)
     if adjusted < MIN_ADJUSTED_EXPONENT:
-        raise errors.validation(errors.MSG_UNDERFLOW)
+        raise errors.request_check(errors.MSG_UNDERFLOW)
     if n > MAX_DIGITS:
         while digits[n - 1] == 0:  # trailing zeros are not significant
             n -= 1
         if n > MAX_DIGITS:
-            raise errors.validation(errors.MSG_PRECISION)
+            raise errors.request_check(errors.MSG_PRECISION)
 
 
 def parse_number(s: str) -> Decimal:
     """A Number from its wire string, checked against DynamoDB's grammar and limits."""
     if not isinstance(s, str):
         raise _shape_error(s, "String")
-    if not s:
-        raise errors.validation(errors.MSG_NOT_A_NUMBER)
-    if _NUMBER_RE.fullmatch(s) is None:
-        raise errors.validation(f"{errors.MSG_NOT_A_NUMBER}: {s}")
+    if _NUMBER_RE.fullmatch(s) is None:  # "" too: "...numeric value: " (the current wording)
+        raise errors.request_check(errors.msg_not_a_number(s))
     e = max(s.find("e"), s.find("E"))
-    if e >= 0 and len(s) - e > 10 and not -_JAVA_INT <= int(s[e + 1 :]) < _JAVA_INT:
-        # An exponent beyond a Java int is not a number to DynamoDB's parser (BigDecimal's
-        # NumberFormatException), whatever the digits; Python's Decimal would raise instead.
-        raise errors.validation(f"{errors.MSG_NOT_A_NUMBER}: {s}")
+    if e >= 0 and len(s) - e > 10:
+        exponent = int(s[e + 1 :])
+        if not -_JAVA_INT <= exponent < _JAVA_INT:
+            # An exponent past a 32-bit integer is out of range, whatever the digits, a zero's
+            # too (issue 36, observed against the service): overflow above, underflow below.
+            # Python's Decimal would raise instead.
+            raise errors.request_check(errors.MSG_OVERFLOW if exponent > 0 else errors.MSG_UNDERFLOW)
     d = Decimal(s)
     _check_range(d)
     return d
@@ -307,7 +313,7 @@ def _check_member(t: str, x: Any, level: int) -> Any:
         if not isinstance(x, bool):
             raise _shape_error(x, "Boolean")
         if t == "NULL" and not x:
-            raise errors.invalid_parameter(errors.MSG_NULL_FALSE)
+            raise errors.invalid_request_parameter(errors.MSG_NULL_FALSE)
         return x
     return _check_set(t, x)
 
@@ -333,33 +339,34 @@ def _check_set(t: str, x: Any) -> list[str]:
     if t == "SS":
         _str_list(x, "String")
         if not x:
-            raise errors.invalid_parameter(errors.MSG_EMPTY_SS)
+            raise errors.invalid_request_parameter(errors.MSG_EMPTY_SS)
         if len(set(x)) != len(x):
-            raise errors.invalid_parameter(errors.msg_set_duplicates(x))
+            raise errors.invalid_request_parameter(errors.msg_set_duplicates(x))
         return ordered_set(t, x)
     if t == "NS":
         _str_list(x, "String")
         if not x:
-            raise errors.invalid_parameter(errors.MSG_EMPTY_NS)
+            raise errors.invalid_request_parameter(errors.MSG_EMPTY_NS)
         normal = [normalize_number(m) for m in x]
         if len(set(normal)) != len(normal):  # "1" and "1.0" are the same number
-            raise errors.validation(errors.MSG_NS_DUPLICATES)
+            raise errors.request_check(errors.MSG_NS_DUPLICATES)
         return ordered_set(t, x if all(a is b for a, b in zip(normal, x, strict=True)) else normal)
     _str_list(x, "Blob")  # BS
     if not x:
-        raise errors.invalid_parameter(errors.MSG_EMPTY_BS)
+        raise errors.invalid_request_parameter(errors.MSG_EMPTY_BS)
     for m in x:
         _check_base64(m)
     if len(set(x)) != len(x):  # strict base64 is 1:1 with bytes
-        raise errors.invalid_parameter(
-            errors.msg_set_duplicates(x, "BS")
-        )  # sic
+        raise errors.invalid_request_parameter(errors.msg_set_duplicates(x, "BS"))
     return ordered_set(t, x)
 
 
 def _validate(v: Any, level: int) -> Value:
-    # Recursion is bounded: a value nested deeper than MAX_NESTING is refused before descending.
+    # Recursion is bounded: a value nested deeper than MAX_NESTING is refused before descending
+    # (or, while ``nesting_last`` looks for another error, kept as it is, unchecked).
     if level > MAX_NESTING:
+        if _NESTING_SET_ASIDE.get():
+            return _SET_ASIDE  # the request is refused anyway: what follows sees a flat value
         raise errors.validation(errors.MSG_NESTING)
     if not isinstance(v, dict):
         raise _shape_error(v, "Structure")
@@ -376,6 +383,47 @@ def _validate(v: Any, level: int) -> Value:
     if len(checked) > 1:
         raise errors.validation(errors.MSG_MULTI_VALUE)
     return dict(checked)
+
+
+# True while ``nesting_last`` runs a request's checks again with the nesting rule set aside;
+# a level past the limit then stands for this value, so no later step walks the deep rest.
+_NESTING_SET_ASIDE: ContextVar[bool] = ContextVar("nesting_set_aside", default=False)
+_SET_ASIDE: Value = {"NULL": True}
+
+
+def nesting_last(checks: Callable[[], T]) -> T:
+    """Run a request's checks (those before its table is looked up) in DynamoDB's order for
+    nesting: a value nested past 32 levels is refused only when no other check of the request
+    fails (issue 36; docs/rules.md, "The validation envelope"). Only a request that breaks the
+    nesting rule has its checks run twice: the second time each level past the limit stands
+    for a NULL, so the first other error is raised, else the nesting error."""
+    try:
+        return checks()
+    except DynamoError as e:
+        if e.message != errors.MSG_NESTING:
+            raise
+        nesting = e
+    token = _NESTING_SET_ASIDE.set(True)
+    try:
+        checks()
+    finally:
+        _NESTING_SET_ASIDE.reset(token)
+    raise nesting
+
+
+def nested_too_deep(v: Any, level: int = 1) -> bool:
+    """Whether the AttributeValue ``v`` nests past MAX_NESTING levels (shape not checked)."""
+    if level > MAX_NESTING:
+        return True
+    if type(v) is not dict:
+        return False
+    m = v.get("M")
+    if type(m) is dict:
+        return any(nested_too_deep(x, level + 1) for x in m.values())
+    lst = v.get("L")
+    if type(lst) is list:
+        return any(nested_too_deep(x, level + 1) for x in lst)
+    return False
 
 
 def validate_value(v: Any, *, path: str = "") -> Value:
@@ -478,7 +526,7 @@ def _finish_measured(item: MeasuredMap) -> tuple[Item, int]:
     out = dict(item)
     for name in item.unchecked:
         if not name:
-            raise errors.invalid_parameter(errors.MSG_EMPTY_NAME)
+            raise errors.validation(errors.MSG_EMPTY_NAME)
         v = item[name]
         nv = _validate(v, 1)
         size += value_size(nv)  # the name is counted already
@@ -509,7 +557,7 @@ def validate_item(item: Any) -> Item:
     out: Item | None = None
     for name, v in item.items():
         if not name:
-            raise errors.invalid_parameter(errors.MSG_EMPTY_NAME)
+            raise errors.validation(errors.MSG_EMPTY_NAME)
         nv = _validate(v, 1)
         if nv is not v and out is None:
             out = dict(item)

@@ -18,7 +18,7 @@ class DynamoError(Exception):
     """An error DynamoDB would return: type name, message, namespace, HTTP status and
     extra top-level members of the error body (``Item``, ``CancellationReasons``, ...)."""
 
-    __slots__ = ("type_name", "message", "namespace", "status", "extra")
+    __slots__ = ("type_name", "message", "namespace", "status", "extra", "envelope")
 
     def __init__(
         self,
@@ -35,6 +35,10 @@ class DynamoError(Exception):
         self.namespace = namespace
         self.status = status
         self.extra = extra
+        # one of the request checks that PutItem, UpdateItem and DeleteItem answer inside the
+        # "1 validation error detected: " envelope (``enveloped``); False for every other
+        # error. The rule: docs/rules.md, "The validation envelope".
+        self.envelope = False
 
     def body(self) -> dict[str, Any]:
         body: dict[str, Any] = {"__type": f"{self.namespace}#{self.type_name}", "message": self.message}
@@ -50,9 +54,31 @@ def validation(message: str) -> DynamoError:
     return DynamoError("ValidationException", message, namespace=VALIDATE_NS)
 
 
+def request_check(message: str) -> DynamoError:
+    """A ValidationException of the request checks the single-item writes envelope (a value
+    rule, an expression parameter rule, the Expected family, ReturnValues)."""
+    e = DynamoError("ValidationException", message, namespace=VALIDATE_NS)
+    e.envelope = True
+    return e
+
+
+def enveloped(e: DynamoError) -> DynamoError:
+    """``e`` as PutItem, UpdateItem and DeleteItem answer it: a request check inside the
+    "1 validation error detected: " envelope, any other error as it is."""
+    if not e.envelope:
+        return e
+    return DynamoError("ValidationException", f"1 validation error detected: {e.message}", namespace=VALIDATE_NS)
+
+
 def invalid_parameter(detail: str) -> DynamoError:
     """The common ``One or more parameter values were invalid: ...`` ValidationException."""
     return validation(f"One or more parameter values were invalid: {detail}")
+
+
+def invalid_request_parameter(detail: str) -> DynamoError:
+    """``invalid_parameter`` as a request check (``request_check``: a value rule, the
+    Expected family)."""
+    return request_check(f"One or more parameter values were invalid: {detail}")
 
 
 def serialization(message: str = "") -> DynamoError:

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 # expressions (engine/expressions): parameters, placeholders, sizes
 MSG_NAMES_WITHOUT_EXPRESSIONS = "ExpressionAttributeNames can only be specified when using expressions"
+# PutItem's and DeleteItem's whole message, without the "...: ConditionExpression is null" tail
+# (issue 36, observed against the service)
+MSG_VALUES_WITHOUT_EXPRESSIONS = "ExpressionAttributeValues can only be specified when using expressions"
 MSG_EXPRESSION_EMPTY = "The expression can not be empty;"
 MSG_EXPRESSION_TOO_LARGE = "Expression size has exceeded the maximum allowed size;"
 

@@ -5,6 +5,8 @@ Part of the catalogue of messages (``dynemu.errors``): every text dynemu says is
 
 from __future__ import annotations
 
+import json
+
 # The 400 KB item size rule ("Service, account, and table quotas": Item size): a new image
 # too large, and an UpdateItem (or a transaction's Update) growing one past the limit.
 MSG_ITEM_SIZE = "Item size has exceeded the maximum allowed size"
@@ -50,6 +52,7 @@ MSG_THROTTLED_ON_DEMAND = (
 
 
 # engine/values.py
+# The older wording (BatchWriteItem's for an empty number): no colon, nothing after it.
 MSG_NOT_A_NUMBER = "The parameter cannot be converted to a numeric value"
 MSG_PRECISION = "Attempting to store more than 38 significant digits in a Number"
 MSG_OVERFLOW = "Number overflow. Attempting to store a number with magnitude larger than supported range"
@@ -62,10 +65,17 @@ MSG_EMPTY_SS = "An string set  may not be empty"  # sic: two spaces, "An string"
 MSG_EMPTY_NS = "An number set  may not be empty"
 MSG_EMPTY_BS = "Binary sets should not be empty"
 MSG_NS_DUPLICATES = "Input collection contains duplicates"  # bare, unlike SS/BS
-# "Attribute names must be at least one character long" (naming rules); the service's text
-# for an empty name was not found: chosen in its invalid-parameter form (issue 12 report).
+# "Attribute names must be at least one character long" (naming rules). An item's or a key's
+# empty name is said bare (issue 36, observed against the service); in the legacy parameters
+# (Expected, AttributeUpdates, AttributesToGet, filters) dynemu keeps its invalid-parameter
+# form (issue 12 report).
 MSG_EMPTY_NAME = "Empty attribute name"
 
+
+
+def msg_not_a_number(text: str) -> str:
+    """The current wording: the text follows a colon and a space, even when it is empty."""
+    return f"{MSG_NOT_A_NUMBER}: {text}"
 
 
 def msg_list_index_range(index: int) -> str:
@@ -85,11 +95,12 @@ MSG_SCHEMA = "The provided key element does not match the schema"
 
 
 def msg_set_duplicates(members: list[str], set_type: str | None = None) -> str:
-    """A string or binary set with a repeated member (sic: no space before "of type BS")."""
-    shown = f"[{', '.join(members)}]"
-    return f"Input collection {shown}of type {set_type} contains duplicates." if set_type else (
-        f"Input collection {shown} contains duplicates."
-    )
+    """A string or binary set with a repeated member: the members as JSON in the request's
+    order (a binary set's base64 strings without spaces, and sic: no space before "of type
+    BS"; issue 36, observed against the service)."""
+    if set_type:
+        return f"Input collection {json.dumps(members, separators=(',', ':'))}of type {set_type} contains duplicates."
+    return f"Input collection {json.dumps(members, ensure_ascii=False)} contains duplicates."
 
 
 # shared parameters (api/operations/common)

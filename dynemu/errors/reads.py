@@ -80,6 +80,13 @@ MSG_KEY_CONDITION_NO_KEY = "Invalid condition in KeyConditionExpression: No key 
 MSG_KEY_CONDITION_REPEATED = "KeyConditionExpressions must only contain one condition per key"
 
 
+def msg_conditions_exceed_key(conditions: int, attributes: int) -> str:
+    """More key conditions than the key schema has attributes (issue 36, observed against the
+    service)."""
+    return (f"The number of query conditions ({conditions}) exceeds the number of key attributes "
+            f"defined in the schema ({attributes})")
+
+
 def msg_key_condition_missing(name: str) -> str:
     return f"Query condition missed key schema element: {name}"
 

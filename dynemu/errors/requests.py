@@ -45,13 +45,25 @@ MSG_BYTE_BUFFER = "java.nio.HeapByteBuffer[pos=0 lim={} cap={}]"  # how Coral sh
 MSG_NAME_LENGTH = "{} must be at least 3 characters long and at most 255 characters long"
 MSG_PARAMETER_REQUIRED = "The parameter '{}' is required but was not present in the request"
 MSG_BATCH_WRITE_ITEMS_REQUIRED = "The requestItems parameter is required for BatchWriteItem"
-MSG_BATCH_GET_ITEMS_REQUIRED = "The requestItems parameter is required for BatchGetItem"
 # More than 100 keys for one table of a BatchGetItem: the newer envelope, naming the member
 # without its value (issue 24, observed against the service).
 MSG_BATCH_GET_KEYS_OVER_100 = (
     "1 validation error detected: Value at 'RequestItems.{}.member.Keys' failed to satisfy constraint: "
     "Member must have length less than or equal to 100"
 )
+# An empty RequestItems of BatchGetItem and an empty Keys list: the newer envelope, naming the
+# member without its value (nubo-db/dynoxide#198; issue 36, observed against the service).
+MSG_BATCH_GET_ITEMS_EMPTY = (
+    "1 validation error detected: Value at 'RequestItems' failed to satisfy constraint: "
+    "Member must have length greater than or equal to 1"
+)
+MSG_BATCH_GET_KEYS_EMPTY = (
+    "1 validation error detected: Value at 'RequestItems.{}.member.Keys' failed to satisfy constraint: "
+    "Member must have length greater than or equal to 1"
+)
+# Query's ConditionalOperator outside its enum, reported before every other member: the
+# service's own text and value list, as it answers it (issue 36, observed against the service).
+MSG_QUERY_CONDITIONAL_OPERATOR = "Failed to satisfy constraint: Member must satisfy enum value set: [ALL, OR]"
 MSG_QUERY_LIMIT_BELOW_1 = (
     "1 validation error detected: Value at 'Limit' failed to satisfy constraint: "
     "Member must have value greater than or equal to 1"

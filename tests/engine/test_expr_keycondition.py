@@ -68,8 +68,10 @@ ERRORS = [
     ("pk = sk", "Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition"),
     ("pk = :p AND sk.x = :a", "KeyConditionExpressions cannot have conditions on nested attributes"),
     (":p = :a", "Invalid condition in KeyConditionExpression: No key attribute specified"),
-    ("pk = :p AND pk = :s", "KeyConditionExpressions must only contain one condition per key"),
-    ("pk = :p AND sk = :a AND x = :b", "Conditions can be of length 1 or 2 only"),
+    # issue 36's wording (observed against the service)
+    ("pk = :p AND pk = :s", "Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition per key"),
+    ("pk = :p AND sk = :a AND x = :b",
+     "The number of query conditions (3) exceeds the number of key attributes defined in the schema (2)"),
     ("sk = :a", "Query condition missed key schema element: pk"),
     ("x = :a", "Query condition missed key schema element: pk"),
     ("pk = :p AND x = :a", "Query condition missed key schema element: sk"),
@@ -78,8 +80,8 @@ ERRORS = [
     ("pk = :p AND begins_with(sk, :b)",
      "Invalid KeyConditionExpression: Incorrect operand type for operator or function; "
      "operator or function: begins_with, operand type: N"),
-    ("pk = :p AND sk = :t",
-     "One or more parameter values were invalid: ComparisonOperator EQ is not valid for BOOL AttributeValue type"),
+    ("pk = :p AND sk = :t",  # a type no key has fails the schema check (issue 36)
+     "One or more parameter values were invalid: Condition parameter type does not match schema type"),
     ("pk = :p AND sk BETWEEN :b AND :a",
      "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower "
      "bound; lower bound operand: AttributeValue: {N:5}, upper bound operand: AttributeValue: {N:1}"),

@@ -15,7 +15,7 @@ def return_values(body: dict[str, Any], allowed: tuple[str, ...]) -> str:
     only NONE and ALL_OLD; the service's message for them)."""
     rv = body.get("ReturnValues") or "NONE"
     if rv not in allowed:
-        raise errors.validation(errors.MSG_RETURN_VALUES_OLD_OR_NONE)
+        raise errors.request_check(errors.MSG_RETURN_VALUES_OLD_OR_NONE)
     return rv
 
 

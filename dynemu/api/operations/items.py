@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+from dynemu import errors
 from dynemu.api.operations import index_specs
 from dynemu.api.operations.common import render_consumed, return_values
 from dynemu.api.operations.exprs import bind_to, compile_expressions
@@ -15,6 +17,7 @@ from dynemu.engine.schema import Item
 from dynemu.engine.table import Condition, Mutation, Table
 from dynemu.engine.writes import Write, WriteResult
 
+T = TypeVar("T")
 RV_PUT_DELETE = ("NONE", "ALL_OLD")
 RV_UPDATE = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
 
@@ -23,15 +26,46 @@ def _failure_item(body: dict[str, Any]) -> bool:
     return body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
 
 
-def _keyed(ctx: Context, body: dict[str, Any], operation: str) -> tuple[Item, Compiled, Table, bytes]:
-    """What GetItem, DeleteItem and UpdateItem start with, in the service's order:
-    the Key's values, the expressions (errors before the table lookup), the table, the storage
-    key."""
-    key_attrs = values.validate_item(body["Key"])
-    compiled = compile_expressions(operation, body)
+def _keyed(ctx: Context, body: dict[str, Any], operation: str, rv: tuple[str, ...] | None) -> tuple[str, Item, Compiled, Table, bytes]:
+    """What GetItem, DeleteItem and UpdateItem start with, in the service's order: the
+    request's checks (ReturnValues, the Key's values, the expressions: errors before the table
+    lookup), the table, the storage key."""
+
+    def checks() -> tuple[str, Item, Compiled]:
+        returned = return_values(body, rv) if rv is not None else "NONE"
+        return returned, values.validate_item(body["Key"]), compile_expressions(operation, body)
+
+    returned, key_attrs, compiled = _checked(body, checks) if rv is not None else values.nesting_last(checks)
     table = ctx.db.get(body["TableName"])
     compiled = bind_to(compiled, table)
-    return key_attrs, compiled, table, table.key_for_request(key_attrs)
+    return returned, key_attrs, compiled, table, table.key_for_request(key_attrs)
+
+
+def _checked(body: dict[str, Any], checks: Callable[[], T]) -> T:
+    """The request checks of PutItem, UpdateItem or DeleteItem: the nesting rule last, and a
+    request check's error in the "1 validation error detected: " envelope, unless a value
+    nests too deep (then the service answers bare; docs/rules.md, "The validation envelope")."""
+    try:
+        return values.nesting_last(checks)
+    except errors.DynamoError as e:
+        if e.envelope and not _too_deep(body):
+            raise errors.enveloped(e) from None
+        raise
+
+
+def _too_deep(body: dict[str, Any]) -> bool:
+    """Whether a value of the request nests past the limit (only on the error path)."""
+    found: list[Any] = []
+    for member in ("Item", "Key", "ExpressionAttributeValues"):
+        m = body.get(member)
+        if type(m) is dict or type(m) is values.MeasuredMap:
+            found.extend(m.values())
+    for member in ("Expected", "AttributeUpdates"):
+        for cond in (body.get(member) or {}).values():
+            if type(cond) is dict:
+                found.append(cond.get("Value"))
+                found.extend(cond.get("AttributeValueList") or ())
+    return any(values.nested_too_deep(v) for v in found)
 
 
 def _write_response(body: dict[str, Any], result: WriteResult, attributes: dict[str, Any] | None) -> dict[str, Any]:
@@ -65,10 +99,13 @@ def _condition(compiled: Compiled) -> Condition | None:
 
 
 def put_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    rv = return_values(body, RV_PUT_DELETE)
-    item, size = values.validate_item_sized(body["Item"])
-    values.check_item_size(size)  # before the table is looked up, as the service does
-    compiled = compile_expressions("PutItem", body)
+    def checks() -> tuple[str, Item, int, Compiled]:
+        rv = return_values(body, RV_PUT_DELETE)
+        item, size = values.validate_item_sized(body["Item"])
+        values.check_item_size(size)  # before the table is looked up, as the service does
+        return rv, item, size, compile_expressions("PutItem", body)
+
+    rv, item, size, compiled = _checked(body, checks)
     table = ctx.db.get(body["TableName"])
     compiled = bind_to(compiled, table)
     write = Write.put(
@@ -80,8 +117,7 @@ def put_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def delete_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    rv = return_values(body, RV_PUT_DELETE)
-    key_attrs, compiled, table, key = _keyed(ctx, body, "DeleteItem")
+    rv, key_attrs, compiled, table, key = _keyed(ctx, body, "DeleteItem", RV_PUT_DELETE)
     write = Write(
         "Delete", table, key, key_attrs, condition=_condition(compiled), return_old_on_failure=_failure_item(body),
         table_name=body["TableName"],
@@ -91,8 +127,7 @@ def delete_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    rv = return_values(body, RV_UPDATE)
-    key_attrs, compiled, table, key = _keyed(ctx, body, "UpdateItem")
+    rv, key_attrs, compiled, table, key = _keyed(ctx, body, "UpdateItem", RV_UPDATE)
     update, condition = compiled.update, _condition(compiled)
     write = Write(
         "Update", table, key, key_attrs, update=update, condition=condition,
@@ -113,7 +148,7 @@ def update_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    key_attrs, compiled, table, key = _keyed(ctx, body, "GetItem")
+    _, key_attrs, compiled, table, key = _keyed(ctx, body, "GetItem", None)
     mode = body.get("ReturnConsumedCapacity")
     read = KeyRead(table, key, key_attrs, body["TableName"], bool(body.get("ConsistentRead")))
     item, cc = reads.get_item(ctx.db, read, consumed=mode == "TOTAL" or mode == "INDEXES")

@@ -8,7 +8,7 @@ from dynemu import errors
 from dynemu.api.operations.common import render_consumed
 from dynemu.api.operations.exprs import bind_to, compile_expressions
 from dynemu.api.protocol import Context
-from dynemu.engine import reads
+from dynemu.engine import reads, values
 from dynemu.engine.expressions import Compiled
 
 
@@ -34,8 +34,11 @@ def _select(body: dict[str, Any], compiled: Compiled, operation: str) -> str:
 def _run(ctx: Context, body: dict[str, Any], operation: str, **where: Any) -> dict[str, Any]:
     """Everything Query and Scan share once their own parameters are checked: the table,
     the index, the key schema the expressions bind to, one page from the read executor."""
-    compiled = compile_expressions(operation, body)
-    select = _select(body, compiled, operation)
+    def checks() -> tuple[Compiled, str]:
+        compiled = compile_expressions(operation, body)
+        return compiled, _select(body, compiled, operation)
+
+    compiled, select = values.nesting_last(checks)  # a value nested too deep last (docs/rules.md)
     table = ctx.db.get(body["TableName"])
     consistent = bool(body.get("ConsistentRead"))
     name = body.get("IndexName")

@@ -77,6 +77,13 @@ def _mode(body: dict[str, Any]) -> str | None:
 
 
 def _parse_actions(transact_items: list[dict[str, Any]]) -> list[_Action]:
+    """The checks that need no table, action by action in request order; a value nested too
+    deep is refused only when no other check of any action fails (``values.nesting_last``;
+    issue 36)."""
+    return values.nesting_last(lambda: _check_actions(transact_items))
+
+
+def _check_actions(transact_items: list[dict[str, Any]]) -> list[_Action]:
     actions = []
     for entry in transact_items:
         kinds = [k for k in ACTIONS if entry.get(k) is not None]

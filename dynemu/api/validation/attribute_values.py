@@ -18,17 +18,17 @@ import orjson
 from dynemu.api.validation.overrides import JAVA_PACKAGE
 from dynemu.api.validation.scalars import check_blob, check_boolean, check_string, mismatch
 from dynemu.errors import (
-    MSG_NESTING,
     MSG_START_OF_STRUCTURE,
     MSG_UNEXPECTED_FIELD_TYPE,
     MSG_UNEXPECTED_VALUE_TYPE,
     MSG_UNRECOGNIZED_COLLECTION,
     serialization,
-    validation,
 )
 
-# The type pass recurses once per AttributeValue level; DynamoDB's own limit is 32 levels
-# (checked with its message in engine/values.py), this only bounds recursion well above it.
+# The type pass recurses once per AttributeValue level; DynamoDB's own limit is 32 levels,
+# checked with its message in engine/values.py after every other check of the request
+# (``values.nesting_last``): this only bounds recursion well above it, leaving deeper levels
+# to that check.
 MAX_AV_DEPTH = 100
 
 _AV_MEMBERS = frozenset(("S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL"))
@@ -52,7 +52,7 @@ def av(v: Any, depth: int, field: bool) -> Any:
             if type(x) is not dict:
                 raise serialization(_AV_MAP_MSG if type(x) is list else MSG_UNEXPECTED_FIELD_TYPE)
             if depth >= MAX_AV_DEPTH:
-                raise validation(MSG_NESTING)
+                continue
             for mk, mv in x.items():
                 if mv is not None:
                     nv = av(mv, depth + 1, False)
@@ -62,7 +62,7 @@ def av(v: Any, depth: int, field: bool) -> Any:
             if type(x) is not list:
                 raise serialization(MSG_START_OF_STRUCTURE if type(x) is dict else MSG_UNEXPECTED_FIELD_TYPE)
             if depth >= MAX_AV_DEPTH:
-                raise validation(MSG_NESTING)
+                continue
             for i, e in enumerate(x):
                 if e is not None:
                     ne = av(e, depth + 1, False)
@@ -99,5 +99,8 @@ def av_hash(v: Any) -> str:
     try:
         data = orjson.dumps(v, option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):
-        data = repr(v).encode()
+        try:
+            data = repr(v).encode()
+        except RecursionError:  # nested past what repr walks (the nesting rule refuses it later)
+            data = b"AttributeValue"
     return format(zlib.crc32(data), "x")

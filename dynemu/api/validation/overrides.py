@@ -8,10 +8,11 @@ lacks or states differently, table-name rules, bare length messages, Java class 
 from __future__ import annotations
 
 from dynemu.errors import (
-    MSG_BATCH_GET_ITEMS_REQUIRED,
+    MSG_BATCH_GET_ITEMS_EMPTY,
     MSG_BATCH_WRITE_ITEMS_REQUIRED,
     MSG_NAME_LENGTH,
     MSG_PARAMETER_REQUIRED,
+    MSG_QUERY_CONDITIONAL_OPERATOR,
     MSG_QUERY_LIMIT_BELOW_1,
 )
 
@@ -39,12 +40,17 @@ ENUM_ORDER: dict[str, tuple[str, ...]] = {
 
 # Members DynamoDB checks (and prints) first, per structure shape; the rest follow in model
 # order. GetItem/PutItem: dynoxide (measured in eu-west-2); ListTables: a live message quoted
-# in dynalite's index.js; the others: the 2026 capture.
+# in dynalite's index.js; UpdateItem, TransactWriteItems and CreateTable: issue 36 (observed
+# against the service: conditionalOperator, returnConsumedCapacity, tableName, key; the
+# token before returnConsumedCapacity; GSIs before LSIs); the others: the 2026 capture.
 MEMBER_ORDER: dict[str, tuple[str, ...]] = {
     name: tuple(members.split())
     for name, members in {
         "GetItemInput": "Key TableName ReturnConsumedCapacity AttributesToGet",
         "PutItemInput": "TableName Item ReturnConsumedCapacity ReturnValues ReturnItemCollectionMetrics",
+        "UpdateItemInput": "ConditionalOperator ReturnConsumedCapacity TableName Key",
+        "TransactWriteItemsInput": "TransactItems ClientRequestToken",
+        "CreateTableInput": "AttributeDefinitions TableName KeySchema GlobalSecondaryIndexes LocalSecondaryIndexes",
         "ListTablesInput": "Limit ExclusiveStartTableName",
         "AttributeDefinition": "AttributeType AttributeName",
         "ProvisionedThroughput": "WriteCapacityUnits ReadCapacityUnits",
@@ -70,10 +76,21 @@ EXTRA_CONSTRAINTS: dict[str, dict[str, int]] = {
 MEMBER_CONSTRAINTS: dict[tuple[str, str], dict[str, int | None]] = {
     ("GlobalSecondaryIndex", "KeySchema"): {"max": 8},
     ("CreateGlobalSecondaryIndexAction", "KeySchema"): {"max": 8},
-    # BatchGetItem's 100 keys of one table: the service names the member without its value,
-    # in the newer envelope (api/operations/batch.py checks it; issue 24).
-    ("KeysAndAttributes", "Keys"): {"max": None},
+    # BatchGetItem's 100 keys of one table, and an empty Keys list: the service names the
+    # member without its value, in the newer envelope (api/operations/batch.py checks them;
+    # issues 24 and 36).
+    ("KeysAndAttributes", "Keys"): {"max": None, "min": None},
 }
+
+# Operations that report only the first of several enum violations when those are the
+# request's only ones (UpdateItem: nubo-db/dynoxide#83, eu-west-2; issue 36).
+FIRST_ENUM_ALONE = frozenset({"UpdateItem"})
+# Operations whose table-name map keys are checked after the other members, and reported only
+# when those pass (BatchWriteItem: an unknown ReturnConsumedCapacity alone; issue 36).
+TABLE_KEYS_LAST = frozenset({"BatchWriteItem"})
+# Batch maps whose table-name key message shows the map as JSON, as the request sent it
+# (issue 36: '{"bad!name":{"Keys":[...]}}', no Java toString any more).
+JSON_SHOWN_MAPS = frozenset({"BatchGetRequestMap", "BatchWriteItemRequestMap"})
 
 # Table names. Since table ARNs are accepted the model types `TableName` members as TableArn
 # (1..1024, no pattern); the service still checks plain names against the naming rules
@@ -116,15 +133,20 @@ BARE_LENGTH_MESSAGES: dict[tuple[str, str], str] = {
 # checked before everything else: (operation, member) -> (what triggers it, message).
 # "missing": absent or null; "empty": absent, null or {}; "below1": a number under 1, when it
 # is the request's only Coral violation (several are still listed together, as captured).
+# "badenum": a string outside the member's enum, "badenum2:<Member>": the same when <Member> (a
+# map) holds two or more entries.
 # CreateTable: issue 12; DescribeTable: aws/aws-sdk-java#977; the batch and Query ones:
 # nubo-db/dynoxide#17, #198 and #15 (captures of the service in 2026); BatchGetItem's empty
-# RequestItems answers as BatchWriteItem's does (issue 24, observed against the service).
+# RequestItems in the newer envelope, BatchWriteItem's still the older sentence
+# (nubo-db/dynoxide#198, 32 of 33 regions; issue 36); Query's ConditionalOperator: issue 36.
 EARLY_MESSAGES: dict[tuple[str, str], tuple[str, str]] = {
     ("CreateTable", "TableName"): ("missing", MSG_PARAMETER_REQUIRED.format("TableName")),
     ("DescribeTable", "TableName"): ("missing", MSG_PARAMETER_REQUIRED.format("TableName")),
     ("BatchWriteItem", "RequestItems"): ("empty", MSG_BATCH_WRITE_ITEMS_REQUIRED),
-    ("BatchGetItem", "RequestItems"): ("empty", MSG_BATCH_GET_ITEMS_REQUIRED),
+    ("BatchGetItem", "RequestItems"): ("empty", MSG_BATCH_GET_ITEMS_EMPTY),
     ("Query", "Limit"): ("below1", MSG_QUERY_LIMIT_BELOW_1),
+    # (UNSURE: observed with two QueryFilter conditions; with fewer, Coral's enum message stays)
+    ("Query", "ConditionalOperator"): ("badenum2:QueryFilter", MSG_QUERY_CONDITIONAL_OPERATOR),
 }
 
 # Java regex syntax Python's `re` lacks, as it appears in the model's patterns.

@@ -36,6 +36,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from dynemu.api import model_cache
 from dynemu.api.validation import front_ends
 from dynemu.api.validation.attribute_values import av_field, av_hash, av_value
@@ -46,12 +48,15 @@ from dynemu.api.validation.overrides import (
     EARLY_MESSAGES,
     ENUM_ORDER,
     EXTRA_CONSTRAINTS,
+    FIRST_ENUM_ALONE,
     JAVA_PACKAGE,
     JAVA_REGEX_FIXES,
+    JSON_SHOWN_MAPS,
     MEMBER_CONSTRAINTS,
     MEMBER_ORDER,
     STRING_CHECK_ORDER,
     TABLE_KEY_CHECKS,
+    TABLE_KEYS_LAST,
     TABLE_NAME_ALONE,
     TABLE_NAME_CHECKS,
     TABLE_PATTERN,
@@ -221,6 +226,15 @@ class _Node:
         return check
 
 
+def keys_msg_of(bracket: list[str]) -> str:
+    return MSG_MAP_KEYS.format(", ".join(bracket))
+
+
+def _show_json(v: Any) -> str:
+    """A map as the request sent it, in compact JSON (the batch maps' table-name message)."""
+    return orjson.dumps(v).decode()
+
+
 def _show_bool(v: Any) -> str:
     return "true" if v else "false"
 
@@ -241,6 +255,7 @@ class _Compiler:
         self.table_checks = _table_name_checks(TABLE_NAME_CHECKS.get(operation, TABLE_NAME_CHECKS[rule]))
         self.cache: dict[str, _Node] = {}
         self.active: set[str] = set()
+        self.keys_last: str | None = None  # TABLE_KEYS_LAST: the table-name keys' message
 
     def node(self, shape: botocore.model.Shape) -> _Node:
         name = shape.name
@@ -522,10 +537,12 @@ class _Compiler:
         if shape.name in ("BatchGetRequestMap", "BatchWriteItemRequestMap"):
             tests = _table_name_checks(TABLE_KEY_CHECKS)
             key_node.own, key_node.bracket = tests, [m for _, m in tests]
+            if self.operation in TABLE_KEYS_LAST:
+                self.keys_last = keys_msg_of(key_node.bracket)
         else:
             self._string_constraints(shape.key, key_node)
         key_own, val_own = key_node.own, val.own
-        keys_msg = MSG_MAP_KEYS.format(", ".join(key_node.bracket))
+        keys_msg = keys_msg_of(key_node.bracket)
         value_msg = MSG_MAP_VALUE.format(", ".join(val.bracket))
         val_nested = val.nested
         collection_msg = MSG_UNRECOGNIZED_COLLECTION.format(self.java_type(shape))
@@ -563,6 +580,8 @@ class _Compiler:
         # (UTF-16 length <= 2 * len) settles the common case.
         key_max = key_meta["max"] if key_ok is not None and set(key_meta) == {"max"} else None
 
+        show_keys = _show_json if shape.name in JSON_SHOWN_MAPS else None
+
         def nested(v: Any, path: str, errs: list[str]) -> None:
             # DynamoDB lists failing keys first, then failing values (dynalite batchWriteItem.js)
             if key_ok is not None and not (
@@ -570,7 +589,7 @@ class _Compiler:
             ):
                 for k in v:
                     if not key_ok(k):
-                        _add(errs, node.show(v), path, keys_msg)
+                        _add(errs, (show_keys or node.show)(v), path, keys_msg)
             if val_ok is None and val_nested is None:
                 if None in v.values():
                     for k, x in v.items():
@@ -619,17 +638,19 @@ def _compile_operation(service: str, op: botocore.model.OperationModel) -> Calla
     top_list_msg = MSG_UNRECOGNIZED_COLLECTION.format(f"class {compiler.package}.{shape.name}")
     bare = [(member, msg) for (o, member), msg in BARE_LENGTH_MESSAGES.items() if o == op.name]
     early = [(member, when, msg) for (o, member), (when, msg) in EARLY_MESSAGES.items() if o == op.name]
-    first = [(member, when, msg) for member, when, msg in early if when != "below1"]
+    first = [(member, when, msg, _enum_of(shape, member)) for member, when, msg in early if when != "below1"]
     below1 = [(member, when, msg) for member, when, msg in early if when == "below1"]
     table_alone = compiler.table_checks if op.name in TABLE_NAME_ALONE else None
+    first_enum_alone = op.name in FIRST_ENUM_ALONE
+    keys_last = compiler.keys_last
 
     def validate(body: object) -> None:
         if type(body) is not dict:
             raise serialization(top_list_msg if type(body) is list else MSG_UNEXPECTED_FIELD_TYPE)
         scratch: list[str] = []
         walk(body, scratch)  # raises the first SerializationException, in the body's order
-        for member, when, message in first:
-            if _early(body.get(member), when):
+        for member, when, message, enum in first:
+            if _early(body.get(member), when, enum, body):
                 raise validation(message)
         for member, message in bare:
             v = body.get(member)
@@ -645,18 +666,46 @@ def _compile_operation(service: str, op: botocore.model.OperationModel) -> Calla
             for member, when, message in below1:
                 if len(errs) == 1 and _early(body.get(member), when):
                     raise validation(message)
+            if first_enum_alone and all(_rule(e).startswith(_ENUM_RULE) for e in errs):
+                del errs[1:]
+            if keys_last is not None and any(not _path(e).startswith("requestItems") for e in errs):
+                errs = [e for e in errs if _rule(e) != keys_last]
             raise validation(_errors_message(errs))
 
     return validate
 
 
-def _early(v: Any, when: str) -> bool:
+_ENUM_RULE = MSG_ENUM.split("[", 1)[0]
+_RULE_AFTER = "failed to satisfy constraint: "
+
+
+def _rule(err: str) -> str:
+    """The rule of one listed failure (after its value, which the request chose)."""
+    return err.rpartition(_RULE_AFTER)[2]
+
+
+def _path(err: str) -> str:
+    """The member path of one listed failure."""
+    return err.rpartition(_RULE_AFTER)[0].rpartition(" at '")[2]
+
+
+def _early(v: Any, when: str, enum: frozenset[str] | None = None, body: dict[str, Any] | None = None) -> bool:
     """Whether a member triggers its EARLY_MESSAGES entry."""
     if when == "missing":
         return v is None
     if when == "empty":
         return v is None or v == {}
+    if when.startswith("badenum"):
+        if type(v) is not str or enum is None or v in enum:
+            return False
+        companion = when.partition(":")[2]
+        return not companion or (body is not None and len(body.get(companion) or ()) >= 2)
     return isinstance(v, int | float) and not isinstance(v, bool) and v < 1  # "below1"
+
+
+def _enum_of(shape: botocore.model.StructureShape, member: str) -> frozenset[str] | None:
+    values = shape.members[member].metadata.get("enum") if member in shape.members else None
+    return frozenset(values) if values else None
 
 
 def _check_table_name(name: Any, checks: list[tuple[Callable[[Any], bool], str]], errs: list[str]) -> None:

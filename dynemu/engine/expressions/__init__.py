@@ -178,12 +178,14 @@ def _check_parameters(request: dict[str, Any], present: list[str], expression_pa
         if non_expression:
             raise validation(errors.msg_mixed_parameters(non_expression, present))
     if request.get("ExpressionAttributeNames") is not None and not present:
-        raise validation(errors.MSG_NAMES_WITHOUT_EXPRESSIONS)
+        raise errors.request_check(errors.MSG_NAMES_WITHOUT_EXPRESSIONS)
     value_params = [p for p in expression_params if p != "ProjectionExpression"]
     if value_params and request.get("ExpressionAttributeValues") is not None and not any(
         request.get(p) is not None for p in value_params
     ):
-        raise validation(errors.msg_values_without_expressions(value_params))
+        if value_params == ["ConditionExpression"]:  # PutItem, DeleteItem: no "... is null" tail (issue 36)
+            raise errors.request_check(errors.MSG_VALUES_WITHOUT_EXPRESSIONS)
+        raise errors.request_check(errors.msg_values_without_expressions(value_params))
 
 
 def _compile_legacy(operation: str, request: dict[str, Any]) -> Compiled:
@@ -211,7 +213,7 @@ def _placeholders(request: dict[str, Any]) -> tuple[dict[str, str], dict[str, di
     values = request.get("ExpressionAttributeValues")
     if names is not None:
         if not names:
-            raise validation(errors.msg_placeholders_empty("ExpressionAttributeNames"))
+            raise errors.request_check(errors.msg_placeholders_empty("ExpressionAttributeNames"))
         for key in names:
             if not _NAME_KEY.fullmatch(key):
                 raise validation(errors.msg_placeholder_key("ExpressionAttributeNames", key))
@@ -220,7 +222,7 @@ def _placeholders(request: dict[str, Any]) -> tuple[dict[str, str], dict[str, di
                 raise validation(errors.msg_placeholder_value("ExpressionAttributeNames", errors.MSG_EMPTY_NAME, key))
     if values is not None:
         if not values:
-            raise validation(errors.msg_placeholders_empty("ExpressionAttributeValues"))
+            raise errors.request_check(errors.msg_placeholders_empty("ExpressionAttributeValues"))
         for key in values:
             if not _VALUE_KEY.fullmatch(key):
                 raise validation(errors.msg_placeholder_key("ExpressionAttributeValues", key))
@@ -229,7 +231,11 @@ def _placeholders(request: dict[str, Any]) -> tuple[dict[str, str], dict[str, di
             try:
                 checked[key] = V.validate_value(value)
             except DynamoError as e:
-                if e.type_name != "ValidationException":
+                if e.type_name != "ValidationException" or e.envelope or e.message == errors.MSG_NESTING:
+                    # a value rule (numbers, sets) is said bare, as in an item (issue 36,
+                    # observed against the service), and so is the nesting rule, reported
+                    # after every other check (values.nesting_last); a shapeless value keeps
+                    # the wrapper
                     raise
                 raise validation(errors.msg_placeholder_value("ExpressionAttributeValues", e.message, key)) from None
         values = checked
@@ -301,7 +307,7 @@ _SIZE_WITHOUT_COUNT = frozenset(("UpdateExpression", "ProjectionExpression"))
 
 def _check_text(text: Any, ctx: ExprContext) -> None:
     if text == "":
-        raise ctx.error(errors.MSG_EXPRESSION_EMPTY)
+        raise ctx.request_error(errors.MSG_EXPRESSION_EMPTY)
     if len(text) > MAX_EXPRESSION_BYTES // 4:
         size = len(text.encode("utf-8", "surrogatepass"))
         if size > MAX_EXPRESSION_BYTES:

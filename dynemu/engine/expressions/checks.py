@@ -52,6 +52,11 @@ class ExprContext:
     def error(self, detail: str) -> DynamoError:
         return validation(errors.msg_invalid_expression(self.kind, detail))
 
+    def request_error(self, detail: str) -> DynamoError:
+        """``error`` as a request check (an empty expression, an undefined placeholder):
+        the single-item writes answer it in the validation envelope (docs/rules.md)."""
+        return errors.request_check(errors.msg_invalid_expression(self.kind, detail))
+
     def resolve(self, elements: tuple[ast.PathElement, ...]) -> tuple[ast.PathElement, ...]:
         names = self.names
         return tuple(names.get(e, e) if isinstance(e, str) and e[:1] == "#" else e for e in elements)
@@ -169,8 +174,10 @@ class ConditionPlan:
         if self.static_error:
             raise ctx.error(self.static_error)
         for leaf in self.leaves:
-            detail = (_undefined(leaf.refs, ctx) or leaf.count_error or _distinct(leaf.pairs, ctx)
-                      or _operand_types(leaf, ctx))
+            detail = _undefined(leaf.refs, ctx)
+            if detail:
+                raise ctx.request_error(detail)
+            detail = leaf.count_error or _distinct(leaf.pairs, ctx) or _operand_types(leaf, ctx)
             if detail:
                 raise ctx.error(detail)
 
@@ -384,7 +391,7 @@ class UpdatePlan:
             raise ctx.error(self.static_error)
         detail = _undefined(self.names, ctx) or _undefined(self.values, ctx)
         if detail:
-            raise ctx.error(detail)
+            raise ctx.request_error(detail)
         check_paths([ctx.resolve(p) for p in self.paths], ctx)
         for kind, operand in self.operands:
             t = static_type(operand, ctx)
@@ -473,7 +480,7 @@ class ProjectionPlan:
             raise ctx.error(self.static_error)
         detail = _undefined(self.names, ctx)
         if detail:
-            raise ctx.error(detail)
+            raise ctx.request_error(detail)
         check_paths([ctx.resolve(p) for p in self.paths], ctx)
 
 

@@ -69,8 +69,8 @@ class KeyCondition:
             ranges = [e for e in key_schema if e[1] == "RANGE"]
             if len(hashes) > 1 or len(ranges) > 1:
                 return self._bind_multi(hashes, ranges)
-        if len(conditions) > 2:  # more are only possible on multi-attribute keys
-            raise validation(errors.MSG_CONDITIONS_LENGTH)
+        if len(conditions) > 2:  # more are only possible on multi-attribute keys (issue 36's wording)
+            raise validation(errors.msg_conditions_exceed_key(len(conditions), len(key_schema)))
         hash_name = key_schema[0][0]
         if len(key_schema) == 1 and len(conditions) > 1:
             raise validation(errors.MSG_KEY_CONDITION_NOT_SUPPORTED)
@@ -187,8 +187,8 @@ def _add(kind: str, args: tuple[ast.Node, ...], conditions: dict[str, tuple[str,
             raise validation(errors.MSG_KEY_CONDITION_NESTED_OPERATIONS)
     if name is None:
         raise validation(errors.MSG_KEY_CONDITION_NO_KEY)
-    if name in conditions:
-        raise validation(errors.MSG_KEY_CONDITION_REPEATED)
+    if name in conditions:  # said as an invalid KeyConditionExpression (issue 36)
+        raise validation(errors.msg_invalid_expression("KeyConditionExpression", errors.MSG_KEY_CONDITION_REPEATED))
     values = tuple(a.value for i, a in enumerate(args) if i != position)  # type: ignore[union-attr]
     if kind == "BETWEEN":
         op = "BETWEEN"

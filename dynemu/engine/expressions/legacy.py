@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import errors
-from ...errors import invalid_parameter, validation
+from ...errors import DynamoError, invalid_parameter, validation
 from .. import values as V
 from . import ast
 from .keycondition import KeyCondition
@@ -120,7 +120,17 @@ def _combine(nodes: list[ast.Node], conditional_operator: str | None) -> ast.Nod
 
 
 def expected_condition(expected: dict[str, Any], conditional_operator: str | None) -> ast.Node | None:
-    """Validate ``Expected`` and return its bound condition tree."""
+    """Validate ``Expected`` and return its bound condition tree. Its errors are request
+    checks: the single-item writes say them in the validation envelope (docs/rules.md)."""
+    try:
+        return _expected_condition(expected, conditional_operator)
+    except DynamoError as e:
+        if e.type_name == "ValidationException":
+            e.envelope = True
+        raise
+
+
+def _expected_condition(expected: dict[str, Any], conditional_operator: str | None) -> ast.Node | None:
     nodes: list[ast.Node] = []
     for name, cond in expected.items():
         if not name:  # as in an item (naming rules)
@@ -168,8 +178,10 @@ def _expected_exists(name: str, cond: dict[str, Any]) -> ast.Node:
 # --- QueryFilter / ScanFilter / KeyConditions ------------------------------------------------
 
 
-def checked_conditions(conditions: dict[str, Any], *, key: bool = False) -> list[tuple[str, str, list[Value]]]:
-    """Validate a map of ``Condition`` (attribute -> ComparisonOperator + values)."""
+def checked_conditions(conditions: dict[str, Any], *, key: bool = False,
+                       types: bool = True) -> list[tuple[str, str, list[Value]]]:
+    """Validate a map of ``Condition`` (attribute -> ComparisonOperator + values); without
+    ``types`` the operators' value types are left to the key schema's check."""
     result = []
     for name, cond in conditions.items():
         if not name and not key:  # an attribute name is at least one character long (naming rules)
@@ -179,7 +191,8 @@ def checked_conditions(conditions: dict[str, Any], *, key: bool = False) -> list
         if not _count_ok(op, len(values)):
             raise invalid_parameter(errors.msg_argument_count(op))
         _same_type(values)
-        _value_types(op, values, KEY_VALUE_TYPES if key else VALUE_TYPES)
+        if types:
+            _value_types(op, values, KEY_VALUE_TYPES if key else VALUE_TYPES)
         _between_order(op, values)
         result.append((name, op, values))
     return result
@@ -203,9 +216,11 @@ def key_conditions(conditions: dict[str, Any]) -> KeyCondition:
 
 
 def check_key_condition_values(key: KeyCondition) -> None:
-    """The Condition rules applied to the conditions a KeyConditionExpression produced."""
+    """The Condition rules applied to the conditions a KeyConditionExpression produced. An
+    operand of a type no key has (`pk = :bool`) fails the schema's type check once the table
+    is known, as the service answers (issue 36)."""
     checked_conditions({name: {"ComparisonOperator": op, "AttributeValueList": list(values)}
-                        for name, (op, values) in key.conditions.items()}, key=True)
+                        for name, (op, values) in key.conditions.items()}, key=True, types=False)
     if not 1 <= len(key.conditions) <= MAX_KEY_CONDITIONS:
         raise validation(errors.MSG_CONDITIONS_LENGTH)
 

@@ -163,8 +163,8 @@ class Update:
         return self.touched
 
     def check_charge(self, old: Item | None) -> None:
-        """UpdateItem's 400 KB rule, before its condition: the statement's charge
-        (``update_charge``), not the finished item's size."""
+        """UpdateItem's 400 KB rule before its condition: the statement's charge
+        (``update_charge``); the finished item is measured after it (``Table.plan``)."""
         if self._charge is None:
             self._charge = update_charge.plan(self.actions)
         V.check_item_size(update_charge.charge(self._charge, self.values, old), errors.MSG_UPDATE_SIZE)

@@ -2,7 +2,7 @@
 condition is evaluated (docs/rules.md, "Item size by surface"; issue 36 §5).
 
 DynamoDB checks an UpdateItem by what its statement writes plus a fixed charge per clause,
-not by the finished item, and before the condition: an over-limit statement whose condition
+before the condition (the finished item is measured as well, afterwards: engine/table.py): an over-limit statement whose condition
 would fail is a ValidationException (``Item size to update has exceeded the maximum allowed
 size``), not a ConditionalCheckFailedException. The key is not charged, nor an attribute the
 statement leaves alone. The figures, in bytes (names and values by DynamoDB's item size
