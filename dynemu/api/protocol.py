@@ -361,7 +361,7 @@ class ApiDispatcher:
             route = self._route(target, body)
         validator, operation, handler = route
         validator.validate(operation, body)  # a body that is not an object is refused here
-        ctx = Context(self.namespaces.get(region, access_key), region, access_key, self.settings, request.host)
+        ctx = Context(self.namespaces.for_request(region, access_key), region, access_key, self.settings, request.host)
         if self.credentials is not None:  # an explicit Deny of a resource-based policy (engine/resource_policies.py)
             resource_policies.enforce(ctx.db, access_key, operation, body)
         return handler(ctx, body)
