@@ -21,7 +21,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
@@ -30,9 +30,10 @@ from dynemu.api import compression, sigv4
 from dynemu.api.validation.validator import RequestValidator
 from dynemu.cache import BoundedCache
 from dynemu.config import Settings
-from dynemu.engine import resource_policies
-from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces, check_access_key, check_region
+
+if TYPE_CHECKING:
+    from dynemu.engine.namespace import Namespace
 
 log = logging.getLogger("dynemu")
 
@@ -334,7 +335,9 @@ class ApiDispatcher:
         validator, operation, handler = route
         validator.validate(operation, body)  # a body that is not an object is refused here
         ctx = Context(self.namespaces.get(region, access_key), region, access_key, self.settings, request.host)
-        if self.credentials is not None:  # an explicit Deny of a resource-based policy (engine/resource_policies.py)
+        if self.credentials is not None:  # an explicit Deny of a resource-based policy
+            from dynemu.engine import resource_policies  # imported with --verify-signatures only
+
             resource_policies.enforce(ctx.db, access_key, operation, body)
         return handler(ctx, body)
 

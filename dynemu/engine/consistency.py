@@ -32,6 +32,8 @@ DEFAULT_PROBABILITY = 0.5
 
 @dataclass(frozen=True, slots=True)
 class ConsistencyConfig:
+    """The stale-read model's settings (--stale-reads): lag, probability and seed."""
+
     lag_ms: float = 0.0
     probability: float = DEFAULT_PROBABILITY
     seed: int = 0

@@ -141,6 +141,8 @@ class PartitionBuckets:
 
 @dataclass(frozen=True, slots=True)
 class ThrottleDecision:
+    """Why a request was throttled: one ThrottlingReason of the error's answer."""
+
     reason: str  # ThrottlingReason.reason, e.g. "IndexWriteProvisionedThroughputExceeded"
     resource: str  # ThrottlingReason.resource: the table or index ARN
     resource_kind: str  # "Table" or "Index"
