@@ -32,6 +32,7 @@ NOT_AT_START = (
     "dynemu.api.operations.restore_fields", "dynemu.api.operations.policies", "dynemu.engine.ddl",
     "dynemu.engine.vectors.define",
     "dynemu.engine.resource_policies",  # enforced only with --verify-signatures
+    "dynemu.engine.pitr", "dynemu.engine.backups",  # once a table exists, or at the first TTL pass
 )  # fmt: skip
 # Modules of the standard library and the dependencies that only some requests need.
 NOT_AT_START_LIBRARIES = (
