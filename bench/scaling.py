@@ -28,6 +28,13 @@ Then a second table of N/10 items is loaded in another region (its own namespace
 and the three operations run on it and on the N table in turns (``--rounds``), so that the
 other load of a shared machine falls on both alike: the "paired" ratios. The ratios at the
 end are N against N/10 (1.0: flat), wall-clock and CPU, during the load and paired.
+
+The server's stderr goes to ``--server-log`` (default: ``server.log`` beside the data
+directory's temporary parent, printed at the start) and is kept. Each measurement opens a
+new connection after the settling: the server closes a keep-alive connection idle for
+37.5-75 s (``dynemu/api/http.py``), and settling a large store takes longer (the 10 M run
+of issue 29 read that close as the server's exit). A connection that fails says whether the
+server process is still running.
 """
 
 from __future__ import annotations
@@ -216,8 +223,9 @@ def settle_limit(items: int) -> float:
     return max(120.0, items / 2000)
 
 
-def phase(c: Client, pid: int, loaded: int, seconds: float, rng: random.Random) -> dict[str, Any]:
+def phase(port: int, pid: int, loaded: int, seconds: float, rng: random.Random) -> dict[str, Any]:
     waited, spent = settle(pid, settle_limit(loaded))
+    c = Client(port)  # the one used before may have idled past the server's keep-alive
     result: dict[str, Any] = {"items": loaded, "settle_s": waited, "settle_cpu_s": spent}
     print(f"  at {loaded:,} items (settled in {waited:.1f} s, {spent:.1f} s CPU):", flush=True)
     for op in OPS:
@@ -226,11 +234,12 @@ def phase(c: Client, pid: int, loaded: int, seconds: float, rng: random.Random) 
     return result
 
 
-def paired(c: Client, pid: int, small: int, big: int, args: argparse.Namespace,
+def paired(port: int, pid: int, small: int, big: int, args: argparse.Namespace,
            rng: random.Random) -> dict[str, Any]:
     """Each operation on the N/10 table (its own namespace) and the N table in turns of
     ``--seconds / --rounds``, summed: whatever else the machine runs falls on both alike."""
     waited, spent = settle(pid, settle_limit(big))
+    c = Client(port)
     print(f"  paired, {small:,} items ({SMALL}) and {big:,} ({BIG}) in {args.rounds} turns each "
           f"(settled in {waited:.1f} s, {spent:.1f} s CPU):", flush=True)  # fmt: skip
     result: dict[str, Any] = {}
@@ -253,14 +262,14 @@ def paired(c: Client, pid: int, small: int, big: int, args: argparse.Namespace,
 # --- the run ----------------------------------------------------------------------------------
 
 
-def start(data_dir: str, store: str, extra: list[str]) -> tuple[subprocess.Popen[bytes], int]:
+def start(data_dir: str, store: str, extra: list[str], log: Any) -> tuple[subprocess.Popen[bytes], int]:
     with socket.socket() as s:
         s.bind((HOST, 0))
         port = int(s.getsockname()[1])
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     argv = [sys.executable, "-m", "dynemu", "--host", HOST, "--port", str(port), "--data-dir", data_dir,
             "--store", store, "--throttling", "off", *extra]  # fmt: skip
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -271,11 +280,11 @@ def start(data_dir: str, store: str, extra: list[str]) -> tuple[subprocess.Popen
                 break
             time.sleep(0.02)
     proc.kill()
-    raise RuntimeError(f"dynemu did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+    raise RuntimeError(f"dynemu did not start (exit {proc.wait()}); its stderr is in {log.name}")
 
 
-def run(args: argparse.Namespace, data_dir: str) -> dict[str, Any]:
-    proc, port = start(data_dir, args.store, args.dynemu_args.split())
+def run(args: argparse.Namespace, data_dir: str, log: Any) -> dict[str, Any]:
+    proc, port = start(data_dir, args.store, args.dynemu_args.split(), log)
     pid, rng = proc.pid, random.Random(29)
     filler = "".join(random.Random(1).choices("abcdefghijklmnopqrstuvwxyz0123456789", k=1 << 20))
     result: dict[str, Any] = {"items": args.items, "store": args.store, "dynemu_args": args.dynemu_args,
@@ -298,14 +307,20 @@ def run(args: argparse.Namespace, data_dir: str) -> dict[str, Any]:
                   f"disk {row['disk_mb']:8.1f} MB{tables(row)}", flush=True)  # fmt: skip
             loaded = stop_at
             if len(result["tenths"]) == 1:
-                result["phases"].append(phase(c, pid, loaded, args.seconds, rng))
+                result["phases"].append(phase(port, pid, loaded, args.seconds, rng))
+                c = Client(port)
         result["load_s"] = time.perf_counter() - t_all
-        result["phases"].append(phase(c, pid, loaded, args.seconds, rng))
+        result["phases"].append(phase(port, pid, loaded, args.seconds, rng))
         result["end"] = {**memory(pid), "peak_mb": status_mb(pid, "VmHWM"), **disk(data_dir)}
         if args.rounds:
+            c = Client(port)
             create_table(c, SMALL)
             load_range(c, 0, tenth, filler, args.item_bytes, SMALL)
-            result["paired"] = paired(c, pid, tenth, loaded, args, rng)
+            result["paired"] = paired(port, pid, tenth, loaded, args, rng)
+    except OSError as e:
+        code = proc.poll()
+        state = "still running" if code is None else f"exited with {code}"
+        raise RuntimeError(f"{e}: the server {state}; its stderr is in {log.name}") from e
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -344,12 +359,16 @@ def main() -> None:
     p.add_argument("--data-dir", help="the data directory (kept; default: a temporary one, removed)")
     p.add_argument("--dynemu-args", default="", help="extra dynemu flags")
     p.add_argument("--json", help="write the figures here")
+    p.add_argument("--server-log", help="the server's stderr (kept; default: server.log in a temporary directory)")
     args = p.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server and clean up
     data_dir = args.data_dir or tempfile.mkdtemp(prefix="dynemu-scaling-")
-    print(f"dynemu --store {args.store} --throttling off {args.dynemu_args}: {args.items:,} items", flush=True)
+    log_path = args.server_log or os.path.join(tempfile.mkdtemp(prefix="dynemu-scaling-log-"), "server.log")
+    print(f"dynemu --store {args.store} --throttling off {args.dynemu_args}: {args.items:,} items; "
+          f"server stderr: {log_path}", flush=True)  # fmt: skip
     try:
-        result = run(args, data_dir)
+        with open(log_path, "ab") as log:
+            result = run(args, data_dir, log)
     finally:
         if not args.data_dir:
             shutil.rmtree(data_dir, ignore_errors=True)

@@ -31,6 +31,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         from dynemu import io_cli
 
         sys.exit((io_cli.import_main if args[0] == "import" else io_cli.export_main)(args[1:]))
+    if args[:1] == ["scenario"]:  # `dynemu scenario from-aws ...` (dynemu/replay/from_aws.py)
+        from dynemu.replay.from_aws import main as scenario
+
+        sys.exit(scenario(args[1:]))
     # No garbage collection while the modules load: everything they build lives as long as the
     # process (``startup.serve`` freezes it and turns the collector back on).
     gc.disable()

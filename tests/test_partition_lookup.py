@@ -32,6 +32,12 @@ def test_a_boundary_inside_one_key_names_its_hash_partition_key_and_sort_key() -
     assert _range(row) == f"0 – {suffix[:8].hex()} · user#hot · 17"
 
 
+def test_a_boundary_of_a_hash_only_table_names_its_partition_key() -> None:
+    spec = TableSpec("tab", 1, "arn", "u", 0.0, KeyAttr("pk", "S"), None, [])
+    suffix = keyspace.hashed_part(keyspace.item_key(1, {"S": "user#hot"}, None))
+    assert locate.boundary(spec, None, suffix.hex()) == {"hash": suffix[:8].hex(), "partition": {"S": "user#hot"}}
+
+
 def test_key_suffix_is_the_partition_maps_key() -> None:
     full = keyspace.hashed_part(keyspace.item_key(1, {"S": "a"}, {"N": "5"}))
     assert locate.key_suffix(SPEC, None, {"pk": {"S": "a"}, "sk": {"N": "5"}}) == full

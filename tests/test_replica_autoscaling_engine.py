@@ -88,6 +88,38 @@ def test_a_closed_namespace_stops_its_scaler() -> None:
     assert scaler.next_minute == before
 
 
+def test_a_closed_namespace_releases_what_it_registered() -> None:
+    """The clock keeps no subscription of a closed namespace (its own, its scaler's), and the
+    namespace drops its scaler: nothing outside keeps it alive."""
+    clock = VirtualClock(1_700_000_000.0)
+    ctx = _context(clock)
+    _table(ctx)
+    _scale_writes(ctx)
+    assert clock.subscribers == 2 and ctx.db.scaler is not None
+    ctx.db.close()
+    assert clock.subscribers == 0 and ctx.db.scaler is None
+    replica_autoscaler.attach(ctx.db)  # a late call on the closed namespace registers nothing
+    assert clock.subscribers == 0 and ctx.db.scaler is None
+
+
+def test_a_real_clock_scaler_timer_is_cancelled_with_its_namespace() -> None:
+    import asyncio
+
+    async def scenario() -> tuple[int, int]:
+        ctx = _context(RealClock())
+        _table(ctx)
+        loop = asyncio.get_running_loop()
+        before = len(loop._scheduled)  # type: ignore[attr-defined]
+        _scale_writes(ctx)  # on the running loop: the scaler's minute timer starts
+        started = len(loop._scheduled) - before  # type: ignore[attr-defined]
+        ctx.db.close()
+        live = sum(1 for h in loop._scheduled if not h.cancelled()) - before  # type: ignore[attr-defined]
+        return started, live
+
+    started, live = asyncio.run(scenario())
+    assert (started, live) == (1, 0)
+
+
 def test_without_a_running_loop_a_real_clock_scaler_is_not_kept() -> None:
     """Not started without a loop: the next attach on the server's running loop (its start, or
     the namespace's next opening) starts it, rather than finding an idle one."""

@@ -31,7 +31,15 @@ from typing import TYPE_CHECKING, Any
 import httptools
 
 from dynemu.api.admin.link import AdminLink
-from dynemu.api.protocol import MAX_BODY_BYTES, ApiDispatcher, Headers, Reply, Request, new_headers
+from dynemu.api.protocol import (
+    MAX_BODY_BYTES,
+    ApiDispatcher,
+    Headers,
+    Reply,
+    Request,
+    new_headers,
+    new_request,
+)
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -57,6 +65,7 @@ _NAMES = {name.encode(): name.lower() for name in (
 )}
 _NAMES.update({name.lower(): lower for name, lower in list(_NAMES.items())})
 _ANSWERED = frozenset(("POST", "GET", "OPTIONS"))  # on "/": the dispatcher's (OPTIONS with CORS on)
+RPC_V2 = b"/service/"  # CloudWatch's RPC v2 CBOR paths: /service/<service>/operation/<Op>
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -118,6 +127,7 @@ class Connection(asyncio.Protocol):
         self._listener = listener
         dispatcher = listener.dispatcher
         self._routes: dict[str, Callable[[Request], Reply]] = {"POST": dispatcher.handle, "GET": dispatcher.health}
+        self._rpc_v2 = dispatcher.rpc_v2
         if dispatcher.cors is not None:
             self._routes["OPTIONS"] = dispatcher.preflight
         self._timeout = dispatcher.timeout
@@ -274,9 +284,15 @@ class Connection(asyncio.Protocol):
             tail = KEEP_ALIVE if "connection" in headers else PERSIST
         else:
             tail = CLOSE
-        answer = self._routes.get(method) if url == b"/" or url.startswith(b"/?") else None
-        query = url[2:].decode("utf-8", "surrogateescape") if answer is not None and len(url) > 1 else ""
-        request = Request(method, "/", query, headers, headers.get("host", ""), body)  # type: ignore[arg-type]
+        path = "/"
+        if url == b"/" or url.startswith(b"/?"):
+            answer = self._routes.get(method)
+        elif method == "POST" and url.startswith(RPC_V2):  # CloudWatch's CBOR protocol (api/cloudwatch_wire.py)
+            answer, path = self._rpc_v2, url.decode("utf-8", "surrogateescape")
+        else:
+            answer = None
+        query = url[2:].decode("utf-8", "surrogateescape") if answer is not None and path == "/" and len(url) > 1 else ""
+        request = new_request((method, path, query, headers, headers.get("host", ""), body))  # type: ignore[arg-type]
         forward = b"" if answer is not None else self._as_bytes(method, url, body)
         self._pending.append((answer, request, tail, forward))
         self._in_message = self._expect = False

@@ -112,6 +112,11 @@ class ServiceModel:
         op = self._operations[name]
         return OperationModel(op.get("name", name), self.resolve(op["input"]) if "input" in op else None)
 
+    def output_shape(self, name: str) -> Shape | None:
+        """An operation's output shape (None: it has none)."""
+        op = self._operations[name]
+        return self.resolve(op["output"]) if "output" in op else None
+
     def resolve(self, ref: dict[str, Any]) -> Shape:
         """The shape a reference names, with the reference's own traits merged over it
         (``botocore.model.ShapeResolver.resolve_shape_ref``)."""

@@ -9,19 +9,24 @@ Check order: content type -> Authorization present (MissingAuthenticationTokenEx
 whatever the body) -> signature (only with --verify-signatures) and region -> content
 coding -> JSON parse, an object (SerializationException) -> X-Amz-Target
 (UnknownOperationException) -> request shape (validation) -> the operation's own checks.
+
+CloudWatch's requests on the same port (a form body: the query protocol; an X-Amz-Target of
+``GraniteServiceVersion20100801.``; the CBOR path, routed by ``http.py``) are answered by
+``api/cloudwatch_wire.py`` with CloudWatch's error rendering, through this dispatcher's
+authentication, validator machinery and response headers.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import itertools
 import logging
 import os
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from time import perf_counter
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
@@ -30,9 +35,10 @@ from dynemu.api import compression, sigv4
 from dynemu.api.validation.validator import RequestValidator
 from dynemu.cache import BoundedCache
 from dynemu.config import Settings
-from dynemu.engine import resource_policies
-from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces, check_access_key, check_region
+
+if TYPE_CHECKING:
+    from dynemu.engine.namespace import Namespace
 
 log = logging.getLogger("dynemu")
 
@@ -40,6 +46,8 @@ MAX_BODY_BYTES = 16 * 1024 * 1024
 DYNAMODB_PREFIX = "DynamoDB_20120810."
 STREAMS_PREFIX = "DynamoDBStreams_20120810."
 AAS_PREFIX = "AnyScaleFrontendService."  # Application Auto Scaling (api/operations/application_autoscaling.py), AWS JSON 1.1
+CW_PREFIX = "GraniteServiceVersion20100801."  # CloudWatch (api/cloudwatch_wire.py): JSON 1.0, CBOR and query
+FORM_TYPE = "application/x-www-form-urlencoded"  # the query protocol (CloudWatch's)
 JSON_TYPES = ("application/x-amz-json-1.0", "application/json", "application/x-amz-json-1.1")
 CORS_OFF = ("", "off", "none", "false", "no")
 # The response headers a page's script may read (CORS), as the service exposes them: the
@@ -97,8 +105,7 @@ class Headers(dict[str, str]):
 new_headers: Callable[[], Headers] = functools.partial(dict.__new__, Headers)  # type: ignore[assignment]
 
 
-@dataclass(slots=True)
-class Request:
+class Request(NamedTuple):
     """One HTTP request, whatever carried it."""
 
     method: str
@@ -119,8 +126,7 @@ class Reply(NamedTuple):
 new_reply: Callable[[tuple[int, list[tuple[str, str]], bytes]], Reply] = functools.partial(tuple.__new__, Reply)
 
 
-@dataclass(slots=True)
-class Context:
+class Context(NamedTuple):
     """What an operation handler knows about its request."""
 
     db: Namespace
@@ -131,6 +137,9 @@ class Context:
 
 
 Handler = Callable[[Context, dict[str, Any]], dict[str, Any]]
+# Request((method, ...)) and Context((db, ...)) on the request path, as new_reply.
+new_request: Callable[[tuple[str, str, str, Headers, str, bytes]], Request] = functools.partial(tuple.__new__, Request)
+new_context: Callable[[tuple[Namespace, str, str, Settings, str]], Context] = functools.partial(tuple.__new__, Context)
 
 # Request ids: 52 characters, as DynamoDB's; unique per process without a random call.
 _request_ids = itertools.count(1)
@@ -138,6 +147,10 @@ _RID_PREFIX = os.urandom(20).hex().upper()
 CACHE_SIZE = 256
 NOT_JSON = Reply(404, [("Content-Type", "application/octet-stream")], b"<UnknownOperationException/>\n")
 TOO_LARGE = Reply(413, [], b"")
+
+
+def new_request_id() -> str:
+    return f"{_RID_PREFIX}{next(_request_ids):012X}"
 
 
 def parse_credential(auth: str) -> tuple[str, str]:
@@ -175,6 +188,7 @@ class ApiDispatcher:
         self.cors = cors_origins(settings.cors)
         self.credentials = credentials  # None: signatures are not checked
         self.timeout = settings.request_timeout
+        self._cloudwatch: Any = None  # api/cloudwatch_wire.CloudWatchWire, made on the first CloudWatch request
         self._known_operations = frozenset().union(*(v.operations for v in self.validators.values()))
         # Credential scopes already parsed and checked: (access key, region) by the text after
         # "Credential=" up to the next comma, which is all the answer depends on. Only checks
@@ -199,9 +213,9 @@ class ApiDispatcher:
             return "*"
         return origin if origin in self.cors else None
 
-    def _respond(self, request: Request, status: int, body: bytes, content_type: str) -> Reply:
+    def _respond(self, request: Request, status: int, body: bytes, content_type: str, rid: str | None = None) -> Reply:
         asked = request.headers
-        headers = [("Content-Type", content_type), ("x-amzn-RequestId", f"{_RID_PREFIX}{next(_request_ids):012X}")]
+        headers = [("Content-Type", content_type), ("x-amzn-RequestId", rid or new_request_id())]
         if len(body) > compression.MIN_COMPRESS_BYTES and "accept-encoding" in asked:
             coding = compression.choose_coding_of(asked.get("accept-encoding"))  # the first header only
             if coding is not None:
@@ -239,8 +253,13 @@ class ApiDispatcher:
         if content_type != JSON_TYPES[0]:  # what the SDKs send needs no normalising
             content_type = (content_type or "").split(";", 1)[0].strip().lower()
         raw = request.body
+        if content_type == FORM_TYPE:
+            return self.cloudwatch(request, "query")
         if raw and content_type not in JSON_TYPES:
             return NOT_JSON
+        target = headers.get("x-amz-target")
+        if target is not None and target.startswith(CW_PREFIX):
+            return self.cloudwatch(request, "json")
         reply_type = content_type if content_type in JSON_TYPES[1:] else JSON_TYPES[0]
         started = perf_counter()
         try:
@@ -263,6 +282,16 @@ class ApiDispatcher:
             metrics.observe(operation, perf_counter() - started, None)
         # None: an operation whose success has no body (TagResource, UntagResource)
         return self._respond(request, 200, orjson.dumps(result) if result is not None else b"", reply_type)
+
+    def cloudwatch(self, request: Request, protocol: str) -> Reply:
+        """A CloudWatch request (api/cloudwatch_wire.py, imported on the first one): ``protocol``
+        "json", "cbor" (``POST /service/GraniteServiceVersion20100801/operation/<Op>``) or "query"."""
+        if self._cloudwatch is None:  # by name, as the registry loads operations: the wire imports this module
+            self._cloudwatch = importlib.import_module("dynemu.api.cloudwatch_wire").CloudWatchWire(self)
+        return self._cloudwatch.handle(request, protocol)  # type: ignore[no-any-return]
+
+    def rpc_v2(self, request: Request) -> Reply:
+        return self.cloudwatch(request, "cbor")
 
     def _observe(self, headers: Headers, started: float, error: str | None) -> None:
         if self.metrics is not None:
@@ -333,8 +362,10 @@ class ApiDispatcher:
             route = self._route(target, body)
         validator, operation, handler = route
         validator.validate(operation, body)  # a body that is not an object is refused here
-        ctx = Context(self.namespaces.get(region, access_key), region, access_key, self.settings, request.host)
-        if self.credentials is not None:  # an explicit Deny of a resource-based policy (engine/resource_policies.py)
+        ctx = new_context((self.namespaces.for_request(region, access_key), region, access_key, self.settings, request.host))
+        if self.credentials is not None:  # an explicit Deny of a resource-based policy
+            from dynemu.engine import resource_policies  # imported with --verify-signatures only
+
             resource_policies.enforce(ctx.db, access_key, operation, body)
         return handler(ctx, body)
 

@@ -15,9 +15,11 @@ in milliseconds and gets the same throttles every run.
   from the wall clock would make the same requests and advances land in other seconds,
   and throttle differently, depending on the instant the server started.
 
-Callbacks receive the new ``now``. Real and scaled clocks keep the registry (so callers
-need not care which clock they hold) but never call it: time moves on its own there, and
-background tasks poll instead.
+Callbacks receive the new ``now``. ``on_advance`` returns a :class:`Subscription`: whoever
+registers a callback owns it and cancels it when done (a closed namespace, a stopped
+server), so the clock never keeps a dead owner alive. Real and scaled clocks keep the
+registry (so callers need not care which clock they hold) but never call it: time moves on
+its own there, and background tasks poll instead, every ``interval / scale`` real seconds.
 """
 
 from __future__ import annotations
@@ -30,35 +32,68 @@ from typing import Protocol
 AdvanceCallback = Callable[[float], None]
 
 
+class Cancellable(Protocol):
+    """Something registered that its owner releases: a :class:`Subscription`, or an event
+    loop's ``TimerHandle``."""
+
+    def cancel(self) -> None: ...
+
+
+class Subscription:
+    """One callback registered with :meth:`Clock.on_advance`; ``cancel()`` removes it (once
+    cancelled it never runs again, even within an advance under way). Idempotent."""
+
+    __slots__ = ("callback", "_registry")
+
+    def __init__(self, registry: _CallbackRegistry, callback: AdvanceCallback) -> None:
+        self.callback = callback
+        self._registry: _CallbackRegistry | None = registry
+
+    @property
+    def active(self) -> bool:
+        return self._registry is not None
+
+    def cancel(self) -> None:
+        registry, self._registry = self._registry, None
+        if registry is not None:
+            registry._subscriptions.pop(self, None)
+
+
 class Clock(Protocol):
     mode: str
+    scale: float  # clock seconds per real second (1 for real and virtual clocks)
 
     def now(self) -> float:
         """Current time in epoch seconds (may be fractional)."""
         ...
 
-    def on_advance(self, callback: AdvanceCallback) -> None:
-        """Register ``callback(now)`` to run after virtual time moves."""
+    def on_advance(self, callback: AdvanceCallback) -> Subscription:
+        """Register ``callback(now)`` to run after virtual time moves, until cancelled."""
         ...
 
 
 class _CallbackRegistry:
-    __slots__ = ("_callbacks",)
+    __slots__ = ("_subscriptions",)
 
     def __init__(self) -> None:
-        self._callbacks: list[AdvanceCallback] = []
+        # insertion-ordered: callbacks run in the order they were registered
+        self._subscriptions: dict[Subscription, None] = {}
 
-    def on_advance(self, callback: AdvanceCallback) -> None:
-        self._callbacks.append(callback)
+    def on_advance(self, callback: AdvanceCallback) -> Subscription:
+        sub = Subscription(self, callback)
+        self._subscriptions[sub] = None
+        return sub
 
-    def remove_callback(self, callback: AdvanceCallback) -> None:
-        if callback in self._callbacks:
-            self._callbacks.remove(callback)
+    @property
+    def subscribers(self) -> int:
+        """How many callbacks are registered (tests: nothing is left behind)."""
+        return len(self._subscriptions)
 
 
 class RealClock(_CallbackRegistry):
     __slots__ = ()
     mode = "real"
+    scale = 1.0
 
     # ``time.time`` itself: every request reads the clock, and a method around it would
     # add a Python call each time
@@ -88,6 +123,7 @@ class VirtualClock(_CallbackRegistry):
 
     __slots__ = ("_now",)
     mode = "virtual"
+    scale = 1.0  # unused: a virtual clock moves only when advanced
 
     def __init__(self, start: float | None = None) -> None:
         super().__init__()
@@ -102,8 +138,9 @@ class VirtualClock(_CallbackRegistry):
         if seconds < 0:
             raise ValueError("a virtual clock cannot go backwards")
         self._now += seconds
-        for callback in tuple(self._callbacks):
-            callback(self._now)
+        for sub in tuple(self._subscriptions):
+            if sub.active:  # not cancelled by a callback that ran before it
+                sub.callback(self._now)
         return self._now
 
     def set(self, when: float) -> float:

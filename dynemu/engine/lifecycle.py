@@ -24,7 +24,8 @@ import logging
 import math
 
 from dynemu import errors
-from dynemu.engine import pitr, streams, ttl
+from dynemu.engine import streams, ttl
+from dynemu.engine.clock import Subscription
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import Namespaces
 from dynemu.engine.schema import Item
@@ -102,12 +103,14 @@ class Lifecycle:
         self.interval = interval  # clock seconds between two passes (real and scaled clocks)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.TimerHandle | None = None
-        self._on_advance = False
+        self._advance: Subscription | None = None  # on a virtual clock, once started
 
     def run(self, now: float | None = None) -> int:
         """One pass over every open namespace; returns the number of items TTL deleted."""
         if now is None:
             now = self.namespaces.clock.now()
+        from dynemu.engine import pitr  # with backups: not needed before the first pass
+
         deleted = 0
         for db in list(self.namespaces.databases.values()):
             deleted += sweep(db, now)
@@ -120,9 +123,8 @@ class Lifecycle:
         running loop when None)."""
         clock = self.namespaces.clock
         if clock.mode == "virtual":
-            if not self._on_advance:
-                clock.on_advance(self.run)
-                self._on_advance = True
+            if self._advance is None:
+                self._advance = clock.on_advance(self.run)
             return
         if self._timer is None:
             self._loop = asyncio.get_running_loop() if loop is None else loop
@@ -131,24 +133,21 @@ class Lifecycle:
     @property
     def follows_advances(self) -> bool:
         """True once started on a virtual clock: a pass runs after every advance."""
-        return self._on_advance
+        return self._advance is not None
 
     def stop(self) -> None:
         """No pass runs after this returns (a running one is never interrupted: passes are
         synchronous)."""
-        if self._on_advance:
-            remove = getattr(self.namespaces.clock, "remove_callback", None)
-            if remove is not None:
-                remove(self.run)
-            self._on_advance = False
+        if self._advance is not None:
+            self._advance.cancel()
+            self._advance = None
         if self._timer is not None:
             self._timer.cancel()
         self._timer = self._loop = None
 
     def real_seconds(self) -> float:
         """The real time between two passes: ``interval`` clock seconds."""
-        scale = getattr(self.namespaces.clock, "scale", 1.0)
-        return max(_MIN_PERIOD, self.interval / scale)
+        return max(_MIN_PERIOD, self.interval / self.namespaces.clock.scale)
 
     def _schedule(self) -> None:
         assert self._loop is not None

@@ -11,22 +11,25 @@ from __future__ import annotations
 import struct
 import uuid
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from dynemu import errors
-from dynemu.engine import consistency, indexes, limits, pitr, streams, transient, ttl, vectors
+from dynemu.engine import consistency, indexes, limits, streams, transient, ttl, vectors
 from dynemu.engine import writes as writes_
 from dynemu.engine.capacity.admission import TableCapacity
 from dynemu.engine.capacity.throughput import CapacityConfig
-from dynemu.engine.clock import Clock
+from dynemu.engine.clock import Cancellable, Clock
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.schema import TableSpec
 from dynemu.engine.table import Mutation, Table, counts_key_of, encode_stored
 from dynemu.engine.tokens import Tokens
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch, delete_range
+
+if TYPE_CHECKING:
+    from dynemu.engine.global_tables.replication import RegionLink
 
 ACCOUNT_ID = "000000000000"
 _COUNTS = struct.Struct(">qq")
@@ -67,10 +70,16 @@ class Namespace:
         # Global tables (engine.replication): the server's Replication, and this namespace's
         # RegionLink once it holds a replica (the write executor calls it; None: no replica).
         self.replication: Any = None
-        self.replicated: Any = None
+        self.replicated: RegionLink | None = None
+        # auto scaling's Scaler once started (engine.autoscaling.scaler, which imports this module)
+        self.scaler: Any = None
+        # What this namespace registered elsewhere (clock callbacks, timers): ``close``
+        # cancels each, so nothing outside keeps a closed namespace alive or running.
+        self._owned: list[Cancellable] = []
+        self.closed = False
         self._load()
         # On a virtual clock, time moves only when advanced: run what is then due.
-        clock.on_advance(self._on_advance)
+        self.own(clock.on_advance(self._on_advance))
 
     def _on_advance(self, now: float) -> None:
         for table in self.tables.values():
@@ -87,15 +96,39 @@ class Namespace:
         streams.bind(self.streams, table)
         ttl.load(table)
         consistency.attach(table, self.consistency)
+        from dynemu.engine import pitr  # with backups, imported once a table exists
+
         pitr.load(table)  # the change history of a table with point-in-time recovery on
         return table
 
-    def close(self) -> list[str]:
-        """Save what is cheaper to keep than to rebuild (each table's partition sizes: without
-        them the next start measures every item), then close the store whether or not that
-        save could be written (a full disk). Returns what could not be saved, one line each:
-        none of it is data, which every commit has already written. Raises only when the
-        store itself fails to close."""
+    def own(self, handle: Cancellable) -> None:
+        """Keep ``handle`` (a clock subscription, a timer) until ``close`` cancels it; one
+        registered after the close is cancelled at once."""
+        if self.closed:
+            handle.cancel()
+        else:
+            self._owned.append(handle)
+
+    def release(self) -> None:
+        """Cancel everything this namespace registered and drop its links: the scaler, the
+        global tables' RegionLink (the server's Replication keeps the backlog itself, and
+        relinks the namespace when it opens again). Idempotent."""
+        self.closed = True
+        owned, self._owned = self._owned, []
+        for handle in owned:
+            handle.cancel()
+        self.scaler = None
+        self.replicated = None
+
+    def close(self, close_store: Callable[[Store], None] | None = None) -> list[str]:
+        """Release what the namespace registered (``release``), save what is cheaper to keep
+        than to rebuild (each table's partition sizes: without them the next start measures
+        every item), then close the store whether or not that save could be written (a full
+        disk): here, or through ``close_store`` (the server closes stores on a thread of
+        their own: closing a LevelDB store waits for its compaction). Returns what could not
+        be saved, one line each: none of it is data, which every commit has already written.
+        Raises only when the store itself fails to close here."""
+        self.release()
         if self.store.closed:
             return []
         unsaved = []
@@ -108,7 +141,10 @@ class Namespace:
         except Exception as e:  # noqa: BLE001 - reported, and the store is closed all the same
             reason = e.message if isinstance(e, errors.DynamoError) else f"{type(e).__name__}: {e}"
             unsaved.append(f"partition sizes, which the next start measures from the items ({reason})")
-        self.store.close()
+        if close_store is None:
+            self.store.close()
+        else:
+            close_store(self.store)
         return unsaved
 
     # --- catalog ------------------------------------------------------------------------------

@@ -8,7 +8,11 @@ Each namespace is its own LevelDB under the data directory, or a memory store.
 Names come from the client, so they are checked and turned into directory names that can
 never leave the data directory. LevelDB namespaces are opened on first use and at most
 ``max_open`` stay open: the least recently used idle one is closed (its data is on disk and
-it reopens transparently), so made-up regions cannot exhaust file descriptors. A namespace
+it reopens transparently), so made-up regions cannot exhaust file descriptors. Idle means
+its store is not compacting, when one such is open: closing a store waits for the slice its
+compaction is in (``storage/compaction.py``), so the store is closed on a worker thread
+(``storage/closing.py``), never on the request's path, and reopening it waits for that. A
+closed namespace releases everything it registered (``Namespace.release``). A namespace
 that has no directory yet is not created by reading it (ListTables, DescribeTable, ...): it
 stays an empty stand-in until its first table is created, so made-up regions leave nothing
 on disk.
@@ -22,6 +26,7 @@ import logging
 import os
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from dynemu import errors
@@ -36,6 +41,7 @@ from dynemu.engine.limits import DEFAULT as DEFAULT_LIMITS
 from dynemu.engine.limits import AccountLimits
 from dynemu.engine.namespace import Namespace
 from dynemu.storage.base import Store
+from dynemu.storage.closing import Closer
 from dynemu.storage.keyspace import AUTOSCALING_KEY
 from dynemu.storage.lazy import LazyStore
 from dynemu.storage.select import open_store, resolve
@@ -117,15 +123,24 @@ class Unsaved:
     data_lost: bool
 
 
-def close_namespace(name: str, db: Namespace) -> list[Unsaved]:
-    """Close ``db``, logging (one line each, no traceback) and returning what it could not save."""
+def close_namespace(name: str, db: Namespace, close_store: Callable[[Store], None] | None = None) -> list[Unsaved]:
+    """Close ``db`` (its store here, or through ``close_store``), logging (one line each, no
+    traceback) and returning what it could not save."""
     try:
-        unsaved = [Unsaved(name, what, False) for what in db.close()]
+        unsaved = [Unsaved(name, what, False) for what in db.close(close_store)]
     except Exception as e:  # noqa: BLE001 - reported; the other namespaces are closed all the same
-        unsaved = [Unsaved(name, f"the store did not close ({type(e).__name__}: {e})", True)]
+        unsaved = [store_not_closed(name, e)]
     for u in unsaved:
-        (log.error if u.data_lost else log.warning)("namespace %s: could not save %s", u.namespace, u.what)
+        _log_unsaved(u)
     return unsaved
+
+
+def store_not_closed(name: str, e: BaseException) -> Unsaved:
+    return Unsaved(name, f"the store did not close ({type(e).__name__}: {e})", True)
+
+
+def _log_unsaved(u: Unsaved) -> None:
+    (log.error if u.data_lost else log.warning)("namespace %s: could not save %s", u.namespace, u.what)
 
 
 def _resume_autoscaling(db: Namespace) -> None:
@@ -174,6 +189,10 @@ class Namespaces:
         # asks, and the name is a pure function of the pair (refused pairs are not kept)
         self._names: BoundedCache[str] = BoundedCache(_NAMES_KEPT)
         self.unsaved: list[Unsaved] = []  # what closing namespaces could not save (``close``)
+        self._closer = Closer(self._close_failed)  # evicted namespaces' stores, off the loop
+        # the namespaces used since the current request began (``for_request``): never evicted,
+        # since the request may still hold them (a replica's region opened by UpdateTable)
+        self._held: set[str] = set()
         # Global tables: replicas in other regions' namespaces, and the backlog between them.
         self.replication = Replication(self.get, clock, replication_lag_ms, mrsc_conflict_window_ms)
         if self.data_dir is not None:
@@ -194,15 +213,34 @@ class Namespaces:
         path = self._path(name) if self.data_dir is not None else ""
         return open_store(self.store_kind, path, leveldb_open_files=self.leveldb_open_files)
 
+    def _close_failed(self, name: str, e: BaseException) -> None:
+        """A store closing on the closer's worker failed (called there)."""
+        u = store_not_closed(name, e)
+        _log_unsaved(u)
+        self.unsaved.append(u)
+
+    def _evict(self) -> bool:
+        """Close the least recently used idle namespace: the least recently used one whose
+        store is not compacting, else the least recently used, never one the current request
+        holds (False when every open one is held: the bound is then passed until the next
+        open). Its store closes off the loop."""
+        free = [n for n in self.databases if n not in self._held]
+        if not free:
+            return False
+        victim = next((n for n in free if not self.databases[n].store.busy), free[0])
+        db = self.databases.pop(victim)
+        self.unsaved += close_namespace(victim, db, functools.partial(self._closer.close, victim))
+        return True
+
     def _open(self, name: str) -> Namespace:
         db = self.databases.get(name)
         if db is not None:
             self.databases.move_to_end(name)
             return db
         if self.data_dir is not None:
-            while len(self.databases) >= self.max_open:
-                idle_name, idle = self.databases.popitem(last=False)
-                self.unsaved += close_namespace(idle_name, idle)
+            while len(self.databases) >= self.max_open and self._evict():
+                pass
+            self._closer.wait(name)  # its store, evicted a moment ago, may still be closing
         # The namespace attaches what lives beside the items (streams, TTL, the stale-read model).
         if self.data_dir is None or os.path.isdir(self._path(name)):
             store: Store = self._open_store(name)
@@ -216,6 +254,10 @@ class Namespaces:
         _resume_autoscaling(db)
         return db
 
+    def closing(self, name: str) -> bool:
+        """Whether the store of namespace ``name``, evicted, is still closing (off the loop)."""
+        return self._closer.pending(name)
+
     def resume_autoscaling(self) -> None:
         """The server's loop is running: auto scaling resumes in the namespaces opened before it."""
         for db in list(self.databases.values()):
@@ -228,11 +270,17 @@ class Namespaces:
                 region, access_key, shared_db=self.shared_db, isolate_access_keys=self.isolate_access_keys
             )
             self._names.put((region, access_key), name)
+        self._held.add(name)
         db = self.databases.get(name)
         if db is None:
             return self._open(name)
         self.databases.move_to_end(name)
         return db
+
+    def for_request(self, region: str, access_key: str) -> Namespace:
+        """``get`` at the start of a request: what the previous request held is released."""
+        self._held.clear()
+        return self.get(region, access_key)
 
     def close(self) -> list[Unsaved]:
         """Close every namespace, each whatever happened to the others; returns (and keeps in
@@ -240,4 +288,5 @@ class Namespaces:
         for name, db in self.databases.items():
             self.unsaved += close_namespace(name, db)
         self.databases.clear()
+        self._closer.drain()  # the evicted ones still closing
         return self.unsaved

@@ -12,6 +12,7 @@ package imports nothing else from dynemu.
 from dynemu.errors.autoscaling import *
 from dynemu.errors.backups import *
 from dynemu.errors.base import *
+from dynemu.errors.cloudwatch import *
 from dynemu.errors.exports import *
 from dynemu.errors.expressions import *
 from dynemu.errors.http import *

@@ -8,6 +8,10 @@ comes back unprocessed), so batching changes the HTTP cost, not the outcome. Rat
 never scaled. The per-second history is read from ``/_dynemu/tables/<t>/history`` every
 five minutes of virtual time (the server keeps ten).
 
+A scenario with evidence (``dynemu scenario from-aws``) starts on a whole clock minute, so that
+its minutes are CloudWatch's, and has Contributor Insights (THROTTLED_KEYS) enabled on the
+evidence's table: the throttled keys of each minute are read with the history.
+
 A scenario with global tables sends each operation to its region's replica (a client per
 region) and, after each second, reads ``/_dynemu/global-tables``: what each region held
 (items), the backlog and the changes applied per direction, and the conflicts resolved.
@@ -167,6 +171,7 @@ class Outcome:
     written: Counter[tuple[str, str]] = field(default_factory=Counter)  # (table, region): writes admitted
     replication: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # table: a sample a second
     replication_lag_ms: float | None = None  # the server's, as its admin API reports it
+    throttled_keys: dict[int, list[str]] = field(default_factory=dict)  # clock minute: keys (with evidence)
 
     def reasons(self) -> Counter[str]:
         out: Counter[str] = Counter()
@@ -188,6 +193,8 @@ def _create_table(client: Client, t: Table) -> None:
             "ReadCapacityUnits": max(1, read),
             "WriteCapacityUnits": max(1, write),
         }
+    if t.warm is not None:
+        body["WarmThroughput"] = {"ReadUnitsPerSecond": t.warm[0], "WriteUnitsPerSecond": t.warm[1]}
     gsis = []
     for g in t.gsis:
         defs[g.hash[0]] = g.hash[1]
@@ -289,6 +296,30 @@ def _pull(client: Client, out: Outcome, final: bool = False) -> None:
             r.final = client.admin(f"/_dynemu/tables/{quote(r.table)}/partitions{q}{whole}")
 
 
+def key_text(v: Any) -> str:
+    """A key as the admin API shows it ({"S": "a"}, an item's {"partition", "sort"}) as text."""
+    if isinstance(v, dict) and len(v) == 1:
+        return key_text(next(iter(v.values())))
+    if isinstance(v, dict) and "partition" in v:
+        return key_text(v["partition"])
+    return str(v)
+
+
+def _pull_throttled_keys(client: Client, out: Outcome) -> None:
+    """The evidence table's most throttled partition keys of each kept minute (its PKT report)."""
+    ev = out.scenario.evidence
+    if ev is None:
+        return
+    got = client.admin(f"/_dynemu/tables/{quote(ev['table'])}/contributor-insights")
+    for rep in got.get("reports", ()):
+        if rep.get("kind") != "PKT":
+            continue
+        for m in rep["minutes"]:
+            keys = sorted({key_text(row["key"]) for row in m["top"]})
+            if keys:
+                out.throttled_keys[int(m["t"])] = keys
+
+
 def _sample_replication(client: Client, out: Outcome, second: int) -> None:
     """What each region of each global table held at the end of ``second`` (cumulative
     figures: writes admitted per region, changes applied per direction, conflicts)."""
@@ -338,6 +369,10 @@ def _run(clients: dict[str, Client], scenario: Scenario, progress: Any) -> Outco
         for region in t.replicas:  # a global table: a replica in each region (UpdateTable)
             client.must("UpdateTable", {"TableName": t.name, "ReplicaUpdates": [{"Create": {"RegionName": region}}]})
     out.resources = _resources(client, scenario)
+    if scenario.evidence is not None:  # the throttled keys per minute, to set beside production's
+        client.must("UpdateContributorInsights", {"TableName": scenario.evidence["table"],
+                                                  "ContributorInsightsAction": "ENABLE",
+                                                  "ContributorInsightsMode": "THROTTLED_KEYS"})  # fmt: skip
     elapsed = 0
     for index, phase in enumerate(scenario.phases):
         out.phases.append((elapsed, phase.name))
@@ -353,11 +388,13 @@ def _run(clients: dict[str, Client], scenario: Scenario, progress: Any) -> Outco
                 _sample_replication(client, out, elapsed)
             if elapsed % PULL_EVERY == 0:
                 _pull(client, out)
+                _pull_throttled_keys(client, out)
                 if progress:
                     progress(elapsed, scenario.duration)
     # the loop's last advance closed the last second of traffic: one more would add an idle
     # second that reads as "traffic stopped" on a live dashboard
     _pull(client, out, final=True)
+    _pull_throttled_keys(client, out)
     out.model = next((r.final["summary"]["model"] for r in out.resources if r.final), scenario.model)
     out.wall_seconds = time.perf_counter() - began
     return out

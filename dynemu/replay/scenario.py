@@ -20,7 +20,16 @@ throughput needs (partitions are never merged). ``op`` is ``write`` (PutItem) or
 ``uniform``, ``zipf`` (``s``), ``hot`` (``hot_share`` of the requests on ``hot_keys`` keys,
 the rest uniform), ``sequential`` (0, 1, ... N-1, again), ``increasing`` (a new, larger key
 each time), ``time`` (the clock's time in ``bucket`` seconds, optionally ``#shard`` of
-``shards``). ``item_size`` is bytes, or ``[min, max]``.
+``shards``). ``item_size`` is bytes, or ``[min, max]``. ``weighted`` names keys with their share of the
+requests (``"weights": {"hot": 0.4}``), the rest uniform over ``keys`` keys.
+
+An operation's ``"series": [r0, r1, ...]`` (requests per second for each ``series_period``
+seconds of the phase, 1 by default) replaces ``rate``: the shape a measured series gives.
+``"key_shards": N`` adds a random ``#0``..``#N-1`` suffix (write sharding) to the named keys
+of a ``weighted`` distribution, read or written, else to every key written. A table's ``"warm": {"read": r, "write": w}`` creates it with that warm throughput. A scenario
+built from AWS evidence (``dynemu scenario from-aws``, replay/from_aws.py) carries
+``"notes"`` (the assumptions it made) and ``"evidence"`` (what production measured, per
+minute, that ``dynemu replay --report`` sets beside the reproduction: replay/evidence_report.py).
 
 Global tables: a table's ``"replicas": ["eu-west-1", ...]`` adds a replica in each region
 (UpdateTable ReplicaUpdates) once it is created in the scenario's ``region``; an operation's
@@ -39,7 +48,7 @@ import orjson
 
 from dynemu.engine.capacity.policies import MODELS
 
-DISTRIBUTIONS = ("uniform", "zipf", "hot", "sequential", "increasing", "time")
+DISTRIBUTIONS = ("uniform", "zipf", "hot", "sequential", "increasing", "time", "weighted")
 OPS = ("write", "read")
 MAX_ITEM_SIZE = 400 * 1024
 
@@ -58,6 +67,7 @@ class KeySpec:
     bucket: float = 60.0
     shards: int = 0
     prefix: str = "k"
+    weights: dict[str, float] = field(default_factory=dict)  # "weighted": key -> share of requests
 
 
 @dataclass
@@ -79,6 +89,7 @@ class Table:
     read: int = 0
     write: int = 0
     create: tuple[int, int] | None = None
+    warm: tuple[int, int] | None = None  # WarmThroughput (read, write units per second)
     gsis: list[Index] = field(default_factory=list)
     replicas: list[str] = field(default_factory=list)  # regions besides the scenario's
 
@@ -101,8 +112,13 @@ class Operation:
     item_size: tuple[int, int] = (100, 100)
     consistent: bool = False
     region: str = ""  # where the requests go ("" until parse: the scenario's region)
+    series: list[float] | None = None  # requests per second, one value per series_period seconds
+    series_period: int = 1
+    key_shards: int = 0  # write sharding: a "#0".."#N-1" suffix on every partition key (0: none)
 
     def rate_at(self, elapsed: float, duration: float) -> float:
+        if self.series is not None:
+            return self.series[min(int(elapsed // self.series_period), len(self.series) - 1)]
         if self.ramp is None:
             return self.rate
         a, b = self.ramp
@@ -127,17 +143,26 @@ class Scenario:
     look_for: str = ""
     region: str = "us-east-1"
     replication_lag_ms: float | None = None  # the private server's --replication-lag-ms
+    notes: list[str] = field(default_factory=list)  # assumptions (from-aws), shown in the report
+    evidence: dict[str, Any] | None = None  # production's measurements (from-aws)
 
     @property
     def duration(self) -> int:
         return sum(p.duration for p in self.phases)
 
 
-SCENARIO_FIELDS = ("name", "look_for", "model", "seed", "region", "replication_lag_ms", "tables", "phases")
-TABLE_FIELDS = ("name", "hash", "range", "billing", "read", "write", "create", "gsis", "replicas")
+SCENARIO_FIELDS = (
+    "name", "look_for", "model", "seed", "region", "replication_lag_ms", "tables", "phases", "notes", "evidence",
+)  # fmt: skip
+TABLE_FIELDS = ("name", "hash", "range", "billing", "read", "write", "create", "warm", "gsis", "replicas")
 INDEX_FIELDS = ("name", "hash", "range", "read", "write", "projection")
 PHASE_FIELDS = ("name", "duration", "operations", "update")
-OPERATION_FIELDS = ("table", "op", "rate", "ramp", "keys", "sort", "attributes", "item_size", "consistent", "region")
+OPERATION_FIELDS = (
+    "table", "op", "rate", "ramp", "keys", "sort", "attributes", "item_size", "consistent", "region", "series",
+    "series_period", "key_shards",
+)  # fmt: skip
+EVIDENCE_FIELDS = ("table", "period", "start", "offset", "minutes", "throttled_keys", "gsis")
+MINUTE_FIELDS = ("minute", "consumed_read", "consumed_write", "read_throttle_events", "write_throttle_events")
 UPDATE_FIELDS = ("table", "index", "read", "write")
 CREATE_FIELDS = ("read", "write")
 
@@ -191,6 +216,13 @@ def _keyspec(d: Any, where: str) -> KeySpec:
     _num(spec.keys, where + ".keys", 1)
     if not 0 <= spec.hot_share <= 1:
         raise ScenarioError(f"{where}: hot_share must be between 0 and 1")
+    if not isinstance(spec.weights, dict) or not all(
+        isinstance(k, str) and k and not isinstance(v, bool) and isinstance(v, int | float) and v >= 0
+        for k, v in spec.weights.items()
+    ):
+        raise ScenarioError(f"{where}.weights: expected {{key: share}} with shares >= 0")
+    if sum(spec.weights.values()) > 1 + 1e-9:
+        raise ScenarioError(f"{where}.weights: the shares add up to more than 1")
     return spec
 
 
@@ -222,6 +254,10 @@ def _table(d: dict[str, Any], i: int) -> Table:
             _at_least_one(create, where + ".create")
         for j, g in enumerate(d.get("gsis", [])):
             _at_least_one(g, f"{where}.gsis[{j}]")
+    warm = d.get("warm")
+    if warm is not None:
+        _known(warm, CREATE_FIELDS, where + ".warm")
+        warm = (int(_num(warm.get("read", 0), where + ".warm.read")), int(_num(warm.get("write", 0), where + ".warm.write")))
     replicas = _list(d, "replicas", where)
     if not all(isinstance(r, str) and r for r in replicas) or len(set(replicas)) != len(replicas):
         raise ScenarioError(f"{where}.replicas: expected distinct region names, got {replicas!r}")
@@ -233,6 +269,7 @@ def _table(d: dict[str, Any], i: int) -> Table:
         read=int(_num(d.get("read", 0), where + ".read")),
         write=int(_num(d.get("write", 0), where + ".write")),
         create=(int(create["read"]), int(create["write"])) if create else None,
+        warm=warm,
         gsis=gsis,
         replicas=list(replicas),
     )
@@ -245,8 +282,13 @@ def _operation(d: dict[str, Any], where: str, tables: dict[str, Table]) -> Opera
     op = d.get("op", "write")
     if op not in OPS:
         raise ScenarioError(f"{where}: op must be one of {', '.join(OPS)}")
-    if "rate" not in d and "ramp" not in d:
-        raise ScenarioError(f"{where}: give a rate or a ramp [from, to] (requests per second)")
+    if "rate" not in d and "ramp" not in d and "series" not in d:
+        raise ScenarioError(f"{where}: give a rate, a ramp [from, to] or a series (requests per second)")
+    series = d.get("series")
+    if series is not None:
+        if not isinstance(series, list) or not series:
+            raise ScenarioError(f"{where}.series: expected a list of rates (requests per second)")
+        series = [_num(v, f"{where}.series[{i}]") for i, v in enumerate(series)]
     ramp = d.get("ramp")
     if ramp is not None:
         if not (isinstance(ramp, list) and len(ramp) == 2):
@@ -271,6 +313,9 @@ def _operation(d: dict[str, Any], where: str, tables: dict[str, Table]) -> Opera
         item_size=(int(sizes[0]), int(sizes[1])),
         consistent=bool(d.get("consistent", False)),
         region=d.get("region", ""),
+        series=series,
+        series_period=int(_num(d.get("series_period", 1), where + ".series_period", 1)),
+        key_shards=int(_num(d.get("key_shards", 0), where + ".key_shards")),
     )
 
 
@@ -307,7 +352,8 @@ def parse(data: dict[str, Any]) -> Scenario:
     model = data.get("model", "gac")
     if model not in MODELS:
         raise ScenarioError(f"scenario: model must be one of {', '.join(MODELS)}, got {model!r}")
-    if not any(o.rate or (o.ramp and any(o.ramp)) for p in phases for o in p.operations if p.duration):
+    if not any(o.rate or (o.ramp and any(o.ramp)) or (o.series and any(o.series))
+               for p in phases for o in p.operations if p.duration):  # fmt: skip
         raise ScenarioError("scenario: it sends nothing (no phase with a duration has an operation with a rate)")
     region = data.get("region", "us-east-1")
     _regions(tables, phases, region)
@@ -321,7 +367,33 @@ def parse(data: dict[str, Any]) -> Scenario:
         look_for=data.get("look_for", ""),
         region=region,
         replication_lag_ms=None if lag is None else _num(lag, "scenario.replication_lag_ms"),
+        notes=_notes(data.get("notes", [])),
+        evidence=_evidence(data.get("evidence"), by_name),
     )
+
+
+def _notes(v: Any) -> list[str]:
+    if not isinstance(v, list) or not all(isinstance(n, str) for n in v):
+        raise ScenarioError("scenario.notes: expected a list of strings")
+    return list(v)
+
+
+def _evidence(v: Any, tables: dict[str, Table]) -> dict[str, Any] | None:
+    """Production's per-minute figures of one table, minute 0 at ``offset`` seconds into the
+    scenario (0 by default): ``{"table", "period", "start", "offset",
+    "minutes": [{"minute", "consumed_read", "consumed_write", "read_throttle_events",
+    "write_throttle_events"}], "throttled_keys": {minute: [key, ...]}, "gsis": {...}}``."""
+    if v is None:
+        return None
+    where = "scenario.evidence"
+    _known(v, EVIDENCE_FIELDS, where)
+    if v.get("table") not in tables:
+        raise ScenarioError(f"{where}.table: unknown table {v.get('table')!r}")
+    for i, m in enumerate(_list(v, "minutes", where)):
+        _known(m, MINUTE_FIELDS, f"{where}.minutes[{i}]")
+        for k in MINUTE_FIELDS:
+            _num(_need(m, k, f"{where}.minutes[{i}]"), f"{where}.minutes[{i}].{k}")
+    return dict(v)
 
 
 def _regions(tables: list[Table], phases: list[Phase], home: str) -> None:

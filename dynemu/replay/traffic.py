@@ -56,6 +56,13 @@ class KeyGen:
             if rng.random() < spec.hot_share:
                 return f"{spec.prefix}hot{rng.randrange(spec.hot_keys)}"
             i = rng.randrange(spec.keys)
+        elif d == "weighted":  # named keys with their shares, the rest uniform
+            r = rng.random()
+            for key, share in spec.weights.items():
+                if r < share:
+                    return key
+                r -= share
+            i = rng.randrange(spec.keys)
         elif d == "sequential":
             i = self.counter % spec.keys
             self.counter += 1
@@ -98,7 +105,12 @@ class OperationTraffic:
 
     def _request(self, now: float) -> Request:
         t, op = self.table, self.op
-        key = {t.hash[0]: _wire(self.pk.next(now), t.hash[1])}
+        pk = self.pk.next(now)
+        if op.key_shards and (pk in op.keys.weights if op.keys.weights else op.op == "write"):
+            # write sharding: a named (hot) key, read or written, or else every key written, spread
+            # over N suffixes (a read of a sharded key reads one shard)
+            pk += f"#{self.rng.randrange(op.key_shards)}"
+        key = {t.hash[0]: _wire(pk, t.hash[1])}
         if self.sk is not None and t.range is not None:
             key[t.range[0]] = _wire(self.sk.next(now), t.range[1])
         ident = (t.name + "\0" + repr(sorted((k, tuple(v.items())) for k, v in key.items()))).encode()

@@ -92,6 +92,12 @@ class Store(Reader):
     # Whether ``close`` was called (every store answers it: an attribute or a property).
     closed: bool
 
+    @property
+    def busy(self) -> bool:
+        """Whether closing the store now would wait for work in the background (a LevelDB
+        store's compaction, storage/compaction.py)."""
+        return False
+
 
 def delete_range(store: Store, start: bytes, stop: bytes, chunk: int = 10_000) -> None:
     """Delete every key in ``[start, stop)`` in batches of at most ``chunk`` deletions (a

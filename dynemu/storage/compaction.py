@@ -94,6 +94,7 @@ class Compactor:
         self.runs = 0  # full compactions finished
         self.stopped = 0  # full compactions stopped by a burst (or close) before their end
         self.ticks = 0  # quiet periods looked at (tests wait on these)
+        self.busy = False  # compacting: ``close`` would wait for the slice under way
         self.changed = threading.Condition()
         self._thread = threading.Thread(target=self._run, name=f"dynemu-compaction {store.path}", daemon=True)
         self._thread.start()
@@ -110,11 +111,14 @@ class Compactor:
         while not self._stop.wait(QUIET):
             written = self._store.written
             if written == seen and not self._store.writing and self.due(written):
+                self.busy = True
                 try:
                     finished = self._compact(written)
                 except Exception:  # never fatal: LevelDB's own compactions go on
                     log.exception("background compaction of %s failed", self._store.path)
                     finished = False
+                finally:
+                    self.busy = False
                 if finished:
                     self._done_at = written
                 with self.changed:

@@ -66,6 +66,10 @@ class LazyStore(Store):
         if self._inner is not None:
             self._inner.close()
 
+    @property
+    def busy(self) -> bool:
+        return self._inner is not None and self._inner.busy
+
     def __getattr__(self, name: str) -> Any:
         """What a particular store offers besides the interface (its path, its settings),
         once it exists."""

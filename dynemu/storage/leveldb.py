@@ -51,6 +51,8 @@ MAX_FILE_SIZE = 4 * 1024 * 1024
 # cache, i.e. most random reads of a large table. Uncompressed blocks are read in place.
 # Stores written with compression stay readable (each block records its own).
 COMPRESSION = None
+# A key range no dynemu key falls in (keys start with a keyspace prefix, never 0xff...).
+_NO_KEY = b"\xff" * 32
 # Room a reopen needs besides the log it replays into a table file (a new MANIFEST, a new log).
 REOPEN_MARGIN = 1024 * 1024
 
@@ -221,14 +223,28 @@ class LevelDBStore(Store):
         return LevelDBSnapshot(self._db.snapshot())
 
     def close(self) -> None:
+        """Stop the compaction (waiting for the slice under way), write the memory table out
+        and close. The memory table is otherwise rebuilt from the log by the next open, which
+        writes it out then (tens of ms for a few MB): an evicted namespace closes off the
+        event loop (storage/closing.py), but reopens on it."""
         self._closed = True
         self.compactor.close()  # waits for the slice it compacts, if any
-        if not self._db.closed:
-            self._db.close()
+        db = self._db
+        if not isinstance(db, _Reopening) and not db.closed:
+            if not (self._refused or self._full.full):
+                try:  # LevelDB's CompactRange writes the memory table out first, whatever the range
+                    db.compact_range(start=_NO_KEY, stop=_NO_KEY)
+                except plyvel.Error:
+                    pass  # the next open replays the log, as it would have
+            db.close()
 
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def busy(self) -> bool:
+        return self.compactor.busy
 
 
 class _Reopening:

@@ -12,15 +12,43 @@ from dynemu.engine.clock import RealClock, ScaledClock, VirtualClock, make_clock
 def test_virtual_clock_moves_only_when_advanced_and_runs_callbacks() -> None:
     clock = VirtualClock(1000.0)
     seen: list[float] = []
-    clock.on_advance(seen.append)
+    sub = clock.on_advance(seen.append)
     assert clock.now() == 1000.0
     assert clock.now() == 1000.0
     assert clock.advance(2.5) == 1002.5
     assert clock.set(1010.0) == 1010.0
     assert seen == [1002.5, 1010.0]
-    clock.remove_callback(seen.append)
+    sub.cancel()
+    sub.cancel()  # idempotent
     clock.advance(1)
     assert seen == [1002.5, 1010.0]
+    assert clock.subscribers == 0
+
+
+def test_a_subscription_cancelled_during_an_advance_does_not_run() -> None:
+    clock = VirtualClock(0.0)
+    seen: list[str] = []
+    later = None
+
+    def first(now: float) -> None:
+        seen.append("first")
+        assert later is not None
+        later.cancel()
+
+    clock.on_advance(first)
+    later = clock.on_advance(lambda now: seen.append("later"))
+    clock.advance(1)
+    assert seen == ["first"]
+    assert clock.subscribers == 1
+
+
+def test_every_clock_has_a_scale_and_returns_subscriptions() -> None:
+    for clock, scale in ((RealClock(), 1.0), (VirtualClock(), 1.0), (ScaledClock(60.0), 60.0)):
+        assert clock.scale == scale
+        sub = clock.on_advance(lambda now: None)
+        assert clock.subscribers == 1
+        sub.cancel()
+        assert clock.subscribers == 0
 
 
 def test_virtual_clock_never_goes_backwards() -> None:

@@ -19,6 +19,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from dynemu.api.admin.charts import PALETTE, line_chart
+from dynemu.engine.cloudwatch.metrics import METRICS
+
+MINUTE_METRICS = ("ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ReadThrottleEvents", "WriteThrottleEvents")
 
 
 def per_minute(history: Iterable[dict[str, Any]], base: int = 0) -> dict[int, list[float]]:
@@ -26,13 +29,12 @@ def per_minute(history: Iterable[dict[str, Any]], base: int = 0) -> dict[int, li
     minutes counted from ``base`` (clock minutes by default; a replay's start, so that the
     same scenario gives the same minutes)."""
     out: dict[int, list[float]] = {}
+    values = [METRICS[name].value for name in MINUTE_METRICS]  # one home: engine/cloudwatch/metrics.py
     for h in history:
         m = base + (int(h["t"]) - base) // 60 * 60
         acc = out.setdefault(m, [0.0, 0.0, 0.0, 0.0])
-        acc[0] += h["read"]
-        acc[1] += h["write"]
-        for reason, n in h["throttles"].items():
-            acc[2 if "Read" in reason else 3] += n
+        for i, value in enumerate(values):
+            acc[i] += value(h)
     return out
 
 

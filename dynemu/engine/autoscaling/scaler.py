@@ -27,7 +27,9 @@ dynemu's timing choices where the guide is vague:
   After a scaling activity both counts start again. The datapoint counts live in memory: a
   restarted server starts counting again.
 * The scaler runs after every advance of a virtual clock, else once a clock minute on a timer;
-  a namespace gets one at its first auto scaling call (either API).
+  a namespace gets one at its first auto scaling call (either API), or when it opens holding
+  targets. The namespace owns the scaler's clock subscription or timer, and cancels it when
+  it closes (``Namespace.release``).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import dataclasses
 import logging
 import math
 import uuid
-import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -176,55 +178,56 @@ def on_replica_created(db: Namespace, source: Table, replica: Table) -> None:
     attach(db)
 
 
-_SCALERS: weakref.WeakKeyDictionary[Any, Scaler] = weakref.WeakKeyDictionary()
-
-
 def scaler_of(db: Namespace) -> Scaler | None:
-    return _SCALERS.get(db)
+    return db.scaler
 
 
-def _pass(scaler: Scaler, now: float) -> bool:
-    """One pass; False once the namespace is closed (an idle namespace the server closed:
-    its reopened successor gets its own scaler)."""
-    if scaler.db.store.closed:
-        return False
+def _pass(scaler: Scaler, now: float) -> None:
+    """One pass (a closed namespace has cancelled the subscription or timer that calls it)."""
     try:
         scaler.run(now)
     except errors.DiskFull:  # the store logged the episode once; scaling resumes with space
         pass
     except Exception:  # a bug: log it and keep scaling (never swallow it silently)
         log.exception("replica auto scaling pass failed")
-    return True
+
+
+class _Every:
+    """``tick()`` every ``period`` real seconds on ``loop``, until ``cancel``."""
+
+    __slots__ = ("_loop", "_period", "_tick", "_handle")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, period: float, tick: Callable[[], None]) -> None:
+        self._loop, self._period, self._tick = loop, period, tick
+        self._handle: asyncio.TimerHandle | None = loop.call_later(period, self._run)
+
+    def _run(self) -> None:
+        self._tick()
+        if self._handle is not None:  # not cancelled by the tick
+            self._handle = self._loop.call_later(self._period, self._run)
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
 
 
 def attach(db: Namespace) -> Scaler:
     """The namespace's scaler, started on its first call: after every advance of a virtual
-    clock, else once a clock minute on the running loop's timer (none without a loop)."""
-    scaler = _SCALERS.get(db)
-    if scaler is not None:
-        return scaler
-    scaler = _SCALERS[db] = Scaler(db)
+    clock, else once a clock minute on the running loop's timer (none without a loop: not
+    kept then, so the next attach on the running loop starts it)."""
+    if db.scaler is not None:
+        return db.scaler
+    scaler = Scaler(db)
     clock = db.clock
     if clock.mode == "virtual":
-
-        def advanced(now: float) -> None:
-            if not _pass(scaler, now):
-                remove = getattr(clock, "remove_callback", None)
-                if remove is not None:
-                    remove(advanced)
-
-        clock.on_advance(advanced)
-        return scaler
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:  # not started: the next attach on the running loop starts it
-        del _SCALERS[db]
-        return scaler
-    period = max(_MIN_PERIOD, MINUTE / getattr(clock, "scale", 1.0))
-
-    def tick() -> None:
-        if _pass(scaler, db.now()):
-            loop.call_later(period, tick)
-
-    loop.call_later(period, tick)
+        db.own(clock.on_advance(lambda now: _pass(scaler, now)))
+    else:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return scaler
+        db.own(_Every(loop, max(_MIN_PERIOD, MINUTE / clock.scale), lambda: _pass(scaler, db.now())))
+    if not db.closed:
+        db.scaler = scaler
     return scaler

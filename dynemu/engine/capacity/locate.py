@@ -26,7 +26,7 @@ def boundary(spec: TableSpec, index: str | None, hex_suffix: str | None) -> dict
     out: dict[str, Any] = {"hash": raw[:KEY_HASH].hex().ljust(2 * KEY_HASH, "0")}
     if len(raw) > KEY_HASH:
         named = key_namer(spec, index, item=True)(raw)
-        if isinstance(named, dict):
+        if isinstance(named, dict) and set(named) == {"partition", "sort"}:  # a table with a sort key
             out["partition"] = named["partition"]
             if named.get("sort") is not None:
                 out["sort"] = named["sort"]

@@ -48,6 +48,7 @@ import orjson
 
 from dynemu import errors
 from dynemu.engine.cancellation import THROTTLE_ERRORS
+from dynemu.engine.clock import Clock, Subscription
 from dynemu.engine.global_tables import backlog as replication_log
 from dynemu.engine.schema import Item
 from dynemu.engine.table import Mutation, Table
@@ -174,7 +175,7 @@ class RegionLink:
 class Replication:
     """Every global table of one server, and the backlog between its regions."""
 
-    def __init__(self, open_namespace: Callable[[str, str], Any], clock: Any, lag_ms: float, window_ms: float) -> None:
+    def __init__(self, open_namespace: Callable[[str, str], Any], clock: Clock, lag_ms: float, window_ms: float) -> None:
         self.open_namespace = open_namespace  # (region, access key) -> Namespace
         self.clock = clock
         self.lag = lag_ms / 1000.0
@@ -188,8 +189,7 @@ class Replication:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = float("inf")
-        if clock.mode == "virtual":
-            clock.on_advance(self.run)
+        self._advance: Subscription | None = clock.on_advance(self.run) if clock.mode == "virtual" else None
 
     # --- the backlog ----------------------------------------------------------------------
 
@@ -383,8 +383,7 @@ class Replication:
             loop = self._loop
         if self._timer is not None:
             self._timer.cancel()
-        scale = getattr(self.clock, "scale", 1.0)
-        delay = max(0.0, (due - self.clock.now()) / scale)
+        delay = max(0.0, (due - self.clock.now()) / self.clock.scale)
         self._loop, self._timer_at = loop, due
         self._timer = loop.call_later(delay, self._tick)
 
@@ -399,9 +398,9 @@ class Replication:
         if self._timer is not None:
             self._timer.cancel()
         self._timer, self._timer_at = None, float("inf")
-        remove = getattr(self.clock, "remove_callback", None)
-        if remove is not None and self.clock.mode == "virtual":
-            remove(self.run)
+        if self._advance is not None:
+            self._advance.cancel()
+            self._advance = None
 
 
 def _due(c: Change) -> float:

@@ -1,0 +1,370 @@
+"""CloudWatch's API on dynemu's port, over HTTP with boto3's cloudwatch client (JSON 1.0, its
+default), the same client speaking RPC v2 CBOR and query, and the AWS CLI: each statistic,
+period alignment, paging, dimensions, Contributor Insights' rules, and the errors.
+
+The traffic is known second by second on a virtual clock: from a minute boundary M0, second i
+writes i % 3 + 1 items of under 1 KB to a table provisioned well above it (1, 2 or 3 WCU), so
+each minute sums to 120 WCU; a second table is throttled on purpose."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import boto3
+import pytest
+from botocore import serialize
+from botocore.config import Config
+
+from dynemu.api.admin.app import NAMESPACES
+from dynemu.testing import DynemuServer
+from tests.conftest import make_client
+from tests.helpers import error_of
+
+KNOWN, HOT = "cw-known", "cw-hot"
+SECONDS = 120
+
+
+def at(t: float) -> datetime:
+    return datetime.fromtimestamp(t, UTC)
+
+
+def cloudwatch(url: str, protocol: str = "json", validate: bool = True) -> Any:
+    """boto3's cloudwatch client; ``protocol`` "smithy-rpc-v2-cbor" or "query" makes it speak
+    that protocol of the model's three (boto3 1.44 picks json)."""
+    client = boto3.client(
+        "cloudwatch", endpoint_url=url, region_name="us-east-1", aws_access_key_id="AKIDTEST",
+        aws_secret_access_key="secret",
+        config=Config(retries={"total_max_attempts": 1}, parameter_validation=validate),
+    )  # fmt: skip
+    if protocol != "json":
+        client._serializer = serialize.create_serializer(protocol)
+        client.meta.service_model.__dict__["resolved_protocol"] = protocol
+    return client
+
+
+@pytest.fixture(scope="module")
+def traffic() -> Iterator[tuple[str, int, int]]:
+    """(url, M0, throttled requests seen by the client)."""
+    server = DynemuServer(clock="virtual", throttling=True)
+    url = server.start()
+    try:
+        clock = server.app[NAMESPACES].clock
+        ddb = make_client(url)
+        ddb.create_table(
+            TableName=KNOWN, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                  {"AttributeName": "g", "AttributeType": "S"}],
+            ProvisionedThroughput={"ReadCapacityUnits": 100, "WriteCapacityUnits": 100},
+            GlobalSecondaryIndexes=[{
+                "IndexName": "by-g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "KEYS_ONLY"},
+                "ProvisionedThroughput": {"ReadCapacityUnits": 100, "WriteCapacityUnits": 100}}],
+        )  # fmt: skip
+        ddb.create_table(
+            TableName=HOT, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
+        )  # fmt: skip
+        ddb.update_contributor_insights(TableName=HOT, ContributorInsightsAction="ENABLE")
+        clock.advance(60 - clock.now() % 60)
+        m0 = int(clock.now())
+        throttled = 0
+        for i in range(SECONDS):
+            for j in range(i % 3 + 1):
+                ddb.put_item(TableName=KNOWN, Item={"pk": {"S": f"k{i}-{j}"}, "g": {"S": "x"}})
+            if 60 <= i < 90:  # half a minute of 12 writes a second on 1 WCU: burst runs out
+                for j in range(12):
+                    try:
+                        ddb.put_item(TableName=HOT, Item={"pk": {"S": "hot" if j < 10 else f"c{i}-{j}"}})
+                    except ddb.exceptions.ProvisionedThroughputExceededException:
+                        throttled += 1
+            clock.advance(1)
+        yield url, m0, throttled
+    finally:
+        server.stop()
+
+
+def per_second(i: int) -> float:
+    return float(i % 3 + 1)
+
+
+def stats(cw: Any, m0: int, start: int, end: int, period: int, **kw: Any) -> list[dict[str, Any]]:
+    got = cw.get_metric_statistics(
+        Namespace="AWS/DynamoDB", MetricName=kw.pop("metric", "ConsumedWriteCapacityUnits"),
+        Dimensions=kw.pop("dims", [{"Name": "TableName", "Value": KNOWN}]),
+        StartTime=at(m0 + start), EndTime=at(m0 + end), Period=period, **kw,
+    )  # fmt: skip
+    return sorted(got["Datapoints"], key=lambda d: d["Timestamp"])
+
+
+# --- statistics and alignment ----------------------------------------------------------------------------
+
+
+def test_each_statistic_per_minute(traffic: tuple[str, int, int]) -> None:
+    url, m0, _ = traffic
+    points = stats(cloudwatch(url), m0, 0, SECONDS, 60,
+                   Statistics=["Sum", "SampleCount", "Average", "Minimum", "Maximum"],
+                   ExtendedStatistics=["p50", "p99"])  # fmt: skip
+    assert [p["Timestamp"] for p in points] == [at(m0), at(m0 + 60)]
+    for p in points:
+        assert (p["Sum"], p["SampleCount"], p["Average"], p["Minimum"], p["Maximum"]) == (120.0, 60.0, 2.0, 1.0, 3.0)
+        assert p["ExtendedStatistics"] == {"p50": 2.0, "p99": 3.0}
+        assert p["Unit"] == "Count"
+
+
+def test_start_rounds_down_to_the_minute_and_end_is_exclusive(traffic: tuple[str, int, int]) -> None:
+    url, m0, _ = traffic
+    points = stats(cloudwatch(url), m0, 17, 60, 60, Statistics=["Sum"])
+    assert [(p["Timestamp"], p["Sum"]) for p in points] == [(at(m0), 120.0)]  # the whole first minute
+    points = stats(cloudwatch(url), m0, 17, 40, 10, Statistics=["Sum"])  # 10 s periods from :10, not :40
+    want = [(at(m0 + s), sum(per_second(i) for i in range(s, s + 10))) for s in (10, 20, 30)]
+    assert [(p["Timestamp"], p["Sum"]) for p in points] == want
+
+
+def test_one_second_period(traffic: tuple[str, int, int]) -> None:
+    url, m0, _ = traffic
+    points = stats(cloudwatch(url), m0, 0, 9, 1, Statistics=["Sum"])
+    assert [(p["Timestamp"], p["Sum"]) for p in points] == [(at(m0 + i), per_second(i)) for i in range(9)]
+
+
+def test_provisioned_and_gsi_dimensions(traffic: tuple[str, int, int]) -> None:
+    url, m0, _ = traffic
+    cw = cloudwatch(url)
+    gsi = [{"Name": "TableName", "Value": KNOWN}, {"Name": "GlobalSecondaryIndexName", "Value": "by-g"}]
+    points = stats(cw, m0, 0, 60, 60, dims=gsi, Statistics=["Sum"])
+    assert [p["Sum"] for p in points] == [120.0]  # every item carries g: one GSI write each
+    points = stats(cw, m0, 0, 60, 60, metric="ProvisionedWriteCapacityUnits", Statistics=["Maximum", "Minimum"])
+    assert [(p["Maximum"], p["Minimum"]) for p in points] == [(100.0, 100.0)]
+    # a dimension set no metric has, another namespace, an unknown metric: no datapoints
+    assert stats(cw, m0, 0, 60, 60, dims=gsi[1:], Statistics=["Sum"]) == []
+    assert stats(cw, m0, 0, 60, 60, metric="NoSuchMetric", Statistics=["Sum"]) == []
+    got = cw.get_metric_statistics(Namespace="AWS/EC2", MetricName="ConsumedWriteCapacityUnits",
+                                   Dimensions=gsi[:1], StartTime=at(m0), EndTime=at(m0 + 60), Period=60,
+                                   Statistics=["Sum"])  # fmt: skip
+    assert got["Datapoints"] == []
+    # a unit that is not the metric's: no datapoints
+    assert stats(cw, m0, 0, 60, 60, Statistics=["Sum"], Unit="Bytes") == []
+
+
+def test_throttle_metrics_count_what_the_client_saw(traffic: tuple[str, int, int]) -> None:
+    url, m0, throttled = traffic
+    assert throttled > 0
+    cw = cloudwatch(url)
+    dims = [{"Name": "TableName", "Value": HOT}]
+    for metric in ("WriteThrottleEvents", "ThrottledRequests"):
+        points = stats(cw, m0, 0, SECONDS, 60, metric=metric, dims=dims, Statistics=["Sum"])
+        assert [p["Timestamp"] for p in points] == [at(m0 + 60)]
+        assert points[0]["Sum"] == float(throttled)
+    assert stats(cw, m0, 0, SECONDS, 60, metric="ReadThrottleEvents", dims=dims, Statistics=["Sum"]) == []
+
+
+def test_list_metrics_filters(traffic: tuple[str, int, int]) -> None:
+    url, _, _ = traffic
+    cw = cloudwatch(url)
+
+    def listed(**kw: Any) -> set[tuple[str, tuple[tuple[str, str], ...]]]:
+        got = cw.list_metrics(**kw)["Metrics"]
+        assert all(m["Namespace"] == "AWS/DynamoDB" for m in got)
+        return {(m["MetricName"], tuple((d["Name"], d["Value"]) for d in m["Dimensions"])) for m in got}
+
+    hot = listed(Namespace="AWS/DynamoDB", Dimensions=[{"Name": "TableName", "Value": HOT}])
+    assert {name for name, _ in hot} == {
+        "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ProvisionedReadCapacityUnits",
+        "ProvisionedWriteCapacityUnits", "WriteThrottleEvents", "ThrottledRequests",
+    }  # fmt: skip
+    gsi = listed(Dimensions=[{"Name": "GlobalSecondaryIndexName"}], MetricName="ConsumedWriteCapacityUnits")
+    assert gsi == {("ConsumedWriteCapacityUnits", (("TableName", KNOWN), ("GlobalSecondaryIndexName", "by-g")))}
+    assert listed(Namespace="AWS/Lambda") == set()
+
+
+# --- GetMetricData ----------------------------------------------------------------------------------------
+
+
+def _query(qid: str, metric: str = "ConsumedWriteCapacityUnits", period: int = 60, stat: str = "Sum",
+           **kw: Any) -> dict[str, Any]:  # fmt: skip
+    metric_ = {"Namespace": "AWS/DynamoDB", "MetricName": metric, "Dimensions": [{"Name": "TableName", "Value": KNOWN}]}
+    return {"Id": qid, "MetricStat": {"Metric": metric_, "Period": period, "Stat": stat}, **kw}
+
+
+def test_get_metric_data_ids_labels_return_data_and_order(traffic: tuple[str, int, int]) -> None:
+    url, m0, _ = traffic
+    got = cloudwatch(url).get_metric_data(
+        MetricDataQueries=[_query("w", Label="writes"), _query("hidden", ReturnData=False),
+                           _query("avg", stat="Average")],
+        StartTime=at(m0), EndTime=at(m0 + SECONDS),
+    )  # fmt: skip
+    results = got["MetricDataResults"]
+    assert [(r["Id"], r["Label"], r["StatusCode"]) for r in results] == [
+        ("w", "writes", "Complete"), ("avg", "ConsumedWriteCapacityUnits", "Complete")]  # fmt: skip
+    assert results[0]["Timestamps"] == [at(m0 + 60), at(m0)]  # newest first by default
+    assert results[0]["Values"] == [120.0, 120.0]
+    assert results[1]["Values"] == [2.0, 2.0]
+    asc = cloudwatch(url).get_metric_data(MetricDataQueries=[_query("w")], StartTime=at(m0),
+                                          EndTime=at(m0 + SECONDS), ScanBy="TimestampAscending")  # fmt: skip
+    assert asc["MetricDataResults"][0]["Timestamps"] == [at(m0), at(m0 + 60)]
+
+
+def test_get_metric_data_pages(traffic: tuple[str, int, int]) -> None:
+    url, m0, _ = traffic
+    cw = cloudwatch(url)
+    queries = [_query("a", period=10), _query("b", period=20)]  # 12 and 6 datapoints
+    kw = {"MetricDataQueries": queries, "StartTime": at(m0), "EndTime": at(m0 + SECONDS), "MaxDatapoints": 5}
+    pages, token = [], None
+    while True:
+        page = cw.get_metric_data(**kw, **({"NextToken": token} if token else {}))
+        pages.append(page["MetricDataResults"])
+        token = page.get("NextToken")
+        if token is None:
+            break
+    assert [[(r["Id"], len(r["Values"]), r["StatusCode"]) for r in p] for p in pages] == [
+        [("a", 5, "PartialData")], [("a", 5, "PartialData")], [("a", 2, "Complete"), ("b", 3, "PartialData")],
+        [("b", 3, "Complete")],
+    ]  # fmt: skip
+    whole = cw.get_metric_data(MetricDataQueries=queries, StartTime=at(m0), EndTime=at(m0 + SECONDS))
+    for qid, want in (("a", 12), ("b", 6)):
+        paged = [v for p in pages for r in p if r["Id"] == qid for v in r["Values"]]
+        full = next(r for r in whole["MetricDataResults"] if r["Id"] == qid)["Values"]
+        assert len(full) == want and paged == full
+
+
+def test_the_three_protocols_give_the_same_answer(traffic: tuple[str, int, int]) -> None:
+    url, m0, _ = traffic
+    answers = []
+    for protocol in ("json", "smithy-rpc-v2-cbor", "query"):
+        got = cloudwatch(url, protocol).get_metric_data(
+            MetricDataQueries=[_query("w", period=30)], StartTime=at(m0), EndTime=at(m0 + 90))
+        answers.append(got["MetricDataResults"])
+    assert answers[0] == answers[1] == answers[2]
+    assert answers[0][0]["Values"] == [60.0, 60.0, 60.0]
+
+
+def test_every_operation_in_every_protocol(traffic: tuple[str, int, int]) -> None:
+    url, m0, _ = traffic
+    rule = next(n for n in make_client(url).describe_contributor_insights(TableName=HOT)["ContributorInsightsRuleList"]
+                if "-PKC-" in n)  # fmt: skip
+    calls = [
+        ("list_metrics", {"Dimensions": [{"Name": "TableName", "Value": HOT}]}),
+        ("get_metric_statistics", {"Namespace": "AWS/DynamoDB", "MetricName": "ConsumedWriteCapacityUnits",
+                                   "Dimensions": [{"Name": "TableName", "Value": KNOWN}], "StartTime": at(m0),
+                                   "EndTime": at(m0 + SECONDS), "Period": 60, "Statistics": ["Sum", "Maximum"],
+                                   "ExtendedStatistics": ["p90"]}),
+        ("describe_insight_rules", {}),
+        ("get_insight_rule_report", {"RuleName": rule, "StartTime": at(m0), "EndTime": at(m0 + SECONDS), "Period": 60,
+                                     "Metrics": ["UniqueContributors", "MaxContributorValue", "Sum"]}),
+    ]  # fmt: skip
+    for method, kw in calls:
+        got = []
+        for protocol in ("json", "smithy-rpc-v2-cbor", "query"):
+            answer = getattr(cloudwatch(url, protocol), method)(**kw)
+            answer.pop("ResponseMetadata")
+            got.append(answer)
+        assert got[0] == got[1] == got[2], method
+        assert any(got[0].values()), method
+
+
+def test_the_aws_cli_form(traffic: tuple[str, int, int]) -> None:
+    url, m0, _ = traffic
+    env = {**os.environ, "AWS_ACCESS_KEY_ID": "AKIDTEST", "AWS_SECRET_ACCESS_KEY": "secret",
+           "AWS_DEFAULT_REGION": "us-east-1"}  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "awscli", "cloudwatch", "get-metric-statistics", "--endpoint-url", url,
+         "--namespace", "AWS/DynamoDB", "--metric-name", "ConsumedWriteCapacityUnits",
+         "--dimensions", f"Name=TableName,Value={KNOWN}", "--start-time", at(m0).isoformat(),
+         "--end-time", at(m0 + SECONDS).isoformat(), "--period", "60", "--statistics", "Sum", "--output", "json"],
+        capture_output=True, text=True, env=env, timeout=120, check=True,
+    )  # fmt: skip
+    got = json.loads(out.stdout)
+    assert got["Label"] == "ConsumedWriteCapacityUnits"
+    assert sorted(p["Sum"] for p in got["Datapoints"]) == [120.0, 120.0]
+
+
+# --- Contributor Insights' rules ------------------------------------------------------------------------
+
+
+def test_insight_rules_and_report(traffic: tuple[str, int, int]) -> None:
+    url, m0, _ = traffic
+    cw = cloudwatch(url)
+    listed = make_client(url).describe_contributor_insights(TableName=HOT)["ContributorInsightsRuleList"]
+    rules = cw.describe_insight_rules()["InsightRules"]
+    assert sorted(r["Name"] for r in rules) == sorted(listed)
+    assert all(r["State"] == "ENABLED" and r["ManagedRule"] for r in rules)
+    accessed = next(n for n in listed if "-PKC-" in n)
+    report = cw.get_insight_rule_report(RuleName=accessed, StartTime=at(m0), EndTime=at(m0 + SECONDS), Period=60,
+                                        MaxContributorCount=1, Metrics=["UniqueContributors", "Sum"])  # fmt: skip
+    assert report["KeyLabels"] == ["pk"]
+    assert report["AggregationStatistic"] == "Sum"
+    (top,) = report["Contributors"]
+    assert top["Keys"] == ["hot"]
+    assert top["ApproximateAggregateValue"] == 300.0  # 10 a second for 30 s, admitted or throttled
+    assert top["Datapoints"] == [{"Timestamp": at(m0 + 60), "ApproximateValue": 300.0}]
+    (minute,) = report["MetricDatapoints"]
+    assert minute == {"Timestamp": at(m0 + 60), "UniqueContributors": 61.0, "Sum": 360.0}
+    assert report["ApproximateUniqueCount"] == 61
+
+
+# --- errors ---------------------------------------------------------------------------------------------
+
+
+def test_errors(traffic: tuple[str, int, int]) -> None:
+    url, m0, _ = traffic
+    raw = cloudwatch(url, validate=False)
+    base = {"Namespace": "AWS/DynamoDB", "MetricName": "ConsumedWriteCapacityUnits", "Statistics": ["Sum"]}
+    assert error_of(raw.get_metric_statistics, **base, StartTime=at(m0), EndTime=at(m0), Period=60) == (
+        "InvalidParameterValue", "The parameter StartTime must not equal parameter EndTime.")  # fmt: skip
+    assert error_of(raw.get_metric_statistics, **base, StartTime=at(m0 + 60), EndTime=at(m0), Period=60) == (
+        "InvalidParameterValue", "The parameter StartTime must be less than the parameter EndTime.")  # fmt: skip
+    assert error_of(raw.get_metric_statistics, **base, StartTime=at(m0), EndTime=at(m0 + 60), Period=45) == (
+        "InvalidParameterValue", "The parameter Period must be 1, 5, 10, 20, 30, or a multiple of 60.")  # fmt: skip
+    assert error_of(raw.get_metric_statistics, **base, StartTime=at(m0), EndTime=at(m0 + 7200), Period=1) == (
+        "InvalidParameterCombination",
+        "You have requested up to 7200 datapoints, which exceeds the limit of 1440. "
+        "You may reduce the datapoints requested by increasing Period, or decreasing the time range.")  # fmt: skip
+    assert error_of(raw.get_metric_statistics, **base, StartTime=at(m0), EndTime=at(m0 + 60), Period=0) == (
+        "ValidationError",
+        "1 validation error detected: Value '0' at 'period' failed to satisfy constraint: "
+        "Member must have value greater than or equal to 1")  # fmt: skip
+    no_stats = {k: v for k, v in base.items() if k != "Statistics"}
+    assert error_of(raw.get_metric_statistics, **no_stats, StartTime=at(m0), EndTime=at(m0 + 60), Period=60) == (
+        "MissingParameter", "Must specify either Statistics or ExtendedStatistics.")  # fmt: skip
+    window = {"StartTime": at(m0), "EndTime": at(m0 + 60)}
+    assert error_of(raw.get_metric_data, MetricDataQueries=[_query("w")], StartTime=at(m0), EndTime=at(m0)) == (
+        "ValidationError", "The parameter StartTime must not equal parameter EndTime.")  # fmt: skip
+    assert error_of(raw.get_metric_data, MetricDataQueries=[_query(f"q{i}") for i in range(501)], **window) == (
+        "ValidationError", "The collection MetricDataQueries must not have a size greater than 500.")  # fmt: skip
+    assert error_of(raw.get_metric_data, MetricDataQueries=[{"Id": "m", "Expression": "SUM(METRICS())"}], **window) == (
+        "ValidationError", "The parameter MetricDataQueries.member.1.Expression is not supported: dynemu serves "
+        "MetricStat queries only (no metric math or Metrics Insights).")  # fmt: skip
+    assert error_of(raw.get_metric_data, MetricDataQueries=[_query("w"), _query("w")], **window) == (
+        "ValidationError", "The values for parameter id in MetricDataQueries are not unique.")  # fmt: skip
+    assert error_of(raw.get_metric_data, MetricDataQueries=[_query("Upper"), _query("ok"), _query("5xx")], **window) == (
+        "ValidationError",
+        "The value Upper for parameter MetricDataQueries.member.1.Id is not matching the expected pattern "
+        "^[a-z][a-zA-Z0-9_]*$.\nThe value 5xx for parameter MetricDataQueries.member.3.Id is not matching the "
+        "expected pattern ^[a-z][a-zA-Z0-9_]*$.")  # fmt: skip
+    assert error_of(raw.get_metric_data, MetricDataQueries=[_query("w", stat="Median")], **window) == (
+        "ValidationError",
+        "The value Median for parameter MetricDataQueries.member.1.MetricStat.Stat is not a valid statistic.")
+    assert error_of(raw.get_metric_data, MetricDataQueries=[_query("w", period=7)], **window) == (
+        "InvalidParameterValue",
+        "The parameter MetricDataQueries.member.1.MetricStat.Period must be 1, 5, 10, 20, 30, or a multiple of 60.")
+    assert error_of(raw.get_metric_data, MetricDataQueries=[_query("w")], NextToken="nope", **window) == (
+        "InvalidNextToken", "The service cannot read the provided NextToken.")  # fmt: skip
+    assert error_of(raw.get_insight_rule_report, RuleName="no-such-rule", Period=60, **window) == (
+        "ResourceNotFoundException", "Rule no-such-rule does not exist.")  # fmt: skip
+
+
+@pytest.mark.parametrize("protocol", ["json", "smithy-rpc-v2-cbor", "query"])
+def test_errors_in_each_protocol(traffic: tuple[str, int, int], protocol: str) -> None:
+    url, m0, _ = traffic
+    raw = cloudwatch(url, protocol, validate=False)
+    assert error_of(raw.get_metric_statistics, Namespace="AWS/DynamoDB", MetricName="X", Statistics=["Sum"],
+                    StartTime=at(m0), EndTime=at(m0), Period=60) == (
+        "InvalidParameterValue", "The parameter StartTime must not equal parameter EndTime.")  # fmt: skip
+    assert error_of(raw.list_metrics, NextToken="%%") == (
+        "InvalidNextToken", "The service cannot read the provided NextToken.")  # fmt: skip
