@@ -11,6 +11,7 @@ import hashlib
 import itertools
 import json
 import time
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -61,6 +62,13 @@ class Server:
         self.objects: Any = S3Objects(s3_url) if s3_url else LocalObjects(s3)
         self.s3_client = self.objects.client if s3_url else None
         self.put("exports", "_keep", b"")  # the bucket exports go to
+
+    def advance(self, seconds: float) -> None:
+        """Move the virtual clock through the admin API, on the server's loop: the job steps
+        run there too, so the clock never moves under them from this thread."""
+        req = urllib.request.Request(self.url + "/_dynemu/clock", data=json.dumps({"advance": seconds}).encode(),
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+        urllib.request.urlopen(req, timeout=60).read()
 
     def put(self, bucket: str, key: str, data: bytes) -> None:
         if self.s3_client is not None and not self.objects.bucket_exists(bucket):
@@ -116,7 +124,7 @@ def _put(srv: Server, name: str, n: int, tag: str = "v1") -> None:
 def _ended(srv: Server, kind: str, arn: str) -> dict[str, Any]:
     """The job once it has ended: the clock moved past its 30 s, then polled until its steps
     (run on the server's event loop) are done."""
-    srv.clock.advance(31)
+    srv.advance(31)
     for _ in range(10_000):
         if kind == "export":
             d = srv.client.describe_export(ExportArn=arn)["ExportDescription"]
@@ -205,9 +213,9 @@ def test_ion_lines_follow_the_documented_mapping() -> None:
 def test_export_is_the_table_as_of_export_time(srv: Server) -> None:
     name, arn = srv.table()
     _put(srv, name, 3, "old")
-    srv.clock.advance(60)
+    srv.advance(60)
     then = srv.clock.now()
-    srv.clock.advance(60)
+    srv.advance(60)
     _put(srv, name, 4, "new")
     d = _export(srv, arn, ExportTime=then)
     target = f"{name}-copy"
@@ -265,14 +273,14 @@ def test_list_exports_pages_and_filters(srv: Server) -> None:
     assert all(s["ExportStatus"] == "IN_PROGRESS" and s["ExportType"] == "FULL_EXPORT" for s in first["ExportSummaries"])
     rest = srv.client.list_exports(TableArn=arn, MaxResults=2, NextToken=first["NextToken"])
     assert [s["ExportArn"] for s in rest["ExportSummaries"]] == made[2:] and "NextToken" not in rest
-    srv.clock.advance(31)
+    srv.advance(31)
     assert {s["ExportStatus"] for s in srv.client.list_exports(TableArn=arn)["ExportSummaries"]} == {"COMPLETED"}
 
 
 def test_incremental_export_applied_on_the_full_one_is_the_later_table(srv: Server) -> None:
     name, arn = srv.table()
     _put(srv, name, 6, "v1")
-    srv.clock.advance(10)
+    srv.advance(10)
     t1 = srv.clock.now()
     full = _export(srv, arn, ExportTime=t1)
     srv.client.put_item(TableName=name, Item={"pk": {"S": "k000"}, "tag": {"S": "v2"}})  # update
@@ -280,7 +288,7 @@ def test_incremental_export_applied_on_the_full_one_is_the_later_table(srv: Serv
     srv.client.put_item(TableName=name, Item={"pk": {"S": "new"}, "tag": {"S": "v2"}})  # insert
     srv.client.put_item(TableName=name, Item={"pk": {"S": "gone"}, "tag": {"S": "v2"}})
     srv.client.delete_item(TableName=name, Key={"pk": {"S": "gone"}})  # insert + delete: nothing
-    srv.clock.advance(20 * 60)
+    srv.advance(20 * 60)
     t2 = srv.clock.now()
     later = srv.items(name)
     inc = _export(srv, arn, ExportType="INCREMENTAL_EXPORT", IncrementalExportSpecification={
@@ -483,7 +491,7 @@ def test_too_many_running_jobs(srv: Server, monkeypatch: pytest.MonkeyPatch) -> 
     from dynemu.engine.exports import jobs
 
     _, arn = srv.table()
-    srv.clock.advance(31)  # the jobs of earlier tests have ended
+    srv.advance(31)  # the jobs of earlier tests have ended
     monkeypatch.setattr(jobs, "MAX_EXPORTS", 2)
     monkeypatch.setattr(jobs, "MAX_IMPORTS", 0)
     for _ in range(2):
@@ -494,18 +502,18 @@ def test_too_many_running_jobs(srv: Server, monkeypatch: pytest.MonkeyPatch) -> 
     with pytest.raises(srv.client.exceptions.LimitExceededException) as e:
         _import(srv, f"limited-{next(_names)}", "x/")
     assert e.value.response["Error"]["Message"] == "Too many concurrent imports: at most 0 may run at once"
-    srv.clock.advance(31)
+    srv.advance(31)
     srv.client.export_table_to_point_in_time(TableArn=arn, S3Bucket="exports")  # ended ones do not count
 
 
 def test_incremental_new_image_in_ion(srv: Server) -> None:
     name, arn = srv.table()
     _put(srv, name, 2, "v1")
-    srv.clock.advance(10)
+    srv.advance(10)
     t1 = srv.clock.now()
     srv.client.put_item(TableName=name, Item={"pk": {"S": "k000"}, "tag": {"S": "v2"}})
     srv.client.delete_item(TableName=name, Key={"pk": {"S": "k001"}})
-    srv.clock.advance(16 * 60)
+    srv.advance(16 * 60)
     d = _export(srv, arn, ExportType="INCREMENTAL_EXPORT", ExportFormat="ION", IncrementalExportSpecification={
         "ExportFromTime": t1, "ExportToTime": srv.clock.now(), "ExportViewType": "NEW_IMAGE"})
     keys = layout.data_keys(srv.objects, "exports", _base(d) + "/")
@@ -556,7 +564,7 @@ def test_large_import_runs_in_steps_while_other_requests_are_answered(srv: Serve
     assert now["ImportStatus"] == "IN_PROGRESS" and now["ProcessedItemCount"] == n and now["ErrorCount"] == 0
     assert "EndTime" not in now
     assert srv.client.describe_table(TableName=target)["Table"]["TableStatus"] == "CREATING"
-    srv.clock.advance(31)
+    srv.advance(31)
     done = srv.client.describe_import(ImportArn=arn)["ImportTableDescription"]
     assert done["ImportStatus"] == "COMPLETED" and done["EndTime"] >= done["StartTime"]
     assert srv.client.describe_table(TableName=target)["Table"]["TableStatus"] == "ACTIVE"
