@@ -75,7 +75,7 @@ class Settings:
     control_plane_throttling: bool = False  # documented rates of CreateBackup, ListBackups, ...
     s3_dir: str | None = None  # exports and imports: a folder per bucket; None: <data-dir>/s3
     s3_endpoint: str | None = None  # exports and imports through an S3-compatible server instead
-    import_export_seconds: float = 1.0  # clock seconds an export or import stays IN_PROGRESS
+    import_export_seconds: float = 1.0  # clock seconds an export or import stays IN_PROGRESS at least
     init: str | None = None  # a folder of table definitions and seed data, loaded at start-up
 
     def objects_root(self) -> str | None:
@@ -252,7 +252,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--s3-endpoint", help="URL of an S3-compatible server for exports and imports, instead of --s3-dir")
     p.add_argument(
         "--import-export-seconds", type=float,
-        help="clock seconds an export or import stays IN_PROGRESS before it completes (default 1)",
+        help="clock seconds an export or import stays IN_PROGRESS at least (default 1)",
     )
     p.add_argument(
         "--init", help="folder of tables created at start-up: CreateTable or describe-table JSON files, "

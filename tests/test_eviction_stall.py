@@ -37,7 +37,7 @@ TICK = 0.002
 def _fill(namespaces: Namespaces, name: str, mb: int) -> None:
     """``mb`` MB of random keys written straight to the namespace's store: several levels,
     which its background compaction then rewrites into one."""
-    store = namespaces.get(name, "AKID").store
+    store = namespaces.for_request(name, "AKID").store
     rng = random.Random(38)
     for _ in range(mb * 1024 // 100):  # batches of 100 KB
         batch = WriteBatch()
@@ -74,7 +74,7 @@ async def _worst_stall_while_evicting(namespaces: Namespaces, busy: str, other: 
     store = namespaces.databases[busy].store
     compacting = store.busy
     t0 = time.perf_counter()
-    namespaces.get(other, "AKID")  # on the loop, as a request's eviction is
+    namespaces.for_request(other, "AKID")  # on the loop, as a request's eviction is
     while namespaces.closing(busy) and time.perf_counter() - t0 < 120:  # the close, all of it
         await asyncio.sleep(0.01)
     closed = time.perf_counter() - t0
@@ -95,7 +95,7 @@ def _attempt(tmp_path: Path) -> tuple[float, bool, float, float]:
         worst, compacting, closed = asyncio.run(_worst_stall_while_evicting(namespaces, "busy", "other"))
         assert store.closed and not namespaces.closing("busy")
         t0 = time.perf_counter()
-        again = namespaces.get("busy", "AKID")  # the reopen waits for the close, then serves
+        again = namespaces.for_request("busy", "AKID")  # the reopen waits for the close, then serves
         reopen = time.perf_counter() - t0
         assert again.store.get(b"\x7fnot-there") is None
         return worst, compacting, closed, reopen

@@ -10,6 +10,8 @@ import gzip
 import hashlib
 import itertools
 import json
+import time
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,6 +62,13 @@ class Server:
         self.objects: Any = S3Objects(s3_url) if s3_url else LocalObjects(s3)
         self.s3_client = self.objects.client if s3_url else None
         self.put("exports", "_keep", b"")  # the bucket exports go to
+
+    def advance(self, seconds: float) -> None:
+        """Move the virtual clock through the admin API, on the server's loop: the job steps
+        run there too, so the clock never moves under them from this thread."""
+        req = urllib.request.Request(self.url + "/_dynemu/clock", data=json.dumps({"advance": seconds}).encode(),
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+        urllib.request.urlopen(req, timeout=60).read()
 
     def put(self, bucket: str, key: str, data: bytes) -> None:
         if self.s3_client is not None and not self.objects.bucket_exists(bucket):
@@ -112,13 +121,27 @@ def _put(srv: Server, name: str, n: int, tag: str = "v1") -> None:
         srv.client.put_item(TableName=name, Item={"pk": {"S": f"k{i:03d}"}, "tag": {"S": tag}, "n": {"N": str(i)}})
 
 
+def _ended(srv: Server, kind: str, arn: str) -> dict[str, Any]:
+    """The job once it has ended: the clock moved past its 30 s, then polled until its steps
+    (run on the server's event loop) are done."""
+    srv.advance(31)
+    for _ in range(10_000):
+        if kind == "export":
+            d = srv.client.describe_export(ExportArn=arn)["ExportDescription"]
+        else:
+            d = srv.client.describe_import(ImportArn=arn)["ImportTableDescription"]
+        if d[f"{kind.title()}Status"] != "IN_PROGRESS":
+            return d  # type: ignore[no-any-return]
+        time.sleep(0.01)
+    raise AssertionError(f"the {kind} {arn} never ended")
+
+
 def _export(srv: Server, arn: str, **kw: Any) -> dict[str, Any]:
     d = srv.client.export_table_to_point_in_time(TableArn=arn, S3Bucket="exports", **kw)["ExportDescription"]
     assert d["ExportStatus"] == "IN_PROGRESS"
-    srv.clock.advance(31)
-    done = srv.client.describe_export(ExportArn=d["ExportArn"])["ExportDescription"]
+    done = _ended(srv, "export", d["ExportArn"])
     assert done["ExportStatus"] == "COMPLETED"
-    return done  # type: ignore[no-any-return]
+    return done
 
 
 def _import(srv: Server, name: str, prefix: str, fmt: str = "DYNAMODB_JSON", bucket: str = "exports",
@@ -131,8 +154,7 @@ def _import(srv: Server, name: str, prefix: str, fmt: str = "DYNAMODB_JSON", buc
         }, **kw,
     )["ImportTableDescription"]  # fmt: skip
     assert d["ImportStatus"] == "IN_PROGRESS"
-    srv.clock.advance(31)
-    return srv.client.describe_import(ImportArn=d["ImportArn"])["ImportTableDescription"]  # type: ignore[no-any-return]
+    return _ended(srv, "import", d["ImportArn"])
 
 
 def _base(d: dict[str, Any]) -> str:
@@ -191,9 +213,9 @@ def test_ion_lines_follow_the_documented_mapping() -> None:
 def test_export_is_the_table_as_of_export_time(srv: Server) -> None:
     name, arn = srv.table()
     _put(srv, name, 3, "old")
-    srv.clock.advance(60)
+    srv.advance(60)
     then = srv.clock.now()
-    srv.clock.advance(60)
+    srv.advance(60)
     _put(srv, name, 4, "new")
     d = _export(srv, arn, ExportTime=then)
     target = f"{name}-copy"
@@ -251,14 +273,14 @@ def test_list_exports_pages_and_filters(srv: Server) -> None:
     assert all(s["ExportStatus"] == "IN_PROGRESS" and s["ExportType"] == "FULL_EXPORT" for s in first["ExportSummaries"])
     rest = srv.client.list_exports(TableArn=arn, MaxResults=2, NextToken=first["NextToken"])
     assert [s["ExportArn"] for s in rest["ExportSummaries"]] == made[2:] and "NextToken" not in rest
-    srv.clock.advance(31)
+    srv.advance(31)
     assert {s["ExportStatus"] for s in srv.client.list_exports(TableArn=arn)["ExportSummaries"]} == {"COMPLETED"}
 
 
 def test_incremental_export_applied_on_the_full_one_is_the_later_table(srv: Server) -> None:
     name, arn = srv.table()
     _put(srv, name, 6, "v1")
-    srv.clock.advance(10)
+    srv.advance(10)
     t1 = srv.clock.now()
     full = _export(srv, arn, ExportTime=t1)
     srv.client.put_item(TableName=name, Item={"pk": {"S": "k000"}, "tag": {"S": "v2"}})  # update
@@ -266,7 +288,7 @@ def test_incremental_export_applied_on_the_full_one_is_the_later_table(srv: Serv
     srv.client.put_item(TableName=name, Item={"pk": {"S": "new"}, "tag": {"S": "v2"}})  # insert
     srv.client.put_item(TableName=name, Item={"pk": {"S": "gone"}, "tag": {"S": "v2"}})
     srv.client.delete_item(TableName=name, Key={"pk": {"S": "gone"}})  # insert + delete: nothing
-    srv.clock.advance(20 * 60)
+    srv.advance(20 * 60)
     t2 = srv.clock.now()
     later = srv.items(name)
     inc = _export(srv, arn, ExportType="INCREMENTAL_EXPORT", IncrementalExportSpecification={
@@ -388,6 +410,7 @@ def test_csv_and_zstd(srv: Server) -> None:
             "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
                                      {"AttributeName": "sk", "AttributeType": "N"}]},
     )["ImportTableDescription"]  # fmt: skip
+    assert _ended(srv, "import", d["ImportArn"])["ImportStatus"] == "COMPLETED"
     name = d["TableArn"].rpartition("/")[2]
     items = srv.items(name)
     assert items == [{"pk": {"S": "a"}, "sk": {"N": "1"}, "note": {"S": "x"}}, {"pk": {"S": "b"}, "sk": {"N": "2"}}]
@@ -399,14 +422,15 @@ def test_import_with_a_gsi(srv: Server) -> None:
     _put(srv, name, 4)
     d = _export(srv, arn)
     target = f"gsi-{next(_names)}"
-    srv.client.import_table(
+    imp = srv.client.import_table(
         S3BucketSource={"S3Bucket": "exports", "S3KeyPrefix": _base(d) + "/"}, InputFormat="DYNAMODB_JSON",
         InputCompressionType="GZIP", TableCreationParameters={
             "TableName": target, "BillingMode": "PAY_PER_REQUEST", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
             "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "tag", "AttributeType": "S"}],
             "GlobalSecondaryIndexes": [{"IndexName": "by-tag", "KeySchema": [{"AttributeName": "tag", "KeyType": "HASH"}],
                                         "Projection": {"ProjectionType": "ALL"}}]},
-    )  # fmt: skip
+    )["ImportTableDescription"]  # fmt: skip
+    assert _ended(srv, "import", imp["ImportArn"])["ImportStatus"] == "COMPLETED"
     got = srv.client.query(TableName=target, IndexName="by-tag", KeyConditionExpression="tag = :t",
                            ExpressionAttributeValues={":t": {"S": "v1"}})
     assert got["Count"] == 4
@@ -467,7 +491,7 @@ def test_too_many_running_jobs(srv: Server, monkeypatch: pytest.MonkeyPatch) -> 
     from dynemu.engine.exports import jobs
 
     _, arn = srv.table()
-    srv.clock.advance(31)  # the jobs of earlier tests have ended
+    srv.advance(31)  # the jobs of earlier tests have ended
     monkeypatch.setattr(jobs, "MAX_EXPORTS", 2)
     monkeypatch.setattr(jobs, "MAX_IMPORTS", 0)
     for _ in range(2):
@@ -478,18 +502,18 @@ def test_too_many_running_jobs(srv: Server, monkeypatch: pytest.MonkeyPatch) -> 
     with pytest.raises(srv.client.exceptions.LimitExceededException) as e:
         _import(srv, f"limited-{next(_names)}", "x/")
     assert e.value.response["Error"]["Message"] == "Too many concurrent imports: at most 0 may run at once"
-    srv.clock.advance(31)
+    srv.advance(31)
     srv.client.export_table_to_point_in_time(TableArn=arn, S3Bucket="exports")  # ended ones do not count
 
 
 def test_incremental_new_image_in_ion(srv: Server) -> None:
     name, arn = srv.table()
     _put(srv, name, 2, "v1")
-    srv.clock.advance(10)
+    srv.advance(10)
     t1 = srv.clock.now()
     srv.client.put_item(TableName=name, Item={"pk": {"S": "k000"}, "tag": {"S": "v2"}})
     srv.client.delete_item(TableName=name, Key={"pk": {"S": "k001"}})
-    srv.clock.advance(16 * 60)
+    srv.advance(16 * 60)
     d = _export(srv, arn, ExportType="INCREMENTAL_EXPORT", ExportFormat="ION", IncrementalExportSpecification={
         "ExportFromTime": t1, "ExportToTime": srv.clock.now(), "ExportViewType": "NEW_IMAGE"})
     keys = layout.data_keys(srv.objects, "exports", _base(d) + "/")
@@ -499,3 +523,68 @@ def test_incremental_new_image_in_ion(srv: Server) -> None:
     got = sorted((codecs.read_ion(line.encode()) for line in lines), key=lambda r: str(r))
     assert got == [(None, {"pk": {"S": "k001"}}), ({"pk": {"S": "k000"}, "tag": {"S": "v2"}}, None)]
     assert all("OldImage" not in line for line in lines)
+
+
+# --- asynchronous jobs: steps on the event loop, CREATING meanwhile -------------------------------
+
+
+def test_large_import_runs_in_steps_while_other_requests_are_answered(srv: Server) -> None:
+    n = 20_000
+    lines = b"".join(b'{"Item":{"pk":{"S":"k%05d"},"n":{"N":"%d"}}}\n' % (i, i) for i in range(n))
+    srv.put("big", "in/items.json.gz", gzip.compress(lines, compresslevel=1))
+    target = f"big-{next(_names)}"
+    d = srv.client.import_table(
+        S3BucketSource={"S3Bucket": "big", "S3KeyPrefix": "in/"}, InputFormat="DYNAMODB_JSON",
+        InputCompressionType="GZIP", TableCreationParameters={
+            "TableName": target, "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}], "BillingMode": "PAY_PER_REQUEST"},
+    )["ImportTableDescription"]  # fmt: skip
+    assert d["ImportStatus"] == "IN_PROGRESS"
+    arn = d["ImportArn"]
+    # answered while the import runs: it has not imported everything yet
+    first = srv.client.describe_import(ImportArn=arn)["ImportTableDescription"]
+    assert first["ImportStatus"] == "IN_PROGRESS" and first.get("ImportedItemCount", 0) < n
+    # the table is CREATING: DescribeTable shows it, the data plane does not find it
+    assert srv.client.describe_table(TableName=target)["Table"]["TableStatus"] == "CREATING"
+    with pytest.raises(srv.client.exceptions.ResourceNotFoundException) as e:
+        srv.client.get_item(TableName=target, Key={"pk": {"S": "k00000"}})
+    assert e.value.response["Error"]["Message"] == errors.resource_not_found().message
+    with pytest.raises(srv.client.exceptions.ResourceInUseException) as e:
+        srv.client.delete_table(TableName=target)
+    assert e.value.response["Error"]["Message"] == errors.msg_table_busy("created", target)
+    seen = [first.get("ImportedItemCount", 0)]
+    for _ in range(10_000):  # the counters grow, step by step, up to every item
+        now = srv.client.describe_import(ImportArn=arn)["ImportTableDescription"]
+        seen.append(now["ImportedItemCount"] if "ImportedItemCount" in now else 0)
+        if seen[-1] == n:
+            break
+        time.sleep(0.01)
+    assert seen == sorted(seen) and seen[-1] == n
+    # the work is done, but the job lasts its 30 s of clock time: still IN_PROGRESS, CREATING
+    assert now["ImportStatus"] == "IN_PROGRESS" and now["ProcessedItemCount"] == n and now["ErrorCount"] == 0
+    assert "EndTime" not in now
+    assert srv.client.describe_table(TableName=target)["Table"]["TableStatus"] == "CREATING"
+    srv.advance(31)
+    done = srv.client.describe_import(ImportArn=arn)["ImportTableDescription"]
+    assert done["ImportStatus"] == "COMPLETED" and done["EndTime"] >= done["StartTime"]
+    assert srv.client.describe_table(TableName=target)["Table"]["TableStatus"] == "ACTIVE"
+    assert srv.client.get_item(TableName=target, Key={"pk": {"S": "k19999"}})["Item"]["n"] == {"N": "19999"}
+    assert srv.client.describe_table(TableName=target)["Table"]["ItemCount"] == n
+
+
+def test_import_that_fails_midway_drops_its_table(srv: Server) -> None:
+    good = gzip.compress(b"".join(b'{"Item":{"pk":{"S":"k%05d"}}}\n' % i for i in range(3000)))
+    srv.put("torn", "in/items.json.gz", good[: len(good) // 2])  # a gzip stream cut in half
+    target = f"torn-{next(_names)}"
+    d = _import(srv, target, "in/", bucket="torn")
+    assert d["ImportStatus"] == "FAILED" and d["FailureCode"] == "InvalidInput"
+    assert target not in srv.client.list_tables()["TableNames"]
+
+
+def test_export_writes_in_steps(tmp_path: Any) -> None:
+    """An export's data files are written a step at a time (the server runs a step per turn
+    of its event loop)."""
+    out = layout.Written()
+    lines = ((b'{"Item":{"pk":{"S":"k%d"}}}\n' % i, 10) for i in range(3 * layout.STEP_LINES))
+    steps = sum(1 for _ in layout.write_data(LocalObjects(str(tmp_path)), "b", "x", lines, out))
+    assert steps == 3 and out.items == 3 * layout.STEP_LINES and out.size == 30 * layout.STEP_LINES

@@ -29,7 +29,7 @@ import orjson
 
 from dynemu import errors
 from dynemu.api import compression, model_cache
-from dynemu.api.protocol import CW_PREFIX, TOO_LARGE, Context, Reply, Request, new_request_id
+from dynemu.api.protocol import CW_PREFIX, TOO_LARGE, Reply, Request, new_context, new_request_id
 from dynemu.api.validation.validator import RequestValidator
 
 log = logging.getLogger("dynemu")
@@ -93,7 +93,7 @@ class CloudWatchWire:
             raise errors.unknown_operation(errors.MSG_NOT_IMPLEMENTED.format(operation=operation))
         self.validator.validate(operation, body)
         d = self.dispatcher
-        ctx = Context(d.namespaces.get(region, access_key), region, access_key, d.settings, request.host)
+        ctx = new_context((d.namespaces.for_request(region, access_key), region, access_key, d.settings, request.host))
         return handler(ctx, body)
 
     # --- answers ---------------------------------------------------------------------------------------

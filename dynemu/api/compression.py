@@ -11,7 +11,6 @@ bounded: more than ``limit`` bytes out is a 413.
 
 from __future__ import annotations
 
-import gzip
 import zlib
 
 from dynemu.cache import memoized
@@ -139,4 +138,6 @@ def choose_coding_of(accept_encoding: str) -> str | None:
 def encode_body(body: bytes, coding: str) -> bytes:
     if coding == "deflate":
         return zlib.compress(body, 1)
+    import gzip  # only for an answer to a client that accepts gzip
+
     return gzip.compress(body, 1, mtime=0)

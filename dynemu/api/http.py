@@ -31,7 +31,15 @@ from typing import TYPE_CHECKING, Any
 import httptools
 
 from dynemu.api.admin.link import AdminLink
-from dynemu.api.protocol import MAX_BODY_BYTES, ApiDispatcher, Headers, Reply, Request, new_headers
+from dynemu.api.protocol import (
+    MAX_BODY_BYTES,
+    ApiDispatcher,
+    Headers,
+    Reply,
+    Request,
+    new_headers,
+    new_request,
+)
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -284,7 +292,7 @@ class Connection(asyncio.Protocol):
         else:
             answer = None
         query = url[2:].decode("utf-8", "surrogateescape") if answer is not None and path == "/" and len(url) > 1 else ""
-        request = Request(method, path, query, headers, headers.get("host", ""), body)  # type: ignore[arg-type]
+        request = new_request((method, path, query, headers, headers.get("host", ""), body))  # type: ignore[arg-type]
         forward = b"" if answer is not None else self._as_bytes(method, url, body)
         self._pending.append((answer, request, tail, forward))
         self._in_message = self._expect = False

@@ -25,9 +25,8 @@ import logging
 import os
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from time import perf_counter
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
@@ -36,9 +35,10 @@ from dynemu.api import compression, sigv4
 from dynemu.api.validation.validator import RequestValidator
 from dynemu.cache import BoundedCache
 from dynemu.config import Settings
-from dynemu.engine import resource_policies
-from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces, check_access_key, check_region
+
+if TYPE_CHECKING:
+    from dynemu.engine.namespace import Namespace
 
 log = logging.getLogger("dynemu")
 
@@ -105,8 +105,7 @@ class Headers(dict[str, str]):
 new_headers: Callable[[], Headers] = functools.partial(dict.__new__, Headers)  # type: ignore[assignment]
 
 
-@dataclass(slots=True)
-class Request:
+class Request(NamedTuple):
     """One HTTP request, whatever carried it."""
 
     method: str
@@ -127,8 +126,7 @@ class Reply(NamedTuple):
 new_reply: Callable[[tuple[int, list[tuple[str, str]], bytes]], Reply] = functools.partial(tuple.__new__, Reply)
 
 
-@dataclass(slots=True)
-class Context:
+class Context(NamedTuple):
     """What an operation handler knows about its request."""
 
     db: Namespace
@@ -139,6 +137,9 @@ class Context:
 
 
 Handler = Callable[[Context, dict[str, Any]], dict[str, Any]]
+# Request((method, ...)) and Context((db, ...)) on the request path, as new_reply.
+new_request: Callable[[tuple[str, str, str, Headers, str, bytes]], Request] = functools.partial(tuple.__new__, Request)
+new_context: Callable[[tuple[Namespace, str, str, Settings, str]], Context] = functools.partial(tuple.__new__, Context)
 
 # Request ids: 52 characters, as DynamoDB's; unique per process without a random call.
 _request_ids = itertools.count(1)
@@ -367,8 +368,10 @@ class ApiDispatcher:
             route = self._route(target, body)
         validator, operation, handler = route
         validator.validate(operation, body)  # a body that is not an object is refused here
-        ctx = Context(self.namespaces.get(region, access_key), region, access_key, self.settings, request.host)
-        if self.credentials is not None:  # an explicit Deny of a resource-based policy (engine/resource_policies.py)
+        ctx = new_context((self.namespaces.for_request(region, access_key), region, access_key, self.settings, request.host))
+        if self.credentials is not None:  # an explicit Deny of a resource-based policy
+            from dynemu.engine import resource_policies  # imported with --verify-signatures only
+
             resource_policies.enforce(ctx.db, access_key, operation, body)
         return handler(ctx, body)
 

@@ -24,7 +24,7 @@ import logging
 import math
 
 from dynemu import errors
-from dynemu.engine import pitr, streams, ttl
+from dynemu.engine import streams, ttl
 from dynemu.engine.clock import Subscription
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import Namespaces
@@ -109,6 +109,8 @@ class Lifecycle:
         """One pass over every open namespace; returns the number of items TTL deleted."""
         if now is None:
             now = self.namespaces.clock.now()
+        from dynemu.engine import pitr  # with backups: not needed before the first pass
+
         deleted = 0
         for db in list(self.namespaces.databases.values()):
             deleted += sweep(db, now)

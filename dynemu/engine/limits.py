@@ -28,9 +28,8 @@ operation: bounded records, nothing that grows with history.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from dynemu import errors
 
@@ -38,8 +37,7 @@ HOUR = 3600.0
 DAY_SECONDS = 86400
 
 
-@dataclass(frozen=True)
-class AccountLimits:
+class AccountLimits(NamedTuple):  # immutable: built at import for a fifth of a frozen dataclass's cost
     """The configured maxima (flags ``--max-tables`` ... ``--ttl-change-seconds``)."""
 
     max_tables: int = 2500

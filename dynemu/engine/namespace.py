@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from dynemu import errors
-from dynemu.engine import consistency, indexes, limits, pitr, streams, transient, ttl, vectors
+from dynemu.engine import consistency, indexes, limits, streams, transient, ttl, vectors
 from dynemu.engine import writes as writes_
 from dynemu.engine.capacity.admission import TableCapacity
 from dynemu.engine.capacity.throughput import CapacityConfig
@@ -96,6 +96,8 @@ class Namespace:
         streams.bind(self.streams, table)
         ttl.load(table)
         consistency.attach(table, self.consistency)
+        from dynemu.engine import pitr  # with backups, imported once a table exists
+
         pitr.load(table)  # the change history of a table with point-in-time recovery on
         return table
 

@@ -191,6 +191,9 @@ class Namespaces:
         self._names: BoundedCache[str] = BoundedCache(_NAMES_KEPT)
         self.unsaved: list[Unsaved] = []  # what closing namespaces could not save (``close``)
         self._closer = Closer(self._close_failed)  # evicted namespaces' stores, off the loop
+        # the namespaces used since the current request began (``for_request``): never evicted,
+        # since the request may still hold them (a replica's region opened by UpdateTable)
+        self._held: set[str] = set()
         # Global tables: replicas in other regions' namespaces, and the backlog between them.
         self.replication = Replication(self.get, clock, replication_lag_ms, mrsc_conflict_window_ms)
         # State control (engine/state.py): snapshots of memory namespaces, by name.
@@ -250,14 +253,18 @@ class Namespaces:
         _log_unsaved(u)
         self.unsaved.append(u)
 
-    def _evict(self) -> None:
+    def _evict(self) -> bool:
         """Close the least recently used idle namespace: the least recently used one whose
-        store is not compacting, else the least recently used. Its store closes off the loop."""
-        victim = next((n for n, db in self.databases.items() if not db.store.busy), None)
-        if victim is None:
-            victim = next(iter(self.databases))
+        store is not compacting, else the least recently used, never one the current request
+        holds (False when every open one is held: the bound is then passed until the next
+        open). Its store closes off the loop."""
+        free = [n for n in self.databases if n not in self._held]
+        if not free:
+            return False
+        victim = next((n for n in free if not self.databases[n].store.busy), free[0])
         db = self.databases.pop(victim)
         self.unsaved += close_namespace(victim, db, functools.partial(self._closer.close, victim))
+        return True
 
     def _open(self, name: str, given: Store | None = None) -> Namespace:
         db = self.databases.get(name)
@@ -265,8 +272,8 @@ class Namespaces:
             self.databases.move_to_end(name)
             return db
         if self.data_dir is not None:
-            while len(self.databases) >= self.max_open:
-                self._evict()
+            while len(self.databases) >= self.max_open and self._evict():
+                pass
             self._closer.wait(name)  # its store, evicted a moment ago, may still be closing
         # The namespace attaches what lives beside the items (streams, TTL, the stale-read model).
         if given is not None:
@@ -299,11 +306,17 @@ class Namespaces:
                 region, access_key, shared_db=self.shared_db, isolate_access_keys=self.isolate_access_keys
             )
             self._names.put((region, access_key), name)
+        self._held.add(name)
         db = self.databases.get(name)
         if db is None:
             return self._open(name)
         self.databases.move_to_end(name)
         return db
+
+    def for_request(self, region: str, access_key: str) -> Namespace:
+        """``get`` at the start of a request: what the previous request held is released."""
+        self._held.clear()
+        return self.get(region, access_key)
 
     def close(self) -> list[Unsaved]:
         """Close every namespace, each whatever happened to the others; returns (and keeps in

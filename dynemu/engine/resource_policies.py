@@ -45,6 +45,8 @@ ACCOUNT_ID = "000000000000"  # dynemu's account (engine.namespace.ACCOUNT_ID)
 
 @dataclass
 class Policy:
+    """A table's resource-based policy: its JSON document and revision id."""
+
     document: str
     revision: str
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from dynemu import errors
 from dynemu.engine import limits
@@ -23,8 +23,7 @@ MAX_RANGE_KEY_BYTES = 1024
 TYPE_NAMES = {"S": "string", "N": "number", "B": "binary"}
 
 
-@dataclass(frozen=True, slots=True)
-class KeyAttr:
+class KeyAttr(NamedTuple):  # immutable: built at import for a fifth of a frozen dataclass's cost
     """A key attribute and its scalar type."""
 
     name: str

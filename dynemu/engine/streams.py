@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from hashlib import blake2b
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -143,8 +143,7 @@ class Stream:
         return None
 
 
-@dataclass(slots=True)
-class Record:
+class Record(NamedTuple):
     """One stream record as read back: ``event`` is INSERT, MODIFY or REMOVE."""
 
     seq: int

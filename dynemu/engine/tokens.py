@@ -51,6 +51,8 @@ def fingerprint(body: dict[str, Any]) -> bytes:
 
 @dataclass(slots=True)
 class TokenEntry:
+    """A ClientRequestToken's remembered request: what it was, until when, and its outcome."""
+
     fingerprint: bytes
     expires: float
     completed: bool

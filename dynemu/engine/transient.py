@@ -19,10 +19,15 @@ A new GSI stays CREATING (Backfilling) for ``INDEX_CREATE`` seconds at least, an
 one DELETING for ``INDEX_DELETE``; the table is UPDATING meanwhile. The durations are
 dynemu's (DynamoDB's vary with the table): long enough to be seen by a waiter that polls,
 short enough for a test suite. A status is held in memory: a restart completes it.
+
+Whatever ``--transient-delays`` says, a table that ImportTable creates is CREATING until its
+import has COMPLETED ("Import from S3: how it works": the table is created with the import and
+becomes ACTIVE when it completes), held with ``hold``.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from dynemu import errors
@@ -52,6 +57,12 @@ class Statuses:
             until = now + (DURATION[status] if seconds is None else seconds)
             old = self.tables.get(name)
             self.tables[name] = (status, max(until, old[1]) if old and old[0] == status else until)
+
+    def hold(self, name: str, status: str, until: float = math.inf) -> None:
+        """``status`` until ``until`` (default: until held again), whatever
+        ``--transient-delays`` says: a table ImportTable fills is CREATING until its import
+        has COMPLETED (engine/exports/jobs.py)."""
+        self.tables[name] = (status, until)
 
     def begin_index(self, table: str, index: str, status: str, now: float) -> None:
         if self.enabled:

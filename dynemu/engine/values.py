@@ -49,7 +49,7 @@ from decimal import Context, Decimal
 from typing import Any, TypeVar
 
 from dynemu import errors
-from dynemu.cache import BoundedCache, memoized
+from dynemu.cache import memoized
 from dynemu.errors import DynamoError
 
 Value = dict[str, Any]
@@ -448,10 +448,6 @@ class MeasuredMap(dict):  # type: ignore[type-arg]
     unchecked: list[str]
 
 
-# number string -> its size if canonical, else -1: counters, flags and prices repeat (only
-# strings of at most MAX_DIGITS characters: longer ones are never canonical here)
-_CANONICAL_SIZES: BoundedCache[int] = BoundedCache(8192)
-
 
 def measure_map(v: dict[str, Any], type_check: Callable[[Any], Any] | None = None) -> MeasuredMap:
     """``v`` as a MeasuredMap: a value that passes the value rules exactly as it is (an
@@ -478,10 +474,7 @@ def measure_map(v: dict[str, Any], type_check: Callable[[Any], Any] | None = Non
                 y = x.get("N")
                 if y is not None:
                     if type(y) is str and len(x) == 1 and len(y) <= MAX_DIGITS:
-                        n = _CANONICAL_SIZES.get(y)
-                        if n is None:
-                            n = _number_size(y) if _CANONICAL_RE.fullmatch(y) is not None else -1
-                            _CANONICAL_SIZES.put(y, n)
+                        n = _canonical_size(y)
                         if n >= 0:
                             size += n
                             continue
@@ -603,6 +596,19 @@ def _number_size(s: str) -> int:
     also fits all 23 literals measured at the 400 KB gate (eu-west-2, 2026)."""
     if _CANONICAL_RE.fullmatch(s) is None:
         s = format_number(parse_number(s))
+    return _canonical_digits_size(s)
+
+
+@memoized(8192)  # counters, flags and prices repeat
+def _canonical_size(s: str) -> int:
+    """``_number_size`` of ``s`` when it is a number in canonical form, else -1 (``measure_map``:
+    only strings of at most MAX_DIGITS characters, longer ones are never canonical here). One
+    cache and one match per number: a number seen once (an import's counter) pays no more."""
+    return _canonical_digits_size(s) if _CANONICAL_RE.fullmatch(s) is not None else -1
+
+
+def _canonical_digits_size(s: str) -> int:
+    """``_number_size`` of a number in canonical form."""
     if s == "0":
         return 1
     neg = s[0] == "-"

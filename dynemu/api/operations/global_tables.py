@@ -15,7 +15,6 @@ ListGlobalTables lists none, and the others find no global table.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from typing import Any
 
@@ -83,7 +82,7 @@ def _propagate(ctx: Context, body: dict[str, Any]) -> None:
     for region in group.replicas:
         if region == _region(ctx):
             continue
-        other = dataclasses.replace(ctx, db=ctx.db.replication.open_namespace(region, group.access_key), region=region)
+        other = ctx._replace(db=ctx.db.replication.open_namespace(region, group.access_key), region=region)
         try:
             tables.update_table(other, {"TableName": group.name, **shared})
         except errors.DynamoError as e:

@@ -1,8 +1,9 @@
 """The one registry of operation handlers, by X-Amz-Target prefix and operation name.
 
 Every operation's module is imported on the operation's first request, not at start-up: a
-server answering ListTables imports tables.py's modules only, not the expression engine,
-batches, transactions, backups, PartiQL or vector search (docs/architecture.md, "Start-up";
+server answering ListTables imports list_tables.py only, not the table definitions, the
+expression engine, batches, transactions, backups, PartiQL or vector search
+(docs/architecture.md, "Start-up";
 ``tests/test_startup_lazy.py`` checks both the laziness and that this table names every
 operation of every module). The first call of an operation imports its module and keeps its
 handler; later calls go to it directly.
@@ -23,7 +24,8 @@ _PACKAGE = "dynemu.api.operations."
 # under global_tables.
 _LAZY: dict[str, dict[str, tuple[str, ...]]] = {
     DYNAMODB_PREFIX: {
-        "tables": ("CreateTable", "ListTables"),
+        "list_tables": ("ListTables",),
+        "tables": ("CreateTable",),
         "items": ("PutItem", "GetItem", "UpdateItem", "DeleteItem"),
         "query": ("Query", "Scan"),
         "batch": ("BatchGetItem", "BatchWriteItem"),

@@ -1,4 +1,4 @@
-"""CreateTable, DescribeTable, ListTables, DeleteTable, UpdateTable."""
+"""CreateTable, DescribeTable, DeleteTable, UpdateTable (ListTables: list_tables.py)."""
 
 from __future__ import annotations
 
@@ -232,21 +232,6 @@ def describe_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     return {"Table": out}
 
 
-def list_tables(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    limit = body.get("Limit") or 100
-    start = body.get("ExclusiveStartTableName")
-    for name in list(ctx.db.transient.tables):  # a deletion that has run its time is over
-        ctx.db.transient.status(ctx.db, name)
-    names = sorted(ctx.db.tables)
-    if start is not None:
-        names = [n for n in names if n > start]
-    page = names[:limit]
-    out: dict[str, Any] = {"TableNames": page}
-    if len(names) > limit:
-        out["LastEvaluatedTableName"] = page[-1]
-    return out
-
-
 DELETE_OMITS = ("AttributeDefinitions", "KeySchema", "CreationDateTime", "GlobalSecondaryIndexes",
                 "LocalSecondaryIndexes")
 
@@ -343,7 +328,6 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 OPERATIONS = {
     "CreateTable": create_table,
     "DescribeTable": describe_table,
-    "ListTables": list_tables,
     "DeleteTable": delete_table,
     "UpdateTable": update_table,
 }

@@ -1,19 +1,25 @@
 """Exports and imports as the API shows them: their records, their status on the clock, their
 ClientTokens, and the one run of each (API_ExportTableToPointInTime, API_ImportTable).
 
-The work itself happens in the request (the engine never awaits; memory stays flat because
-both directions stream), and the job then stays IN_PROGRESS for ``--import-export-seconds``
-of clock time before it is COMPLETED (or FAILED): a poller sees the states the service goes
-through, a scaled clock shortens them and a virtual clock moves them when it is advanced.
-A record is the job's description in wire form, kept in the namespace's store
-(``backup_keys.EXPORT_META_PREFIX`` / ``IMPORT_META_PREFIX``).
+Both are asynchronous, as on DynamoDB: the request answers IN_PROGRESS at once, and the work
+runs in steps on the server's event loop (``run_steps``; a chunk of items per step, as a GSI's
+backfill does), so other requests are answered while a large import or export runs; memory
+stays flat because both directions stream. A job is IN_PROGRESS until its work is done and
+at least ``--import-export-seconds`` of clock time has passed since it started (a scaled clock
+shortens that, a virtual clock moves it when advanced); then COMPLETED, or FAILED. The table
+an import fills is CREATING meanwhile (``transient.Statuses.hold``: DescribeTable shows it,
+the data plane answers ResourceNotFoundException), ACTIVE once the import has COMPLETED; a
+FAILED import drops it. A record is the job's description in wire form, kept in the
+namespace's store (``backup_keys.EXPORT_META_PREFIX`` / ``IMPORT_META_PREFIX``) and saved after
+every step, so DescribeImport shows the counters as they grow.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -70,8 +76,17 @@ def find(store: Store, kind: str, arn: str) -> dict[str, Any]:
     return orjson.loads(raw)  # type: ignore[no-any-return]
 
 
+# ARNs of the jobs whose steps run in this process: a record left IN_PROGRESS by a server that
+# stopped midway is not among them, and reads FAILED
+_RUNNING: set[str] = set()
+INTERRUPTED = ("InternalServerError", "The server stopped before the job ended")  # UNSURE: code and text
+
+
 def status(record: dict[str, Any], now: float) -> str:
-    if now < record["ends"]:
+    ends = record.get("ends")
+    if ends is None:
+        return "IN_PROGRESS" if record["arn"] in _RUNNING else "FAILED"
+    if now < ends:
         return "IN_PROGRESS"
     return "FAILED" if record["description"].get("FailureCode") else "COMPLETED"
 
@@ -81,15 +96,53 @@ def describe(record: dict[str, Any], now: float, kind: str) -> dict[str, Any]:
     out = dict(record["description"])
     out[_STATUS[kind]] = state = status(record, now)
     if state == "IN_PROGRESS":
-        for counted in ("ItemCount", "BilledSizeBytes", "FailureCode", "FailureMessage"):
+        for counted in ("ItemCount", "BilledSizeBytes", "FailureCode", "FailureMessage", "ExportManifest"):
             out.pop(counted, None)
+    elif record.get("ends") is None:  # interrupted
+        out.update(FailureCode=INTERRUPTED[0], FailureMessage=INTERRUPTED[1])
     else:
         out["EndTime"] = record["ends"]
     return out
 
 
 def running(store: Store, kind: str, now: float) -> int:
-    return sum(1 for r in all_jobs(store, kind) if now < r["ends"])
+    return sum(1 for r in all_jobs(store, kind) if status(r, now) == "IN_PROGRESS")
+
+
+def run_steps(work: Iterator[None], done: Callable[[BaseException | None], None]) -> None:
+    """Run ``work`` a step per turn of the event loop, then ``done`` (with the exception that
+    stopped it, if any); without a running loop (the engine driven directly), at once."""
+
+    def step() -> None:
+        try:
+            next(work)
+        except StopIteration:
+            done(None)
+            return
+        except Exception as e:  # noqa: BLE001 - the job fails; the loop goes on
+            done(e)
+            return
+        loop.call_soon(step)
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        try:
+            for _ in work:
+                pass
+        except Exception as e:  # noqa: BLE001
+            done(e)
+            return
+        done(None)
+        return
+    loop.call_soon(step)
+
+
+def _ended(record: dict[str, Any], now: float) -> float:
+    """When a job whose work is done ends: at least ``seconds`` after it started."""
+    record["ends"] = max(now, record["started"] + record["seconds"])
+    _RUNNING.discard(record["arn"])
+    return record["ends"]  # type: ignore[no-any-return]
 
 
 def by_token(store: Store, kind: str, token: str | None, request: dict[str, Any],
@@ -111,8 +164,10 @@ def by_token(store: Store, kind: str, token: str | None, request: dict[str, Any]
 
 def run_export(db: Any, objects: Objects, table: Table, record: dict[str, Any], *, when: float,
                window: tuple[float, float] | None, view: str, seconds: float) -> dict[str, Any]:
-    """Write the export of ``table`` (as of ``when``, or its changes in ``window``) and keep
-    its record; ``record["description"]`` holds the request's members already."""
+    """Start the export of ``table`` (as of ``when``, or its changes in ``window``) in steps
+    (``run_steps``) and keep its record; ``record["description"]`` holds the request's members
+    already. The items are read from point-in-time recovery's history as of ``when``, which
+    later writes do not change, so the steps may interleave with them."""
     d = record["description"]
     now = db.now()
     fmt = d["ExportFormat"]
@@ -120,7 +175,7 @@ def run_export(db: Any, objects: Objects, table: Table, record: dict[str, Any], 
     base = layout.export_base(d.get("S3Prefix"), export_id)
     summary: dict[str, Any] = {
         "version": "2020-06-30" if window is None else "2023-08-01",  # UNSURE: incremental's version
-        "exportArn": d["ExportArn"], "startTime": utc(now), "endTime": utc(now + seconds),
+        "exportArn": d["ExportArn"], "startTime": utc(now), "endTime": "",
         "tableArn": table.spec.arn, "tableId": table.spec.uuid, "exportTime": utc(when),
         "s3Bucket": d["S3Bucket"], "s3Prefix": d.get("S3Prefix"), "s3SseAlgorithm": d.get("S3SseAlgorithm", "AES256"),
         "s3SseKmsKeyId": d.get("S3SseKmsKeyId"), "outputFormat": fmt,
@@ -131,15 +186,30 @@ def run_export(db: Any, objects: Objects, table: Table, record: dict[str, Any], 
         summary.update(exportType="INCREMENTAL_EXPORT", outputView=view,
                        exportFromTime=utc(window[0]), exportToTime=utc(window[1]))
         lines = history.change_lines(db.store, table.spec, window[0], window[1], view, fmt)
-    suffix = ".ion.gz" if fmt == "ION" else ".json.gz"
-    try:
-        written = layout.write_export(objects, d["S3Bucket"], base, lines, summary, suffix)
-        d.update(ExportManifest=written.manifest_key, ItemCount=written.items, BilledSizeBytes=written.size)
-    except (ObjectStoreError, OSError) as e:
-        d.update(FailureCode="S3NoSuchBucket" if not objects.bucket_exists(d["S3Bucket"]) else "S3AccessDenied",
-                 FailureMessage=str(e))  # UNSURE: the codes the service reports
-    record.update(started=now, ends=now + seconds)
+    written = layout.Written()
+    record.update(started=now, ends=None, seconds=seconds)
+    _RUNNING.add(record["arn"])
     save(db.store, "export", record)
+
+    def done(error: BaseException | None) -> None:
+        try:
+            if error is None:
+                summary["endTime"] = utc(max(db.now(), now + seconds))
+                layout.finish_export(objects, d["S3Bucket"], base, written, summary)
+                d.update(ExportManifest=written.manifest_key, ItemCount=written.items, BilledSizeBytes=written.size)
+        except (ObjectStoreError, OSError) as e:
+            error = e
+        if isinstance(error, ObjectStoreError | OSError):
+            d.update(FailureCode="S3NoSuchBucket" if not objects.bucket_exists(d["S3Bucket"]) else "S3AccessDenied",
+                     FailureMessage=str(error))  # UNSURE: the codes the service reports
+        elif error is not None:
+            log.error("export %s failed", d["ExportArn"], exc_info=error)
+            d.update(FailureCode=INTERRUPTED[0], FailureMessage=str(error))
+        _ended(record, db.now())
+        save(db.store, "export", record)
+
+    run_steps(layout.write_data(objects, d["S3Bucket"], base, lines, written, ".ion.gz" if fmt == "ION" else ".json.gz"),
+              done)
     return record
 
 
@@ -177,31 +247,24 @@ def import_source(objects: Objects, bucket: str, prefix: str, fmt: str, compress
 
 
 def run_import(db: Any, objects: Objects, table: Table, record: dict[str, Any], seconds: float) -> dict[str, Any]:
-    """Fill the new ``table`` from the record's S3BucketSource; the counters and status go into
-    ``record``. A source that cannot be listed fails the import and drops the table (nothing
-    was imported); so does anything that stops it midway: no half-made table is left."""
+    """Start filling the new ``table`` from the record's S3BucketSource in steps
+    (``run_steps``); the counters and status go into ``record``. The table is CREATING until
+    the import has COMPLETED. A source that cannot be listed or read fails the import and
+    drops the table; so does anything that stops it midway: no half-made table is left."""
     d = record["description"]
     now = db.now()
     src = d["S3BucketSource"]
-    record.update(started=now, ends=now + seconds)
+    record.update(started=now, ends=None, seconds=seconds)
+    _RUNNING.add(record["arn"])
+    db.transient.hold(table.name, "CREATING")
     try:
         source = import_source(objects, src["S3Bucket"], src.get("S3KeyPrefix") or "", d["InputFormat"],
                                d["InputCompressionType"], (d.get("InputFormatOptions") or {}).get("Csv") or {})
     except ObjectStoreError as e:
-        db.drop_table(table)
         d.update(FailureCode="S3NoSuchBucket" if not objects.bucket_exists(src["S3Bucket"]) else "S3NoSuchKey",
                  FailureMessage=errors.msg_bad_source(f"s3://{src['S3Bucket']}", str(e)))  # UNSURE: codes
-        save(db.store, "import", record)
+        _import_ended(db, table, record)
         return record
-    try:
-        return _fill(db, table, source, record)
-    except BaseException:
-        db.drop_table(table)
-        raise
-
-
-def _fill(db: Any, table: Table, source: loader.Source, record: dict[str, Any]) -> dict[str, Any]:
-    d = record["description"]
     counts = loader.Counts()
     stream = d["ImportArn"].rpartition("/")[2] + "/error"
 
@@ -209,14 +272,42 @@ def _fill(db: Any, table: Table, source: loader.Source, record: dict[str, Any]) 
         if counts.errors <= loader.MAX_LOGGED_ERRORS:
             log.warning("%s %s: %s", LOG_GROUP, stream, e)
 
-    try:
-        loader.load(db, table, source, counts, logged)
-    except errors.DynamoError:
-        raise
-    except Exception as e:  # noqa: BLE001 - a file that cannot be read or decompressed fails the import
-        d.update(FailureCode="S3NoSuchKey" if isinstance(e, ObjectStoreError) else "InvalidInput",
-                 FailureMessage=errors.msg_bad_source(f"s3://{d['S3BucketSource']['S3Bucket']}", str(e)))
+    def work() -> Iterator[None]:
+        for _ in loader.steps(db, table, source, counts, logged):
+            if db.tables.get(table.name) is not table:
+                raise RuntimeError("the table was removed during the import")
+            _count(d, counts)
+            save(db.store, "import", record)  # DescribeImport's counters as they grow
+            yield
+
+    def done(error: BaseException | None) -> None:
+        _count(d, counts)
+        if isinstance(error, errors.DynamoError | RuntimeError):  # the store, or the table gone
+            log.error("import %s failed", d["ImportArn"], exc_info=error)
+            d.update(FailureCode=INTERRUPTED[0], FailureMessage=str(error))
+        elif error is not None:  # a file that cannot be read or decompressed
+            d.update(FailureCode="S3NoSuchKey" if isinstance(error, ObjectStoreError) else "InvalidInput",
+                     FailureMessage=errors.msg_bad_source(f"s3://{src['S3Bucket']}", str(error)))
+        _import_ended(db, table, record)
+
+    save(db.store, "import", record)
+    run_steps(work(), done)
+    return record
+
+
+def _count(d: dict[str, Any], counts: loader.Counts) -> None:
     d.update(ErrorCount=counts.errors, ProcessedItemCount=counts.processed, ImportedItemCount=counts.imported,
              ProcessedSizeBytes=counts.size)
+
+
+def _import_ended(db: Any, table: Table, record: dict[str, Any]) -> None:
+    """The work is over: a FAILED import drops its table; a COMPLETED one's table is ACTIVE
+    once the job ends on the clock."""
+    ends = _ended(record, db.now())
+    if record["description"].get("FailureCode"):
+        db.transient.tables.pop(table.name, None)
+        if db.tables.get(table.name) is table:
+            db.drop_table(table)
+    else:
+        db.transient.hold(table.name, "CREATING", ends)
     save(db.store, "import", record)
-    return record

@@ -21,7 +21,7 @@ import gzip
 import hashlib
 import io
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -72,24 +72,42 @@ def write_export(objects: Objects, bucket: str, base: str, lines: Iterable[tuple
                  summary: dict[str, Any], suffix: str = ".json.gz") -> Written:
     """Write ``lines`` ((line, item size) pairs) as the data files of the export at ``base``,
     then the files manifest and the summary (``summary``'s fields, with the counts)."""
-    objects.put(bucket, f"{base}/_started", b"")
     out = Written()
+    for _ in write_data(objects, bucket, base, lines, out, suffix):
+        pass
+    finish_export(objects, bucket, base, out, summary)
+    return out
+
+
+def write_data(objects: Objects, bucket: str, base: str, lines: Iterable[tuple[bytes, int]], out: Written,
+               suffix: str = ".json.gz") -> Iterator[None]:
+    """The data files of ``write_export``, a step (``STEP_LINES`` lines) per ``next``: an
+    export on the server's event loop yields to other requests between steps."""
+    objects.put(bucket, f"{base}/_started", b"")
     it = iter(lines)
     while True:
         key = f"{base}/data/{random_name()}{suffix}"
-        count = _write_file(objects, bucket, key, it, out)
+        count = yield from _write_file(objects, bucket, key, it, out)
         if count < ITEMS_PER_FILE:
             break
+
+
+def finish_export(objects: Objects, bucket: str, base: str, out: Written, summary: dict[str, Any]) -> None:
+    """The files manifest and the summary of the data files ``out`` lists."""
     manifest = b"".join(orjson.dumps(f) + b"\n" for f in out.files)
     files_key = f"{base}/manifest-files.json"
     _put_with_checksum(objects, bucket, files_key, manifest)
     summary = {**summary, "manifestFilesS3Key": files_key, "billedSizeBytes": out.size, "itemCount": out.items}
     out.manifest_key = f"{base}/manifest-summary.json"
     _put_with_checksum(objects, bucket, out.manifest_key, orjson.dumps(summary))
-    return out
 
 
-def _write_file(objects: Objects, bucket: str, key: str, it: Iterator[tuple[bytes, int]], out: Written) -> int:
+STEP_LINES = 4096  # lines written per step of ``write_data``
+
+
+def _write_file(objects: Objects, bucket: str, key: str, it: Iterator[tuple[bytes, int]],
+                out: Written) -> Generator[None, None, int]:
+    """One data file of at most ``ITEMS_PER_FILE`` lines; returns how many it holds."""
     count = 0
     with objects.writer(bucket, key) as target:
         hashing = _Hashing(target)
@@ -103,6 +121,8 @@ def _write_file(objects: Objects, bucket: str, key: str, it: Iterator[tuple[byte
                 if len(buffer) >= 1024:
                     gz.write(b"".join(buffer))
                     buffer = []
+                    if count % STEP_LINES == 0:
+                        yield
                 if count >= ITEMS_PER_FILE:
                     break
             if buffer:

@@ -102,7 +102,17 @@ def _csv(key: str, lines: Iterator[bytes], source: Source, key_types: dict[str, 
 def load(db: Any, table: Table, source: Source, counts: Counts, on_error: ErrorSink,
          progress: Progress | None = None) -> None:
     """Write every good record of ``source`` into ``table`` (puts, and an incremental export's
-    deletes); ``counts`` follows."""
+    deletes); ``counts`` follows, and ``progress`` sees it after every chunk."""
+    for _ in steps(db, table, source, counts, on_error):
+        if progress is not None:
+            progress(counts)
+    if progress is not None:
+        progress(counts)
+
+
+def steps(db: Any, table: Table, source: Source, counts: Counts, on_error: ErrorSink) -> Iterator[None]:
+    """``load`` a chunk (one executor call) per ``next``: ImportTable runs these steps on the
+    server's event loop, which answers other requests between two of them."""
     key_types = {a.name: a.type for a in table.spec.attribute_definitions if a.name in table.spec.key_names}
     pending: list[tuple[Write, str, int]] = []
     for key, n, (item, keys) in records(source, key_types, counts, on_error):
@@ -115,12 +125,9 @@ def load(db: Any, table: Table, source: Source, counts: Counts, on_error: ErrorS
         if len(pending) >= _CHUNK:
             _flush(db, pending, counts, on_error, table)
             pending = []
-            if progress is not None:
-                progress(counts)
+            yield
     if pending:
         _flush(db, pending, counts, on_error, table)
-    if progress is not None:
-        progress(counts)
 
 
 def _write(table: Table, item: dict[str, Any] | None, keys: dict[str, Any] | None) -> Write:

@@ -42,6 +42,8 @@ _BACKFILL_CHUNK = 100
 
 @dataclass
 class Replica:
+    """One region of a global table, as DescribeTable's Replicas shows it."""
+
     region: str
     status: str = "ACTIVE"
     table_class: str | None = None  # ReplicaTableClass / TableClassOverride
@@ -50,6 +52,8 @@ class Replica:
 
 @dataclass
 class GlobalTable:
+    """A global table: its replicas by region and its multi-Region consistency."""
+
     name: str
     access_key: str
     consistency: str = "EVENTUAL"  # MultiRegionConsistency

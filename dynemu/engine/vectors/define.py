@@ -36,6 +36,8 @@ class VectorIndexDefinition:
 
 @dataclass
 class VectorUpdatePlan:
+    """The vector indexes an UpdateTable creates and deletes."""
+
     creates: list[VectorIndexSpec] = field(default_factory=list)
     deletes: list[str] = field(default_factory=list)
 
