@@ -433,14 +433,16 @@ def read_keys(
     parts = _admit_transaction(db, reads, now) if cancel else None
     budget = MAX_BATCH_GET_BYTES if on_throttle == "unprocess" else inf
     throttle: errors.DynamoError | None = None
+    ledger = result.ledger
     for i, r in enumerate(reads):
         table, key = r.table, r.key
+        cap = table.capacity
         suffix = keyspace.hashed_part(key)
         if parts is not None:
             p = parts[i]
         else:
             try:
-                p = table.capacity.admit(suffix, now, whole=whole)
+                p = cap.admit(suffix, now, whole=whole)
             except errors.DynamoError as e:
                 if whole or e.type_name not in THROTTLE_ERRORS:
                     raise
@@ -451,16 +453,17 @@ def read_keys(
         consistent = r.consistent or cancel
         if not consistent and table.recent is not None:  # the replication-lag model (--eventual-lag-ms)
             item = consistency.stale_item(table, key, item, now)
-        if item is not None and size > budget:
-            result.unprocessed.extend(reads[i:])
-            break
-        budget -= size if item is not None else 0
+        if item is not None:
+            if size > budget:
+                result.unprocessed.extend(reads[i:])
+                break
+            budget -= size
         result.done.append(r)
         result.items.append(item)
-        read_h = capacity.read_units_h(size, consistent, transactional=cancel)  # each item rounded to 4 KB
-        table.capacity.charge(p, suffix, now, read=read_h / 2)
-        if result.ledger is not None:
-            result.ledger.for_table(r.table_name or table.name).add_read(read_h)
+        read_h = capacity.read_units_h(size, consistent, cancel)  # each item rounded to 4 KB
+        cap.charge(p, suffix, now, read=read_h / 2)
+        if ledger is not None:
+            ledger.for_table(r.table_name or table.name).add_read(read_h)
     if throttle is not None and not result.done:  # every key refused: one ThrottledRequests
         throttled_requests(r.table.capacity for r in reads)  # of each table (metrics-dimensions.html)
         raise throttle
