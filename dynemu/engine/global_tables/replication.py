@@ -42,7 +42,7 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -56,8 +56,15 @@ from dynemu.engine.writes import Write
 from dynemu.storage import replication_keys as keys
 from dynemu.storage.base import Store, WriteBatch
 
-if TYPE_CHECKING:
-    from dynemu.engine.namespace import Namespace
+
+class Namespace(Protocol):
+    """What replication needs of a region's namespace (``engine.namespace.Namespace``, which
+    imports this module: named by its shape, not imported)."""
+
+    store: Store
+    tables: dict[str, Table]
+
+    def execute(self, writes: list[Write], *, on_throttle: Any = ...) -> Any: ...
 
 log = logging.getLogger("dynemu.engine.global_tables.replication")
 
