@@ -406,6 +406,31 @@ def test_transaction_refused_by_a_gsi_is_cancelled_whole(virtual: Virtual) -> No
     assert "Item" not in virtual.ddb.get_item(TableName=t, Key={"pk": {"S": "plain"}})  # all or nothing
 
 
+@pytest.mark.parametrize("virtual", ["gac"], indirect=True)
+def test_transact_get_refused_by_a_throttle_is_cancelled_whole(virtual: Virtual) -> None:
+    """The read executor's ``cancel`` policy: every key admitted before any is read; the
+    throttled action carries its reason, every other None."""
+    spent = virtual.create("tx-get-spent", rcu=1, wcu=100)
+    roomy = virtual.create("tx-get-roomy", rcu=100, wcu=100)
+    virtual.ddb.put_item(TableName=spent, Item={"pk": {"S": "big"}, "v": {"S": "y" * 390_000}})
+    virtual.ddb.put_item(TableName=roomy, Item={"pk": {"S": "a"}})
+    gets = [{"Get": {"TableName": roomy, "Key": {"pk": {"S": "a"}}}},
+            {"Get": {"TableName": spent, "Key": {"pk": {"S": "big"}}}}]
+    for _ in range(10):  # 196 units a read, against 1 RCU and its 300 s burst
+        try:
+            virtual.ddb.transact_get_items(TransactItems=gets)
+        except ClientError as err:
+            assert err.response["Error"]["Code"] == "TransactionCanceledException"
+            assert err.response["CancellationReasons"] == [
+                {"Code": "None"}, {"Code": "ProvisionedThroughputExceeded", "Message": TABLE_MESSAGE}]
+            break
+    else:
+        raise AssertionError("the table's read capacity was never spent")
+    # a transactional read: 2 units per 4 KB (transaction-apis.md)
+    consumed = virtual.ddb.transact_get_items(TransactItems=gets[:1], ReturnConsumedCapacity="TOTAL")
+    assert consumed["ConsumedCapacity"] == [{"TableName": roomy, "CapacityUnits": 2.0, "ReadCapacityUnits": 2.0}]
+
+
 # --- calibration: what DynamoDB documents as available is never refused (issue 10) ------------
 
 

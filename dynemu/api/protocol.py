@@ -153,15 +153,27 @@ def new_request_id() -> str:
     return f"{_RID_PREFIX}{next(_request_ids):012X}"
 
 
-def parse_credential(auth: str) -> tuple[str, str]:
-    """(access key id, region) from a SigV4 Authorization header's credential scope."""
+def credential_scope(auth: str) -> str | None:
+    """The text after ``Credential=`` in a SigV4 Authorization header, up to the next comma
+    (``AKID/date/region/service/aws4_request``); None when there is none."""
     i = auth.find("Credential=")
     if i < 0:
+        return None
+    j = auth.find(",", i)
+    return auth[i + 11 : j] if j >= 0 else auth[i + 11 :]
+
+
+def scope_identity(scope: str | None) -> tuple[str, str]:
+    """(access key id, region) of a credential scope (``credential_scope``)."""
+    if scope is None:
         return "", DEFAULT_REGION
-    scope = auth[i + 11 :].split(",", 1)[0].strip().split("/")
-    access_key = scope[0]
-    region = scope[2] if len(scope) > 2 and scope[2] else DEFAULT_REGION
-    return access_key, region
+    parts = scope.strip().split("/")
+    return parts[0], parts[2] if len(parts) > 2 and parts[2] else DEFAULT_REGION
+
+
+def parse_credential(auth: str) -> tuple[str, str]:
+    """(access key id, region) from a SigV4 Authorization header's credential scope."""
+    return scope_identity(credential_scope(auth))
 
 
 class ApiDispatcher:
@@ -280,12 +292,8 @@ class ApiDispatcher:
             log.exception("internal error handling %s", headers.get("x-amz-target"))
             self._observe(headers, started, "InternalServerError")
             return self._error(request, errors.internal_server_error(), reply_type)
-        metrics = self.metrics
-        if metrics is not None:
-            operation = (headers.get("x-amz-target") or "").rpartition(".")[2]
-            if operation not in self._known_operations:  # bound the label set
-                operation = "unknown"
-            metrics.observe(operation, perf_counter() - started, None)
+        if self.metrics is not None:
+            self._observe(headers, started, None)
         # None: an operation whose success has no body (TagResource, UntagResource)
         return self._respond(request, 200, orjson.dumps(result) if result is not None else b"", reply_type)
 
@@ -300,6 +308,7 @@ class ApiDispatcher:
         return self.cloudwatch(request, "cbor")
 
     def _observe(self, headers: Headers, started: float, error: str | None) -> None:
+        """Count the request and its latency per operation (and error), when metrics are on."""
         if self.metrics is not None:
             operation = (headers.get("x-amz-target") or "").rpartition(".")[2]
             if operation not in self._known_operations:  # bound the label set
@@ -324,15 +333,13 @@ class ApiDispatcher:
                 body=raw,
                 credentials=self.credentials,
             )
-        i = auth.find("Credential=")
-        if i < 0:
+        scope = credential_scope(auth)
+        if scope is None:
             return "", check_region(DEFAULT_REGION)
-        j = auth.find(",", i)
-        scope = auth[i + 11 : j] if j >= 0 else auth[i + 11 :]
         known = self._scopes.get(scope)
         if known is not None:
             return known
-        access_key, region = parse_credential(auth)
+        access_key, region = scope_identity(scope)
         known = check_access_key(access_key), check_region(region)
         self._scopes.put(scope, known)
         return known

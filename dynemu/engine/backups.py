@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import orjson
 
 from dynemu import errors
+from dynemu.engine import limits, streams, ttl
 from dynemu.engine.schema import IndexSpec, TableSpec, Throughput
 from dynemu.engine.table import Table, decode_stored, stored_size
 from dynemu.engine.writes import Write, WriteResult
@@ -43,6 +44,8 @@ class Namespace(Protocol):
 
     store: Store
     tables: dict[str, Table]
+    limits: limits.AccountLimits
+    control_plane: limits.ControlPlane
 
     def now(self) -> float: ...
 
@@ -133,6 +136,54 @@ def create(db: Namespace, table: Table, name: str, features: dict[str, Any], kin
     finally:
         snap.close()
     return backup
+
+
+# --- the control-plane operations: each admitted first at its documented rate (limits.ControlPlane) ---
+
+
+def source_table(db: Namespace, name: str) -> Table:
+    """The table a backup operation names (or its ARN), else TableNotFoundException "Table
+    not found: <name>" (as the service answers: hashicorp/terraform-provider-aws#26577)."""
+    table = db.tables.get(name)
+    if table is None:
+        for candidate in db.tables.values():
+            if candidate.spec.arn == name:
+                return candidate
+        raise errors.DynamoError("TableNotFoundException", errors.msg_backup_table_not_found(name))
+    return table
+
+
+def source_features(table: Table) -> dict[str, Any]:
+    """SourceTableFeatureDetails kept with a backup: the stream and TTL settings it had."""
+    out: dict[str, Any] = {}
+    ts = streams.of_table(table)
+    if ts is not None and ts.active is not None:
+        out["StreamDescription"] = {"StreamEnabled": True, "StreamViewType": ts.active.view_type}
+    state = ttl.describe(table)
+    if state.enabled and state.attribute is not None:
+        out["TimeToLiveDescription"] = {"TimeToLiveStatus": "ENABLED", "AttributeName": state.attribute}
+    return out
+
+
+def create_backup(db: Namespace, table_name: str, backup_name: str) -> Backup:
+    """CreateBackup: admitted, the table, the account's backup limit, then the snapshot."""
+    db.control_plane.admit("CreateBackup", db.now())
+    table = source_table(db, table_name)
+    limits.check_backups(db.limits, sum(1 for b in all_backups(db.store) if b.kind == "USER"))
+    return create(db, table, backup_name, source_features(table))
+
+
+def list_backups(db: Namespace) -> list[Backup]:
+    """ListBackups: admitted, then every backup not past its expiry (unordered)."""
+    db.control_plane.admit("ListBackups", db.now())
+    expire(db.store, db.now())
+    return list(all_backups(db.store))
+
+
+def backup_to_restore(db: Namespace, arn: str) -> Backup:
+    """RestoreTableFromBackup: admitted, then the backup (BackupNotFoundException)."""
+    db.control_plane.admit("RestoreTableFromBackup", db.now())
+    return find(db.store, arn)
 
 
 def all_backups(store: Reader) -> Iterator[Backup]:

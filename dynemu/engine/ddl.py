@@ -66,7 +66,8 @@ class GsiChange:
 @dataclass
 class TableUpdate:
     """An UpdateTable request. ``None`` (or False for the ``*_given`` flags) means "not in
-    the request"; ``gsi_updates`` None is no GlobalSecondaryIndexUpdates, [] an empty list."""
+    the request"; ``gsi_updates_given`` without any GSI create, delete or change is an empty
+    GlobalSecondaryIndexUpdates list."""
 
     billing_mode: str | None = None
     provisioned: tuple[int, int] | None = None

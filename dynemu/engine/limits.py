@@ -195,8 +195,18 @@ def check_ttl_change(changed_at: float | None, now: float, seconds: float = DEFA
         raise errors.validation(errors.MSG_COOLDOWN)
 
 
-def describe(limits: AccountLimits) -> dict[str, int]:
-    """DescribeLimits: the configured account and table maxima."""
+class _Account(Protocol):
+    limits: AccountLimits
+    control_plane: ControlPlane
+
+    def now(self) -> float: ...
+
+
+def describe_limits(db: _Account) -> dict[str, int]:
+    """DescribeLimits: admitted at its documented rate (``ControlPlane``), then the configured
+    account and table maxima."""
+    db.control_plane.admit("DescribeLimits", db.now())
+    limits = db.limits
     return {
         "AccountMaxReadCapacityUnits": limits.account_max_read,
         "AccountMaxWriteCapacityUnits": limits.account_max_write,

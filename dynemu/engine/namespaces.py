@@ -66,7 +66,7 @@ def invalid_region(region: str) -> errors.DynamoError:
     shown = region if len(region) <= 64 else region[:64] + "..."
     return errors.DynamoError(
         "InvalidSignatureException",
-        f"Credential should be scoped to a valid region, not '{shown}'.",
+        errors.MSG_INVALID_REGION.format(region=shown),
         namespace=errors.CORAL_NS,
     )
 
@@ -81,7 +81,7 @@ def check_access_key(access_key: str) -> str:
     if ANY_ACCESS_KEY.fullmatch(access_key) is None:
         raise errors.DynamoError(
             "UnrecognizedClientException",
-            "The security token included in the request is invalid.",
+            errors.MSG_UNKNOWN_ACCESS_KEY,
             namespace=errors.CORAL_NS,
         )
     return access_key

@@ -1,12 +1,18 @@
 """The one read executor: GetItem, BatchGetItem, TransactGetItems, Query and Scan.
 
-It owns what a read means once the request is parsed: the source (the table or one of its
-indexes, ``find_index``), the storage range (key condition, segment), ExclusiveStartKey,
-admission by the partition where the read starts and the debit of what it consumed
-(``dynemu.engine.capacity.units`` for the rules), the stale-read model of eventually
-consistent reads (``dynemu.engine.consistency``), an LSI's fetch of attributes it does not
-project, and the page limits below. It returns items and the ConsumedCapacity; projection
-of the returned items and their wire shape are the API layer's.
+It owns what a read means once the request is parsed. Every read goes admit -> read ->
+stale model -> charge: admission by the partition of the item or where the range starts
+(``TableCapacity.admit``), the stale-read model of eventually consistent reads
+(``dynemu.engine.consistency``; a GSI's lag), and the one debit of what it consumed
+(``TableCapacity.charge``; ``dynemu.engine.capacity.units`` for the rules).
+
+Keyed reads (GetItem, BatchGetItem, TransactGetItems, PartiQL's) go through one loop,
+``read_keys``, with what to do on a throttle (``on_throttle``), as writes do
+(``engine.writes``). A Query or Scan page (``read_range``) also owns its source (the table
+or one of its indexes, ``find_index``), the storage range (key condition, segment),
+ExclusiveStartKey, an LSI's fetch of attributes it does not project, and the page limits
+below. It returns items and the ConsumedCapacity; projection of the returned items and
+their wire shape are the API layer's.
 
 The page loop shared by Query and Scan:
 
@@ -24,7 +30,8 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate, islice
-from typing import TYPE_CHECKING, Any
+from math import inf
+from typing import TYPE_CHECKING, Any, Literal
 
 from orjson import Fragment, loads
 
@@ -261,8 +268,7 @@ def read_range(db: Namespace, r: RangeRead) -> RangeResult:
     # LSI's fetches are the table's, each item rounded to 4 KB (LSI.md).
     units_h = capacity.query_read_units_h(page.read_bytes, r.consistent)
     fetch_h = capacity.query_read_units_h(page.fetch_bytes, r.consistent) if page.fetched else 0
-    state.debit(p, (units_h + fetch_h) / 2, 0.0, now, suffix)
-    cap.maintain(now)  # what is due on the table's and its GSIs' capacity
+    cap.charge(p, suffix, now, read=(units_h + fetch_h) / 2, state=state)
     cc = None
     if r.consumed:
         cc = ConsumedCapacity(r.table_name)
@@ -294,11 +300,6 @@ def _scan_range(table: Table, ix: Index | None, segment: int | None, total: int 
     if total is None:
         return prefix, keyspace.prefix_end(prefix)
     return keyspace.segment_range(prefix, segment or 0, total)
-
-
-def segment_bounds(table_id: int, segment: int, total: int, prefix: bytes | None = None) -> tuple[bytes, bytes]:
-    """The storage range of one parallel-scan segment (``prefix``: an index's)."""
-    return keyspace.segment_range(keyspace.items_prefix(table_id) if prefix is None else prefix, segment, total)
 
 
 def _start_key(table: Table, ix: Index | None, esk: Item | None, invalid: str) -> bytes | None:
@@ -380,6 +381,10 @@ def _index_fetch(r: RangeRead, table: Table, ix: Index) -> tuple[Fetch | None, f
 # not only if the limit is 16,000,000 bytes, so that is the limit used.
 MAX_BATCH_GET_BYTES = 16_000_000
 
+# What happens to a refused key read (API reference of each operation): ``raise`` the error
+# (GetItem); ``unprocess`` it (BatchGetItem); ``cancel`` the transaction (TransactGetItems).
+OnThrottle = Literal["raise", "unprocess", "cancel"]
+
 
 @dataclass(slots=True)
 class KeyRead:
@@ -388,98 +393,94 @@ class KeyRead:
     table: Table
     key: bytes
     attrs: Item  # the Key as sent
-    table_name: str = ""  # as the request named it
+    table_name: str = ""  # as the request named it: ConsumedCapacity's TableName; "": the table's name
     consistent: bool = False
 
 
-def get_item(db: Namespace, r: KeyRead, *, consumed: bool = False) -> tuple[Item | None, ConsumedCapacity | None]:
-    """GetItem: admitted by the item's partition, read (eventually consistent reads through
-    the lag model), charged per 4 KB; a missing item costs the minimum."""
-    table, key = r.table, r.key
+class KeyReadResult:
+    """What ``read_keys`` did: the keys read (``done``) and their items (``items``, None
+    where no item has the key), in request order; ``unprocessed`` (policy ``unprocess``);
+    the ConsumedCapacity ``ledger`` when asked (``consumed=True``)."""
+
+    __slots__ = ("done", "items", "unprocessed", "ledger")
+
+    def __init__(self, ledger: CapacityLedger | None) -> None:
+        self.done: list[KeyRead] = []
+        self.items: list[Item | None] = []
+        self.unprocessed: list[KeyRead] = []
+        self.ledger = ledger
+
+
+def read_keys(
+    db: Namespace, reads: list[KeyRead], *, on_throttle: OnThrottle = "raise", consumed: bool = False
+) -> KeyReadResult:
+    """Run ``reads`` through admit -> read -> stale model -> charge, in request order.
+
+    Each key is admitted by its item's partition, read (an eventually consistent read
+    through the replication-lag model, ``engine.consistency``) and charged per 4 KB, a
+    missing item the minimum (``engine.capacity.units``). ``on_throttle`` is the policy:
+    ``raise`` (GetItem): a refusal is the request's error, one ThrottledRequests;
+    ``unprocess`` (BatchGetItem): a throttled key is left unprocessed, and so is every key
+    from the first whose item would take the response past 16 MB; the request is throttled
+    only when no key at all could be read (API reference); ``cancel`` (TransactGetItems):
+    at most one read per item, every key admitted before any is read (a throttle cancels
+    the whole request), then all read in this one synchronous call, a consistent snapshot
+    at 2 units per 4 KB (transaction-apis.md)."""
     now = db.now()
-    p = table.capacity.admit(keyspace.hashed_part(key), now, whole=True)
-    item, size = table.read(key)
-    if not r.consistent:
-        item = consistency.stale_item(table, key, item, now)  # the replication-lag model
-    read_h = capacity.read_units_h(size, r.consistent)
-    table.capacity.charge(p, keyspace.hashed_part(key), now, read=read_h / 2)
-    cc = None
-    if consumed:
-        cc = ConsumedCapacity(r.table_name or table.name)
-        cc.add_read(read_h)
-    return item, cc
-
-
-@dataclass(slots=True)
-class BatchGetResult:
-    found: dict[str, list[Item]] = field(default_factory=dict)  # table name as sent -> items read
-    unprocessed: list[KeyRead] = field(default_factory=list)
-    ledger: CapacityLedger | None = None
-
-
-def batch_get(db: Namespace, reads: list[KeyRead], *, consumed: bool = False) -> BatchGetResult:
-    """BatchGetItem's reads, in request order: each key admitted by its partition on its own
-    (a throttled key is left unprocessed), until the response would pass 16 MB (the rest
-    left unprocessed). Throttled only when no key at all could be read (API reference)."""
-    result = BatchGetResult(ledger=CapacityLedger() if consumed else None)
-    budget = MAX_BATCH_GET_BYTES
+    cancel = on_throttle == "cancel"
+    whole = on_throttle == "raise"
+    result = KeyReadResult(CapacityLedger(split=cancel) if consumed else None)
+    parts = _admit_transaction(db, reads, now) if cancel else None
+    budget = MAX_BATCH_GET_BYTES if on_throttle == "unprocess" else inf
     throttle: errors.DynamoError | None = None
-    now = db.now()
+    ledger = result.ledger
     for i, r in enumerate(reads):
         table, key = r.table, r.key
-        try:
-            p = table.capacity.admit(keyspace.hashed_part(key), now)
-        except errors.DynamoError as e:
-            if e.type_name not in THROTTLE_ERRORS:
-                raise
-            throttle = e
-            result.unprocessed.append(r)
-            continue
+        cap = table.capacity
+        suffix = keyspace.hashed_part(key)
+        if parts is not None:
+            p = parts[i]
+        else:
+            try:
+                p = cap.admit(suffix, now, whole=whole)
+            except errors.DynamoError as e:
+                if whole or e.type_name not in THROTTLE_ERRORS:
+                    raise
+                throttle = e
+                result.unprocessed.append(r)
+                continue
         item, size = table.read(key)
-        if not r.consistent:  # the replication-lag model, when --eventual-lag-ms is set
+        consistent = r.consistent or cancel
+        if not consistent and table.recent is not None:  # the replication-lag model (--eventual-lag-ms)
             item = consistency.stale_item(table, key, item, now)
-        if item is not None and size > budget:
-            result.unprocessed.extend(reads[i:])
-            break
-        found = result.found.setdefault(r.table_name, [])
         if item is not None:
+            if size > budget:
+                result.unprocessed.extend(reads[i:])
+                break
             budget -= size
-            found.append(item)
-        read_h = capacity.read_units_h(size, r.consistent)  # each item rounded to 4 KB
-        table.capacity.charge(p, keyspace.hashed_part(key), now, read=read_h / 2)
-        if result.ledger is not None:
-            result.ledger.for_table(r.table_name).add_read(read_h)
-    if throttle is not None and not result.found:  # every key refused: one ThrottledRequests
+        result.done.append(r)
+        result.items.append(item)
+        read_h = capacity.read_units_h(size, consistent, cancel)  # each item rounded to 4 KB
+        cap.charge(p, suffix, now, read=read_h / 2)
+        if ledger is not None:
+            ledger.for_table(r.table_name or table.name).add_read(read_h)
+    if throttle is not None and not result.done:  # every key refused: one ThrottledRequests
         throttled_requests(r.table.capacity for r in reads)  # of each table (metrics-dimensions.html)
         raise throttle
     return result
 
 
-def transact_get(
-    db: Namespace, reads: list[KeyRead], *, consumed: bool = False
-) -> tuple[list[Item | None], CapacityLedger | None]:
-    """TransactGetItems: every read admitted first (a throttle cancels the whole request),
-    then all read in this one synchronous call, a consistent snapshot; 2 units per 4 KB
-    (transaction-apis.md)."""
+def _admit_transaction(db: Namespace, reads: list[KeyRead], now: float) -> list[int]:
+    """TransactGetItems' checks before any read: at most one read per item, MRSC's refusal
+    of transactions (``engine.global_tables``), then every key admitted (``admit_or_cancel``)."""
     seen: set[bytes] = set()
     for r in reads:
         if r.key in seen:
             raise errors.validation(MSG_MULTIPLE_OPERATIONS)
         seen.add(r.key)
-    if db.replicated is not None:  # global tables: MRSC refuses transactions (engine.replication)
+    if db.replicated is not None:
         db.replicated.refuse_transaction(r.table for r in reads)
-    now = db.now()
-    parts = admit_or_cancel([(r.table, r.key) for r in reads], now, write=False)
-    ledger = CapacityLedger(split=True) if consumed else None
-    out: list[Item | None] = []
-    for r, p in zip(reads, parts, strict=True):
-        item, size = r.table.read(r.key)
-        out.append(item)
-        read_h = capacity.read_units_h(size, True, transactional=True)
-        r.table.capacity.charge(p, keyspace.hashed_part(r.key), now, read=read_h / 2)
-        if ledger is not None:
-            ledger.for_table(r.table_name).add_read(read_h)
-    return out, ledger
+    return admit_or_cancel(reads, now, write=False)
 
 
 # --- SearchVectors ---------------------------------------------------------------------------------
@@ -495,6 +496,5 @@ def search_vectors(db: Namespace, r: vector_search.VectorSearch) -> vector_searc
     suffix = keyspace.hashed_part(keyspace.items_prefix(table.spec.table_id))
     p = cap.admit(suffix, now, whole=True)
     result = vector_search.run(r, now)
-    cap.state.debit(p, capacity.query_read_units_h(result.request_bytes, False) / 2, 0.0, now, suffix)
-    cap.maintain(now)
+    cap.charge(p, suffix, now, read=capacity.query_read_units_h(result.request_bytes, False) / 2)
     return result

@@ -206,7 +206,7 @@ def key_of_request(spec: TableSpec, key: Item) -> tuple[Value, Value | None]:
     exactly the key attributes, of the declared types."""
     n = 1 if spec.range_key is None else 2
     if len(key) != n:
-        raise errors.validation(errors.MSG_KEY_MISMATCH)
+        raise errors.validation(errors.MSG_SCHEMA)
     out: list[Value | None] = []
     for attr, is_hash in ((spec.hash_key, True), (spec.range_key, False)):
         if attr is None:
@@ -214,7 +214,7 @@ def key_of_request(spec: TableSpec, key: Item) -> tuple[Value, Value | None]:
             continue
         v = key.get(attr.name)
         if v is None or _value_type(v) != attr.type:
-            raise errors.validation(errors.MSG_KEY_MISMATCH)
+            raise errors.validation(errors.MSG_SCHEMA)
         _check_key_value(attr, v, is_hash)
         out.append(v)
     return out[0], out[1]  # type: ignore[return-value]

@@ -222,17 +222,16 @@ def _run(
     cancel = policy == "cancel"
     whole = policy == "raise"
     reasons: list[dict[str, Any]] | None = None  # a transaction's, once an action is refused
-    if metered:  # 1. admission by the item's partition on the table
+    if cancel:  # 1. admission by the item's partition on the table: every action, or a cancellation
+        for w, p in zip(group, admit_or_cancel(group, now, write=True), strict=True):
+            w.suffix, w.partition = keyspace.hashed_part(w.key), p
+    elif metered:
         for w in group:
             w.suffix = keyspace.hashed_part(w.key)
             try:
                 w.partition = w.table.capacity.admit(w.suffix, now, write=True, whole=whole)
             except errors.DynamoError as e:
-                if not cancel:
-                    return _leave(policy, e, w, result)
-                reasons = _reason(reasons, group, w, throttle_reason(e))
-        if reasons is not None:
-            raise _throttled([w.table for w in group], reasons)
+                return _leave(policy, e, w, result)
     for w in group:  # 2. the plan: old image, condition, new image, 400 KB, index keys
         try:
             w.plan()
@@ -271,8 +270,8 @@ def _run(
         if w.mutation is not None:
             result.mutations.append(w.mutation)
     if gsi is not None:
-        for state, gp, suffix, units in gsi:
-            state.debit(gp, 0.0, units, now, suffix)
+        for cap, state, gp, suffix, units in gsi:
+            cap.charge(gp, suffix, now, write=units, state=state)
     return None
 
 
@@ -302,8 +301,8 @@ def _throttled(tables: Sequence[Table], reasons: list[dict[str, Any]]) -> Transa
     return TransactionCanceled(reasons)
 
 
-# (GSI throughput state, its partition, the entry's key suffix, units)
-_IndexCharge = tuple[Any, int, bytes, float]
+# (the table's capacity, the GSI's throughput state, its partition, the entry's key suffix, units)
+_IndexCharge = tuple[Any, Any, int, bytes, float]
 
 
 def _admit_index_writes(table: Table, m: Mutation, now: float, whole: bool) -> list[_IndexCharge]:
@@ -318,7 +317,7 @@ def _admit_index_writes(table: Table, m: Mutation, now: float, whole: bool) -> l
             ikey = w.new_key if w.new_key is not None else w.old_key
             suffix = keyspace.index_hashed_part(ikey)
             p = cap.admit(suffix, now, write=True, state=state, whole=whole)
-            charged.append((state, p, suffix, w.write_h / 2))
+            charged.append((cap, state, p, suffix, w.write_h / 2))
     return charged
 
 
@@ -387,19 +386,25 @@ def _check_request(writes: list[Write]) -> None:
         raise errors.validation(MSG_TRANSACTION_TOO_LARGE)
 
 
-def admit_or_cancel(targets: list[tuple[Table, bytes]], now: float, *, write: bool) -> list[int]:
+class Keyed(Protocol):
+    """An action of a transaction: a ``Write`` or an ``engine.reads.KeyRead``."""
+
+    table: Table
+    key: bytes
+
+
+def admit_or_cancel(actions: Sequence[Keyed], now: float, *, write: bool) -> list[int]:
     """Admission of every action of a transaction (TransactWriteItems, TransactGetItems) by
-    its item's partition: the partitions, or a cancellation whose throttled actions carry
-    their reason (transaction-apis.md)."""
+    its item's partition, before any is planned or read: the partitions, or a cancellation
+    whose throttled actions carry their reason (transaction-apis.md)."""
     parts: list[int] = []
     reasons: list[dict[str, Any]] | None = None
-    for target in targets:
-        table, key = target
+    for a in actions:
         try:
-            parts.append(table.capacity.admit(keyspace.hashed_part(key), now, write=write))
+            parts.append(a.table.capacity.admit(keyspace.hashed_part(a.key), now, write=write))
         except errors.DynamoError as e:
-            reasons = _reason(reasons, targets, target, throttle_reason(e))
+            reasons = _reason(reasons, actions, a, throttle_reason(e))
             parts.append(-1)
     if reasons is not None:
-        raise _throttled([t for t, _ in targets], reasons)
+        raise _throttled([a.table for a in actions], reasons)
     return parts

@@ -16,11 +16,6 @@ AAS_NS = "com.amazonaws.applicationautoscaling.model"
 # --- UpdateTableReplicaAutoScaling / DescribeTableReplicaAutoScaling (observed) --------------------
 
 
-def msg_autoscaling_no_global_table(name: str) -> str:
-    """A missing table, or one that has no replica: ResourceNotFoundException (straight quotes)."""
-    return f"Global table with name: '{name}' does not exist."
-
-
 def msg_autoscaling_parameters_required(table: str, missing: list[str]) -> str:
     """An update of one dimension that lacks some of MinimumUnits, MaximumUnits and
     ScalingPolicyUpdate (in the service's order: 'MaximumUnits', 'ScalingPolicyUpdate',

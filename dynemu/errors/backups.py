@@ -7,6 +7,7 @@ issue 27 lists them)."""
 from __future__ import annotations
 
 from dynemu.errors.base import DynamoError
+from dynemu.errors.tables import msg_table_exists
 
 
 def backup_not_found(arn: str) -> DynamoError:
@@ -17,7 +18,7 @@ def backup_not_found(arn: str) -> DynamoError:
 
 def table_already_exists(name: str) -> DynamoError:
     # UNSURE: the words of CreateTable's ResourceInUseException, under the restore's type
-    return DynamoError("TableAlreadyExistsException", f"Table already exists: {name}")
+    return DynamoError("TableAlreadyExistsException", msg_table_exists(name))
 
 
 def source_table_not_found(name: str) -> DynamoError:

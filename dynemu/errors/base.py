@@ -70,15 +70,18 @@ def enveloped(e: DynamoError) -> DynamoError:
     return DynamoError("ValidationException", f"1 validation error detected: {e.message}", namespace=VALIDATE_NS)
 
 
+MSG_INVALID_PARAMETER = "One or more parameter values were invalid: {detail}"
+
+
 def invalid_parameter(detail: str) -> DynamoError:
     """The common ``One or more parameter values were invalid: ...`` ValidationException."""
-    return validation(f"One or more parameter values were invalid: {detail}")
+    return validation(MSG_INVALID_PARAMETER.format(detail=detail))
 
 
 def invalid_request_parameter(detail: str) -> DynamoError:
     """``invalid_parameter`` as a request check (``request_check``: a value rule, the
     Expected family)."""
-    return request_check(f"One or more parameter values were invalid: {detail}")
+    return request_check(MSG_INVALID_PARAMETER.format(detail=detail))
 
 
 def serialization(message: str = "") -> DynamoError:

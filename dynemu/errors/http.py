@@ -16,6 +16,9 @@ MSG_SIGNATURE_MISMATCH = (
     "Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
 )
 MSG_UNKNOWN_ACCESS_KEY = "The security token included in the request is invalid."
+# A credential scoped to a region that does not exist (InvalidSignatureException; the region
+# shown cut to 64 characters), as the service answers (engine/namespaces.py).
+MSG_INVALID_REGION = "Credential should be scoped to a valid region, not '{region}'."
 MSG_SIGNATURE_EXPIRED = "Signature expired: {signed} is now earlier than {earliest} ({now} - 15 min.)"
 MSG_SIGNATURE_NOT_YET_CURRENT = "Signature not yet current: {signed} is still later than {latest} ({now} + 15 min.)"
 MSG_AUTH_PARAMETER_MISSING = "Authorization header requires '{parameter}' parameter. "

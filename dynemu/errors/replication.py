@@ -101,7 +101,8 @@ def msg_mrsc_regions(regions: list[str]) -> str:  # observed: ack-api-quirks DDB
 
 def msg_global_table_not_found(name: str) -> str:
     """GlobalTableNotFoundException of the 2017.11.29 operations (observed: ack-api-quirks
-    DDB-GLOBALTABLE-001/-004); DescribeGlobalTable prefixes it with "Global table not found: "."""
+    DDB-GLOBALTABLE-001/-004); DescribeGlobalTable prefixes it with "Global table not found: ".
+    The replica auto scaling operations answer it as a ResourceNotFoundException."""
     return f"Global table with name: '{name}' does not exist."
 
 

@@ -118,7 +118,6 @@ def msg_gsi_limit_exceeded(limit: int) -> str:
 
 
 # keys and throughput (engine/schema)
-MSG_KEY_MISMATCH = "The provided key element does not match the schema"
 
 
 def msg_decreases_limited(count: int, last: str, next_at: str) -> str:

@@ -27,10 +27,11 @@ from dynemu.api.admin.dashboard import HOT_MINUTES, Dashboard
 from dynemu.api.admin.gauges import partition_gauges
 from dynemu.api.metrics import RequestMetrics
 from dynemu.api.protocol import parse_credential
-from dynemu.engine import insights
+from dynemu.engine import indexes, insights
 from dynemu.engine.capacity import contributors, locate
 from dynemu.engine.capacity.contributors import KEEP_MINUTES
 from dynemu.engine.clock import VirtualClock
+from dynemu.engine.indexes import Index
 from dynemu.engine.namespace import Namespace
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces
 from dynemu.engine.table import Table
@@ -43,6 +44,12 @@ def _json(data: Any, status: int = 200) -> web.Response:
 
 def _error(message: str, status: int = 400) -> web.Response:
     return _json({"error": message}, status)
+
+
+def _global_index(table: Table, name: str) -> Index | None:
+    """The GSI ``?index=`` names (one rule for every view of an index); None: no such GSI."""
+    ix = indexes.find(table, name)
+    return ix if ix is not None and ix.is_global else None
 
 
 class Admin:
@@ -108,13 +115,12 @@ class Admin:
             return found
         db, table = found
         index = request.query.get("index")
-        cap = table.capacity
-        state = cap.state
+        state = table.capacity.state
         if index is not None:
-            states = getattr(cap, "index_states", {})
-            if index not in states:
+            ix = _global_index(table, index)
+            if ix is None:
                 return _error(errors.MSG_ADMIN_NO_INDEX.format(index=index), 404)
-            state = states[index]
+            state = table.capacity.index_state(ix, db.now())  # made on first use, as a read makes it
         window = request.query.get("window", str(HOT_MINUTES))
         if window != "all" and not (window.isdigit() and 1 <= int(window) <= KEEP_MINUTES):
             return _error(errors.MSG_ADMIN_BAD_WINDOW.format(most=KEEP_MINUTES), 400)
@@ -144,9 +150,9 @@ class Admin:
         cap = table.capacity
         state = cap.state
         if index is not None:
-            if not any(ix.is_global and ix.name == index for ix in table.spec.indexes):
+            if _global_index(table, index) is None:
                 return _error(errors.MSG_ADMIN_NO_INDEX.format(index=index), 404)
-            state = cap.index_states.get(index)
+            state = cap.index_states.get(index)  # None before the GSI's first use
         now = db.now()
         ins = state.contributors.insights if state is not None else None
         return _json(

@@ -27,7 +27,7 @@ from dynemu.api.admin import dashboard_html as html
 from dynemu.api.admin import global_tables as global_tables_admin
 from dynemu.api.admin import global_tables_html
 from dynemu.api.admin.gauges import partition_gauges
-from dynemu.api.protocol import parse_credential
+from dynemu.api.protocol import credential_scope, scope_identity
 from dynemu.engine import insights
 from dynemu.engine.capacity import contributors, locate
 from dynemu.engine.namespace import Namespace
@@ -167,7 +167,8 @@ class Dashboard:
                 }
             )
         auth = request.headers.get("Authorization", "")
-        region = parse_credential(auth)[1] if "Credential=" in auth else request.query.get("region", DEFAULT_REGION)
+        scope = credential_scope(auth)
+        region = scope_identity(scope)[1] if scope is not None else request.query.get("region", DEFAULT_REGION)
         # this namespace's global tables: the admin API's view, those with a replica here
         gview = global_tables_admin.view(self.namespaces)
         mine = [

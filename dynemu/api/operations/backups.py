@@ -10,26 +10,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from dynemu import errors
-from dynemu.api.operations import restore_fields, restores
+from dynemu.api.operations import restores
 from dynemu.api.operations.common import describe_throughput
 from dynemu.api.operations.index_specs import index_shape
 from dynemu.api.protocol import Context
-from dynemu.engine import backups, limits, pitr
+from dynemu.engine import backups, pitr
 from dynemu.engine.backups import Backup
 from dynemu.engine.schema import TableSpec
 from dynemu.engine.table import Table
-
-
-def _table(ctx: Context, name: str) -> Table:
-    """The table, else TableNotFoundException "Table not found: <name>" (as the service
-    answers: hashicorp/terraform-provider-aws#26577)."""
-    table = ctx.db.tables.get(name)
-    if table is None:
-        for candidate in ctx.db.tables.values():
-            if candidate.spec.arn == name:
-                return candidate
-        raise errors.DynamoError("TableNotFoundException", errors.msg_backup_table_not_found(name))
-    return table
 
 
 def _description(ctx: Context, table: Table) -> dict[str, Any]:
@@ -51,13 +39,13 @@ def _description(ctx: Context, table: Table) -> dict[str, Any]:
 
 
 def describe_continuous_backups(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    table = _table(ctx, body["TableName"])
+    table = backups.source_table(ctx.db, body["TableName"])
     return {"ContinuousBackupsDescription": _description(ctx, table)}
 
 
 def update_continuous_backups(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     """Enabling starts keeping the change history (engine/pitr.py); disabling drops it."""
-    table = _table(ctx, body["TableName"])
+    table = backups.source_table(ctx.db, body["TableName"])
     spec = body["PointInTimeRecoverySpecification"]
     if spec["PointInTimeRecoveryEnabled"]:
         pitr.enable(ctx.db, table, int(spec.get("RecoveryPeriodInDays") or table.spec.pitr_days))
@@ -148,10 +136,7 @@ def _backup_description(b: Backup, status: str = "AVAILABLE") -> dict[str, Any]:
 
 
 def create_backup(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    ctx.db.control_plane.admit("CreateBackup", ctx.db.now())
-    table = _table(ctx, body["TableName"])
-    limits.check_backups(ctx.db.limits, sum(1 for b in backups.all_backups(ctx.db.store) if b.kind == "USER"))
-    b = backups.create(ctx.db, table, body["BackupName"], restore_fields.source_features(table))
+    b = backups.create_backup(ctx.db, body["TableName"], body["BackupName"])
     # CREATING in the answer; AVAILABLE from the next DescribeBackup (the copy is already whole)
     return {"BackupDetails": _details(b, "CREATING")}
 
@@ -189,9 +174,7 @@ def _ms(t: float) -> int:
 def list_backups(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     """Oldest first; TimeRangeLowerBound inclusive, TimeRangeUpperBound exclusive; BackupType
     USER unless asked (API_ListBackups); ExclusiveStartBackupArn / LastEvaluatedBackupArn."""
-    ctx.db.control_plane.admit("ListBackups", ctx.db.now())
-    backups.expire(ctx.db.store, ctx.db.now())
-    found = sorted((b for b in backups.all_backups(ctx.db.store) if _in_range(b, body)),
+    found = sorted((b for b in backups.list_backups(ctx.db) if _in_range(b, body)),
                    key=lambda b: (b.created, b.backup_id))
     start = body.get("ExclusiveStartBackupArn")
     if start is not None:
@@ -211,8 +194,7 @@ def _summary(b: Backup) -> dict[str, Any]:
 
 
 def restore_table_from_backup(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
-    ctx.db.control_plane.admit("RestoreTableFromBackup", ctx.db.now())
-    b = backups.find(ctx.db.store, body["BackupArn"])
+    b = backups.backup_to_restore(ctx.db, body["BackupArn"])
     target = body["TargetTableName"]
     if ctx.db.lookup(target) is not None:
         raise errors.table_already_exists(target)

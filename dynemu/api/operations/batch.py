@@ -100,13 +100,17 @@ def batch_get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         resolved[name] = (spec, bind_to(compiled, table))
         consistent = bool(spec.get("ConsistentRead"))
         keyed.extend(KeyRead(table, table.key_for_request(k), k, name, consistent) for k in keys)
-    # 3. reads, in request order (dynemu.engine.reads.batch_get)
+    # 3. reads, in request order, a throttled key left unprocessed (dynemu.engine.reads.read_keys)
     mode = body.get("ReturnConsumedCapacity")
-    result = reads.batch_get(ctx.db, keyed, consumed=mode == "TOTAL" or mode == "INDEXES")
+    result = reads.read_keys(ctx.db, keyed, on_throttle="unprocess", consumed=mode == "TOTAL" or mode == "INDEXES")
     responses: dict[str, list[Item]] = {}
-    for name, found in result.found.items():
-        projection = resolved[name][1].projection
-        responses[name] = [projection.apply(i) for i in found] if projection is not None else found
+    for r, item in zip(result.done, result.items, strict=True):
+        found = responses.get(r.table_name)
+        if found is None:  # a table with a key read answers, found or not
+            found = responses[r.table_name] = []
+        if item is not None:
+            projection = resolved[r.table_name][1].projection
+            found.append(projection.apply(item) if projection is not None else item)
     unprocessed: dict[str, Any] = {}
     for r in result.unprocessed:  # in the request's per-table shape
         left = unprocessed.get(r.table_name)

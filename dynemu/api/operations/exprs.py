@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynemu.engine.expressions import Compiled, compile_request
+from dynemu.engine.expressions import EMPTY, Compiled, compile_request
 from dynemu.engine.table import Table
 
 # Parameters that make compile_request worth calling; requests without any skip it.
@@ -30,11 +30,12 @@ _EXPRESSION_PARAMS = frozenset(
         "ConditionalOperator",
     )
 )
-EMPTY = Compiled()
 
 
 def compile_expressions(operation: str, body: dict[str, Any]) -> Compiled:
-    if _EXPRESSION_PARAMS.isdisjoint(body):
+    """The request's expressions, compiled (``EMPTY``: none; a Query without any is refused
+    by ``compile_request``, the one home of that rule)."""
+    if _EXPRESSION_PARAMS.isdisjoint(body) and operation != "Query":
         return EMPTY
     return compile_request(operation, body)
 

@@ -19,8 +19,7 @@ def describe_endpoints(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
 
 def describe_limits(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     # The configured quotas (engine/limits.py; developer guide, "Service, account, and table quotas").
-    ctx.db.control_plane.admit("DescribeLimits", ctx.db.now())
-    return limits.describe(ctx.db.limits)
+    return limits.describe_limits(ctx.db)
 
 
 # A table ARN: arn:<partition>:dynamodb:<region>:<account>:table/<name>. Anything else,

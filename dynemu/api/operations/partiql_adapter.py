@@ -68,10 +68,10 @@ def read_range(ctx: Context, table: Table, ix: Index | None, plan: ReadPlan, par
 
 def get_one(ctx: Context, table: Table, key: Item, consistent: bool) -> tuple[Item | None, ConsumedCapacity]:
     """GetItem's read of one item (BatchExecuteStatement's reads, as BatchGetItem's)."""
-    item, cc = reads.get_item(ctx.db, KeyRead(table, table.key_for_request(key), key, table.name, consistent),
-                              consumed=True)
-    assert cc is not None
-    return item, cc
+    result = reads.read_keys(ctx.db, [KeyRead(table, table.key_for_request(key), key, table.name, consistent)],
+                             consumed=True)
+    assert result.ledger is not None
+    return result.items[0], result.ledger.for_table(table.name)
 
 
 # --- writes: the engine's write executor ------------------------------------------------------------
@@ -163,9 +163,10 @@ def transact_get(ctx: Context, plans: list[KeyedPlan], tables: list[Table], mode
     """TransactGetItems' reads: one consistent snapshot, two units per 4 KB per item; the
     rest of a WHERE clause beyond the key filters the item read."""
     keyed = [KeyRead(t, t.key_for_request(p.key), p.key, t.name, True) for p, t in zip(plans, tables, strict=True)]
-    found, ledger = reads.transact_get(ctx.db, keyed, consumed=mode is not None)
+    result = reads.read_keys(ctx.db, keyed, on_throttle="cancel", consumed=mode is not None)
+    ledger = result.ledger
     responses: list[dict[str, Any]] = []
-    for plan, item in zip(plans, found, strict=True):
+    for plan, item in zip(plans, result.items, strict=True):
         if item is not None and (plan.condition is None or plan.condition.evaluate(item)):
             responses.append({"Item": plan.projection.apply(item) if plan.projection is not None else item})
         else:

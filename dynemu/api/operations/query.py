@@ -46,8 +46,6 @@ def _run(ctx: Context, body: dict[str, Any], operation: str, **where: Any) -> di
     # key conditions and the filter are checked against the source's key (a multi-attribute
     # key's rules: KeyCondition._bind_multi)
     compiled = compiled.bind(ix.key_schema) if ix is not None else bind_to(compiled, table)
-    if operation == "Query" and compiled.key_condition is None:
-        raise errors.validation(errors.MSG_KEY_CONDITIONS_REQUIRED)
     mode = body.get("ReturnConsumedCapacity")
     result = reads.read_range(
         ctx.db,

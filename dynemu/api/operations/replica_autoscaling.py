@@ -30,7 +30,7 @@ def _replicas(ctx: Context, name: str) -> list[Replica]:
     table = ctx.db.lookup(name)
     group = global_tables.group_of(ctx.db, table) if table is not None else None
     if table is None or group is None or len(group.replicas) < 2:
-        raise errors.resource_not_found(errors.msg_autoscaling_no_global_table(name))
+        raise errors.resource_not_found(errors.msg_global_table_not_found(name))  # a missing table, or one with no replica
     link = ctx.db.replicated
     home = link.region if link is not None else ctx.region
     out = []

@@ -185,9 +185,10 @@ def transact_get_items(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         g.compiled = bind_to(g.compiled, table)
     mode = _mode(body)
     keyed = [KeyRead(g.table, g.key, g.attrs, g.table_name, True) for g in gets]  # type: ignore[arg-type]
-    found, ledger = reads.transact_get(ctx.db, keyed, consumed=mode is not None)
+    result = reads.read_keys(ctx.db, keyed, on_throttle="cancel", consumed=mode is not None)
+    ledger = result.ledger
     responses: list[dict[str, Any]] = []
-    for g, item in zip(gets, found, strict=True):
+    for g, item in zip(gets, result.items, strict=True):
         if item is None:
             responses.append({})
         else:

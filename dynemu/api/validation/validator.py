@@ -547,23 +547,6 @@ class _Compiler:
         val_nested = val.nested
         collection_msg = MSG_UNRECOGNIZED_COLLECTION.format(self.java_type(shape))
 
-        def field(v: Any) -> Any:
-            if type(v) is not dict:
-                if type(v) is MeasuredMap:  # one object twice in a body built in-process
-                    return v
-                raise serialization(collection_msg if type(v) is list else MSG_UNEXPECTED_FIELD_TYPE)
-            for k, x in v.items():
-                if x is not None:
-                    nx = val_check(x)
-                    if nx is not x:
-                        v[k] = nx
-            return v
-
-        def value(v: Any) -> Any:
-            if type(v) is not dict and type(v) is not list and type(v) is not MeasuredMap:
-                raise serialization(MSG_PARAMETERIZED_CAST)
-            return field(v)
-
         if val_check is av_value:  # Key, Item, ExpressionAttributeValues: the hot path
 
             def field(v: Any) -> Any:
@@ -572,6 +555,25 @@ class _Compiler:
                 if type(v) is MeasuredMap:  # one object twice in a body built in-process
                     return v
                 raise serialization(collection_msg if type(v) is list else MSG_UNEXPECTED_FIELD_TYPE)
+
+        else:
+
+            def field(v: Any) -> Any:
+                if type(v) is not dict:
+                    if type(v) is MeasuredMap:  # one object twice in a body built in-process
+                        return v
+                    raise serialization(collection_msg if type(v) is list else MSG_UNEXPECTED_FIELD_TYPE)
+                for k, x in v.items():
+                    if x is not None:
+                        nx = val_check(x)
+                        if nx is not x:
+                            v[k] = nx
+                return v
+
+        def value(v: Any) -> Any:
+            if type(v) is not dict and type(v) is not list and type(v) is not MeasuredMap:
+                raise serialization(MSG_PARAMETERIZED_CAST)
+            return field(v)
 
         key_ok = key_node.accepts() if key_own else None
         val_ok = val.accepts() if val_own else None

@@ -213,7 +213,8 @@ class _Every:
 
 
 def attach(db: Namespace) -> Scaler:
-    """The namespace's scaler, started on its first call: after every advance of a virtual
+    """The namespace's scaler, made and started when first attached (a namespace opening with
+    targets, or the first call that sets any): it runs after every advance of a virtual
     clock, else once a clock minute on the running loop's timer (none without a loop: not
     kept then, so the next attach on the running loop starts it)."""
     if db.scaler is not None:

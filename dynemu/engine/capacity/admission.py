@@ -160,8 +160,9 @@ class TableCapacity:
         self, p: int, suffix: bytes, now: float, *, read: float = 0.0, write: float = 0.0,
         state: ThroughputState | None = None,
     ) -> None:  # fmt: skip
-        """Debit what a request admitted on partition ``p`` (``admit``) actually consumed,
-        then run what is due on the table's and its GSIs' capacity."""
+        """Debit what a request admitted on partition ``p`` of the table (or of GSI
+        ``state``) actually consumed, then run what is due on the table's and its GSIs'
+        capacity: the one charge of every read, write and search, after its ``admit``."""
         (self.state if state is None else state).debit(p, read, write, now, suffix)
         if now >= self.state._next_maint or self.index_states:
             self.maintain(now)

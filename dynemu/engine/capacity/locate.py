@@ -46,14 +46,14 @@ def key_suffix(spec: TableSpec, index: str | None, key: dict[str, Any]) -> bytes
         ix = next(i for i in spec.indexes if i.name == index)
         hash_attrs, range_attrs = ix.hash_keys, ix.range_keys
     if not isinstance(key, dict) or set(key) - {a.name for a in (*hash_attrs, *range_attrs)}:
-        raise errors.validation(errors.MSG_KEY_MISMATCH)
+        raise errors.validation(errors.MSG_SCHEMA)
     values = []
     for attr in (*hash_attrs, *range_attrs):
         v = key.get(attr.name)
         if v is None and attr in range_attrs:
             break
         if not isinstance(v, dict) or _value_type(v) != attr.type:
-            raise errors.validation(errors.MSG_KEY_MISMATCH)
+            raise errors.validation(errors.MSG_SCHEMA)
         _check_key_value(attr, v, attr in hash_attrs)
         values.append(v)
     pk = values[: len(hash_attrs)]

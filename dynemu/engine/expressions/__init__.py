@@ -136,20 +136,20 @@ def compile_request(operation: str, request: dict[str, Any], *, key_schema: Any 
     # a request of a shape that compiled before: only what depends on the values runs
     key = template.request_key(operation, request, expression_params)
     cached = template.lookup(key) if key is not None else None
-    if cached is not None:
-        changes = cached.instantiate(request.get("ExpressionAttributeNames") or {},
-                                     request.get("ExpressionAttributeValues"))
-        if changes is not None:
-            compiled = Compiled(**changes)
-            return compiled.bind(key_schema) if key_schema is not None else compiled
-    present = [p for p in expression_params if request.get(p) is not None]
-    has_legacy = any(request.get(p) is not None for p in legacy_params)
-    if (not present and not has_legacy and request.get("ExpressionAttributeNames") is None
-            and request.get("ExpressionAttributeValues") is None):
-        if operation == "Query":
-            raise validation(errors.MSG_KEY_CONDITIONS_REQUIRED)
-        return EMPTY
-    compiled = _compile_full(operation, request, present, expression_params, legacy_params, key)
+    changes = cached.instantiate(request.get("ExpressionAttributeNames") or {},
+                                 request.get("ExpressionAttributeValues")) if cached is not None else None
+    if changes is not None:
+        compiled = Compiled(**changes)
+    else:
+        present = [p for p in expression_params if request.get(p) is not None]
+        has_legacy = any(request.get(p) is not None for p in legacy_params)
+        if (not present and not has_legacy and request.get("ExpressionAttributeNames") is None
+                and request.get("ExpressionAttributeValues") is None):
+            compiled = EMPTY
+        else:
+            compiled = _compile_full(operation, request, present, expression_params, legacy_params, key)
+    if operation == "Query" and compiled.key_condition is None:  # once every other check passed
+        raise validation(errors.MSG_KEY_CONDITIONS_REQUIRED)
     return compiled.bind(key_schema) if key_schema is not None else compiled
 
 
@@ -162,8 +162,6 @@ def _compile_full(operation: str, request: dict[str, Any], present: list[str], e
     parts: list[tuple[str, Any, Any]] = []
     if present or request.get("ExpressionAttributeNames") is not None or request.get("ExpressionAttributeValues") is not None:
         compiled = _compile_expressions(operation, request, compiled, parts)
-    if operation == "Query" and compiled.key_condition is None:
-        raise validation(errors.MSG_KEY_CONDITIONS_REQUIRED)
     if key is not None:
         template.remember(key, template.build(parts, request.get("ExpressionAttributeNames") or {}))
     return compiled

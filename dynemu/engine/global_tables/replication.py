@@ -42,7 +42,7 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -55,6 +55,16 @@ from dynemu.engine.table import Mutation, Table
 from dynemu.engine.writes import Write
 from dynemu.storage import replication_keys as keys
 from dynemu.storage.base import Store, WriteBatch
+
+
+class Namespace(Protocol):
+    """What replication needs of a region's namespace (``engine.namespace.Namespace``, which
+    imports this module: named by its shape, not imported)."""
+
+    store: Store
+    tables: dict[str, Table]
+
+    def execute(self, writes: list[Write], *, on_throttle: Any = ...) -> Any: ...
 
 log = logging.getLogger("dynemu.engine.global_tables.replication")
 
@@ -245,7 +255,7 @@ class Replication:
         for origin, batch in batches.items():
             self.open_namespace(origin, group.access_key).store.write(batch)
 
-    def reload(self, db: Any, link: RegionLink) -> None:
+    def reload(self, db: Namespace, link: RegionLink) -> None:
         """A namespace holding replicas opened: its backlog entries come back, pending for
         each region whose recorded position is behind them, and the item versions they
         carry (so last writer wins holds across the restart)."""
@@ -341,7 +351,7 @@ class Replication:
         self.applied[key] = self.applied.get(key, 0) + 1
         return 1
 
-    def _passed(self, db: Any, c: Change) -> int:
+    def _passed(self, db: Namespace, c: Change) -> int:
         """A change that writes nothing in ``db`` is applied all the same: its position."""
         batch = WriteBatch()
         replication_log.record_applied(batch, c.group.name, c.origin, c.pos)
