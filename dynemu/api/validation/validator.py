@@ -1,4 +1,4 @@
-"""Request-shape validation compiled from botocore's model of DynamoDB (Coral behaviour).
+"""Request-shape validation compiled from botocore's service models (DynamoDB and the services beside it; Coral behaviour).
 
 DynamoDB's front end (Coral) first deserialises the JSON body against the operation's
 input shape (a type mismatch is a ``SerializationException``), then checks the model's
@@ -720,7 +720,7 @@ def _check_table_name(name: Any, checks: list[tuple[Callable[[Any], bool], str]]
 
 
 class RequestValidator:
-    """Shape validators for every operation of one service ("dynamodb", "dynamodbstreams"),
+    """Shape validators for every operation of one service ("dynamodb", "dynamodbstreams", "application-autoscaling", "cloudwatch"),
     compiled from botocore's model; ``validate`` only runs the compiled closures.
 
     Each operation's validator is compiled on its first use (a server answering only item
