@@ -196,7 +196,7 @@ def _num(v: Any, where: str, minimum: float = 0) -> float:
     return v
 
 
-def _at_least_one(d: dict[str, Any], where: str) -> None:
+def _check_provisioned(d: dict[str, Any], where: str) -> None:
     """A PROVISIONED table's given ``read``/``write``: 1 or more (a missing one means 1)."""
     for k in ("read", "write"):
         if k in d:
@@ -249,11 +249,11 @@ def _table(d: dict[str, Any], i: int) -> Table:
     if create is not None:
         _known(create, CREATE_FIELDS, where + ".create")
     if billing == "PROVISIONED":  # DynamoDB's least provisioned throughput is 1 (no silent rounding up)
-        _at_least_one(d, where)
+        _check_provisioned(d, where)
         if create is not None:
-            _at_least_one(create, where + ".create")
+            _check_provisioned(create, where + ".create")
         for j, g in enumerate(d.get("gsis", [])):
-            _at_least_one(g, f"{where}.gsis[{j}]")
+            _check_provisioned(g, f"{where}.gsis[{j}]")
     warm = d.get("warm")
     if warm is not None:
         _known(warm, CREATE_FIELDS, where + ".warm")
