@@ -10,31 +10,28 @@ a single line is printed on shutdown. Serving itself is ``dynemu/startup.py``'s.
 from __future__ import annotations
 
 import gc
+import importlib
 import logging
 import sys
 from collections.abc import Sequence
 
 EXIT_STARTUP = 2
+# `dynemu NAME ...`: the module and function of each subcommand
+SUBCOMMANDS = {
+    "replay": ("dynemu.replay.cli", "main"),  # replay SCENARIO [--report DIR] (dynemu/replay/)
+    "scenario": ("dynemu.replay.from_aws", "main"),  # scenario from-aws: a scenario from AWS evidence
+    "import": ("dynemu.io_cli", "import_main"),  # offline seeding from an export or DynamoDB JSON
+    "export": ("dynemu.io_cli", "export_main"),  # a table written in DynamoDB's export format
+    "mcp": ("dynemu.mcp_server", "main"),  # a Model Context Protocol server over stdio
+}
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["replay"]:  # `dynemu replay SCENARIO --report DIR` (dynemu/replay/)
-        from dynemu.replay.cli import main as replay
-
-        sys.exit(replay(args[1:]))
-    if args[:1] == ["mcp"]:  # `dynemu mcp`: a Model Context Protocol server over stdio
-        from dynemu.mcp_server import main as mcp
-
-        sys.exit(mcp(args[1:]))
-    if args[:1] in (["import"], ["export"]):  # offline seeding and dumps (dynemu/io_cli.py)
-        from dynemu import io_cli
-
-        sys.exit((io_cli.import_main if args[0] == "import" else io_cli.export_main)(args[1:]))
-    if args[:1] == ["scenario"]:  # `dynemu scenario from-aws ...` (dynemu/replay/from_aws.py)
-        from dynemu.replay.from_aws import main as scenario
-
-        sys.exit(scenario(args[1:]))
+    command = SUBCOMMANDS.get(args[0]) if args else None
+    if command is not None:  # imported only when asked for: start-up never pays for them
+        module, function = command
+        sys.exit(getattr(importlib.import_module(module), function)(args[1:]))
     # No garbage collection while the modules load: everything they build lives as long as the
     # process (``startup.serve`` freezes it and turns the collector back on).
     gc.disable()
