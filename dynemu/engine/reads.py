@@ -406,13 +406,14 @@ class KeyReadResult:
 
     def __init__(self, ledger: CapacityLedger | None) -> None:
         self.done: list[KeyRead] = []
-        self.items: list[Item | None] = []
+        self.items: list[Item | Fragment | None] = []  # Fragments: read ``as_stored``
         self.unprocessed: list[KeyRead] = []
         self.ledger = ledger
 
 
 def read_keys(
-    db: Namespace, reads: list[KeyRead], *, on_throttle: OnThrottle = "raise", consumed: bool = False
+    db: Namespace, reads: list[KeyRead], *, on_throttle: OnThrottle = "raise", consumed: bool = False,
+    as_stored: bool = False,
 ) -> KeyReadResult:
     """Run ``reads`` through admit -> read -> stale model -> charge, in request order.
 
@@ -425,7 +426,8 @@ def read_keys(
     only when no key at all could be read (API reference); ``cancel`` (TransactGetItems):
     at most one read per item, every key admitted before any is read (a throttle cancels
     the whole request), then all read in this one synchronous call, a consistent snapshot
-    at 2 units per 4 KB (transaction-apis.md)."""
+    at 2 units per 4 KB (transaction-apis.md). ``as_stored``: items the caller returns whole
+    come as their stored JSON (``Table.read_stored``), unless the lag model may replace them."""
     now = db.now()
     cancel = on_throttle == "cancel"
     whole = on_throttle == "raise"
@@ -449,9 +451,11 @@ def read_keys(
                 throttle = e
                 result.unprocessed.append(r)
                 continue
-        item, size = table.read(key)
         consistent = r.consistent or cancel
-        if not consistent and table.recent is not None:  # the replication-lag model (--eventual-lag-ms)
+        if consistent or table.recent is None:
+            item, size = table.read_stored(key) if as_stored else table.read(key)
+        else:  # the replication-lag model (--eventual-lag-ms)
+            item, size = table.read(key)
             item = consistency.stale_item(table, key, item, now)
         if item is not None:
             if size > budget:

@@ -258,6 +258,14 @@ class Table:
             return None, 0
         return decode_stored(raw)
 
+    def read_stored(self, key: bytes) -> tuple[orjson.Fragment | None, int]:
+        """``read`` without decoding: the item's stored JSON as an ``orjson.Fragment``, which
+        an answer embeds as it is (an item returned whole is never parsed)."""
+        raw = self.store.get(key)
+        if raw is None:
+            return None, 0
+        return orjson.Fragment(raw[4:]), _SIZE.unpack_from(raw)[0]
+
     # --- the write path -----------------------------------------------------------------------
 
     def check(

@@ -151,11 +151,12 @@ def get_item(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     _, key_attrs, compiled, table, key = _keyed(ctx, body, "GetItem", None)
     mode = body.get("ReturnConsumedCapacity")
     read = KeyRead(table, key, key_attrs, body["TableName"], bool(body.get("ConsistentRead")))
-    result = reads.read_keys(ctx.db, [read], consumed=mode == "TOTAL" or mode == "INDEXES")
+    projection = compiled.projection
+    result = reads.read_keys(ctx.db, [read], consumed=mode == "TOTAL" or mode == "INDEXES", as_stored=projection is None)
     item = result.items[0]
     out: dict[str, Any] = {}
     if item is not None:
-        out["Item"] = compiled.projection.apply(item) if compiled.projection is not None else item
+        out["Item"] = projection.apply(item) if projection is not None else item
     if result.ledger is not None:
         out["ConsumedCapacity"] = render_consumed(result.ledger.for_table(read.table_name), mode)  # type: ignore[arg-type]
     return out

@@ -6,20 +6,24 @@ partition key; a GSI's suffix starts with ``h(index pk)``, so a GSI's keys are g
 index key) and by item (the whole suffix: partition and sort key; a GSI entry's suffix
 ends with the table key, which readers drop when they group by index key).
 
-Counting uses the weighted Space-Saving algorithm (Metwally, Agrawal and El Abbadi, 2005,
-"Efficient computation of frequent and top-k elements in data streams"): at most
-``capacity`` keys are held per counter; a new key arriving at a full counter replaces the
-smallest one and inherits its count as its ``error``. Hence
+Counting uses weighted Space-Saving (Metwally, Agrawal and El Abbadi, 2005, "Efficient
+computation of frequent and top-k elements in data streams") with its evictions done in
+batches: a counter holds at most ``2 * capacity`` keys; on reaching that it keeps the
+``capacity`` largest and drops the rest, and ``floor`` becomes the largest count dropped so
+far. A key that arrives while not held starts at ``floor``, which is also its ``error``.
+Hence, as with one eviction at a time,
 
-* a key's figure is exact when its error is 0 (always, while at most ``capacity``
-  distinct keys were seen), and never more than ``error`` too high otherwise;
-* a key that is not listed has a true figure of at most the counter's smallest count
-  (``bound``).
+* a key's figure is exact when its error is 0 (always, while nothing was dropped), and never
+  more than ``error`` too high otherwise;
+* a key that is not listed has a true figure of at most ``floor`` (``bound``).
+
+A new key costs a dictionary insert; the sort of a batch, spread over the ``capacity`` keys
+that filled it, costs less than a heap's two operations per new key.
 
 One set of counters per clock minute (the minutes of the last ``keep`` minutes are kept)
 serves "the last N minutes" and Contributor Insights' per-minute top-N series; each
 completed minute is folded into run-long counters (``whole``), which serve "the whole run".
-Per request it is two dictionary updates; the minute's roll costs O(capacity).
+Per request it is two dictionary updates; the minute's roll costs O(capacity log capacity).
 """
 
 from __future__ import annotations
@@ -37,17 +41,17 @@ KINDS = ("pk_units", "pk_throttles", "item_units", "item_throttles", "pk_request
 
 
 class SpaceSaving:
-    """Weighted Space-Saving: ``counts[key]`` over-estimates the key's total by at most
-    ``errors[key]``; ``bound()`` is the most an unlisted key can have."""
+    """Weighted Space-Saving (see the module doc): ``counts[key]`` over-estimates the key's
+    total by at most ``errors[key]``; ``bound()`` is the most an unlisted key can have."""
 
-    __slots__ = ("capacity", "counts", "errors", "_heap", "samples")
+    __slots__ = ("capacity", "counts", "errors", "samples", "floor")
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self.counts: dict[bytes, float] = {}
         self.errors: dict[bytes, float] = {}
         self.samples: dict[bytes, bytes] = {}  # a whole key suffix seen under each key (to name it)
-        self._heap: list[tuple[float, bytes]] = []  # (count when pushed, key): lazily refreshed
+        self.floor = 0.0  # the largest count dropped so far
 
     def add(self, key: bytes, weight: float, error: float = 0.0, sample: bytes | None = None) -> None:
         counts = self.counts
@@ -57,8 +61,8 @@ class SpaceSaving:
             if error:
                 self.errors[key] = self.errors.get(key, 0.0) + error
             return
-        if len(counts) >= self.capacity:
-            floor = self._evict()
+        floor = self.floor
+        if floor:  # the key may have been dropped with up to ``floor``
             weight += floor
             error += floor
         counts[key] = weight
@@ -66,28 +70,26 @@ class SpaceSaving:
             self.errors[key] = error
         if sample is not None:
             self.samples[key] = sample
-        heapq.heappush(self._heap, (weight, key))
+        if len(counts) >= 2 * self.capacity:
+            self.prune()
 
-    def _evict(self) -> float:
-        """Drop the key with the smallest count; returns that count."""
-        heap, counts = self._heap, self.counts
-        while True:
-            c, key = heap[0]
-            now = counts[key]
-            if now == c:
-                break
-            heapq.heapreplace(heap, (now, key))  # a stale entry: the key grew since it was pushed
-        heapq.heappop(heap)
-        del counts[key]
-        self.errors.pop(key, None)
-        self.samples.pop(key, None)
-        return c
+    def prune(self) -> None:
+        """Keep the ``capacity`` largest counts (ties: the smaller key), drop the others."""
+        counts = self.counts
+        if len(counts) <= self.capacity:
+            return
+        ranked = sorted(counts.items(), key=_rank)
+        dropped = ranked[self.capacity :]
+        self.floor = max(self.floor, dropped[0][1])
+        errors, samples = self.errors, self.samples
+        for key, _ in dropped:
+            del counts[key]
+            errors.pop(key, None)
+            samples.pop(key, None)
 
     def bound(self) -> float:
         """The most any key not listed can have consumed (0 while nothing was dropped)."""
-        if len(self.counts) < self.capacity:
-            return 0.0
-        return min(self.counts.values())
+        return self.floor
 
     def merge(self, other: SpaceSaving) -> None:
         """Fold ``other`` in (its errors carried over; the result keeps the Space-Saving bounds)."""
@@ -96,8 +98,12 @@ class SpaceSaving:
 
     def top(self, n: int) -> list[tuple[bytes, float, float]]:
         """``(key, count, error)`` of the ``n`` largest counts (ties in key order)."""
-        rows = heapq.nsmallest(n, self.counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        rows = heapq.nsmallest(n, self.counts.items(), key=_rank)
         return [(k, v, self.errors.get(k, 0.0)) for k, v in rows]
+
+
+def _rank(row: tuple[bytes, float]) -> tuple[float, bytes]:
+    return -row[1], row[0]
 
 
 def _counters(capacity: int) -> dict[str, SpaceSaving]:
@@ -126,6 +132,8 @@ class Contributors:
     def _roll(self, minute: int) -> None:
         done = self.current
         if any(c.counts for c in done.values()):
+            for c in done.values():  # a kept minute holds ``capacity`` keys at most
+                c.prune()
             self.minutes[self.minute] = done
             for kind in KINDS:
                 self.whole[kind].merge(done[kind])
