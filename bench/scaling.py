@@ -42,12 +42,10 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -55,9 +53,10 @@ from typing import Any
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _server import memory, run_dirs  # noqa: E402
+from _server import start as start_dynemu  # noqa: E402
 from harness import cpu_seconds, status_mb  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
 TABLE = "scaling"
 PER_KEY = 10  # items under one partition key (what a Query returns)
@@ -68,11 +67,6 @@ OPS = ("GetItem", "Query", "UpdateItem")
 
 
 # --- the server process ---------------------------------------------------------------------
-
-
-def memory(pid: int) -> dict[str, float]:
-    return {"anon_mb": status_mb(pid, "RssAnon"), "file_mb": status_mb(pid, "RssFile"),
-            "fds": len(os.listdir(f"/proc/{pid}/fd"))}  # fmt: skip
 
 
 def disk(path: str) -> dict[str, float]:
@@ -263,24 +257,8 @@ def paired(port: int, pid: int, small: int, big: int, args: argparse.Namespace,
 
 
 def start(data_dir: str, store: str, extra: list[str], log: Any) -> tuple[subprocess.Popen[bytes], int]:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        port = int(s.getsockname()[1])
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    argv = [sys.executable, "-m", "dynemu", "--host", HOST, "--port", str(port), "--data-dir", data_dir,
-            "--store", store, "--throttling", "off", *extra]  # fmt: skip
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, env=env)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            Client(port).ok("ListTables", {})
-            return proc, port
-        except OSError:
-            if proc.poll() is not None:
-                break
-            time.sleep(0.02)
-    proc.kill()
-    raise RuntimeError(f"dynemu did not start (exit {proc.wait()}); its stderr is in {log.name}")
+    flags = ["--data-dir", data_dir, "--store", store, "--throttling", "off", *extra]
+    return start_dynemu(flags, log, ready=lambda port: Client(port).ok("ListTables", {}))
 
 
 def run(args: argparse.Namespace, data_dir: str, log: Any) -> dict[str, Any]:
@@ -362,16 +340,11 @@ def main() -> None:
     p.add_argument("--server-log", help="the server's stderr (kept; default: server.log in a temporary directory)")
     args = p.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server and clean up
-    data_dir = args.data_dir or tempfile.mkdtemp(prefix="dynemu-scaling-")
-    log_path = args.server_log or os.path.join(tempfile.mkdtemp(prefix="dynemu-scaling-log-"), "server.log")
-    print(f"dynemu --store {args.store} --throttling off {args.dynemu_args}: {args.items:,} items; "
-          f"server stderr: {log_path}", flush=True)  # fmt: skip
-    try:
+    with run_dirs("dynemu-scaling", args.data_dir, args.server_log) as (data_dir, log_path):
+        print(f"dynemu --store {args.store} --throttling off {args.dynemu_args}: {args.items:,} items; "
+              f"server stderr: {log_path}", flush=True)  # fmt: skip
         with open(log_path, "ab") as log:
             result = run(args, data_dir, log)
-    finally:
-        if not args.data_dir:
-            shutil.rmtree(data_dir, ignore_errors=True)
     report(result)
     if args.json:
         Path(args.json).write_text(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())

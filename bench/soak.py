@@ -43,20 +43,17 @@ import http.client
 import json
 import os
 import random
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import status_mb  # noqa: E402
+from _server import memory, run_dirs  # noqa: E402
+from _server import start as start_dynemu  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
 TABLE, GLOBAL_TABLE = "soak", "soak-global"
 GLOBAL = ("us-east-1", "eu-west-1")
@@ -346,28 +343,8 @@ class Soak:
 
 
 def start_server(args: argparse.Namespace, data_dir: str, log: Any) -> tuple[subprocess.Popen[bytes], int]:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        port = int(s.getsockname()[1])
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    argv = [sys.executable, "-m", "dynemu", "--host", HOST, "--port", str(port), "--data-dir", data_dir,
-            "--max-open-namespaces", str(args.max_open), "--ttl-interval", str(args.ttl_interval),
-            *args.dynemu_args.split()]  # fmt: skip
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, env=env)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            socket.create_connection((HOST, port), timeout=0.5).close()
-            return proc, port
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError(f"dynemu did not start (exit {proc.wait()}); its stderr is in {log.name}")
-
-
-def sample(pid: int) -> dict[str, float]:
-    return {"anon_mb": status_mb(pid, "RssAnon"), "file_mb": status_mb(pid, "RssFile"),
-            "fds": len(os.listdir(f"/proc/{pid}/fd"))}  # fmt: skip
+    return start_dynemu(["--data-dir", data_dir, "--max-open-namespaces", str(args.max_open),
+                         "--ttl-interval", str(args.ttl_interval), *args.dynemu_args.split()], log)  # fmt: skip
 
 
 def run_queue_s(pid: int) -> float:
@@ -391,7 +368,7 @@ def run(args: argparse.Namespace, data_dir: str, log: Any) -> dict[str, Any]:
         t0 = time.monotonic()
         soak.setup()
         result["setup_s"] = time.monotonic() - t0
-        print(f"  set up {len(soak.regions)} regions in {result['setup_s']:.0f} s; start: {sample(proc.pid)}", flush=True)
+        print(f"  set up {len(soak.regions)} regions in {result['setup_s']:.0f} s; start: {memory(proc.pid)}", flush=True)
         threads = [threading.Thread(target=soak.traffic, args=(n,), daemon=True) for n in range(args.connections)]
         threads += [threading.Thread(target=f, daemon=True) for f in (soak.rotate, soak.bulk, soak.streams, soak.global_table, soak.probe)]
         for t in threads:
@@ -407,7 +384,7 @@ def run(args: argparse.Namespace, data_dir: str, log: Any) -> dict[str, Any]:
             with soak.lock:
                 worst, soak.worst = soak.worst, 0.0
                 requests, throttled, counts = soak.requests, soak.throttled, dict(soak.counts)
-            row = {"t": last - started, **sample(proc.pid), "worst_stall_ms": 1000 * worst, "run_queue": queued,
+            row = {"t": last - started, **memory(proc.pid), "worst_stall_ms": 1000 * worst, "run_queue": queued,
                    "requests": requests,
                    "throttled": throttled, "errors": soak.errors.count, **counts}  # fmt: skip
             result["samples"].append(row)
@@ -471,16 +448,11 @@ def main() -> None:
     p.add_argument("--server-log", help="the server's stderr (kept; default: in a temporary directory)")
     p.add_argument("--json", help="write every figure here")
     args = p.parse_args()
-    data_dir = args.data_dir or tempfile.mkdtemp(prefix="dynemu-soak-")
-    log_path = args.server_log or os.path.join(tempfile.mkdtemp(prefix="dynemu-soak-log-"), "server.log")
-    print(f"soak: {args.minutes} min, {args.regions} regions, --max-open-namespaces {args.max_open}; "
-          f"server stderr: {log_path}", flush=True)  # fmt: skip
-    try:
+    with run_dirs("dynemu-soak", args.data_dir, args.server_log) as (data_dir, log_path):
+        print(f"soak: {args.minutes} min, {args.regions} regions, --max-open-namespaces {args.max_open}; "
+              f"server stderr: {log_path}", flush=True)  # fmt: skip
         with open(log_path, "ab") as log:
             result = run(args, data_dir, log)
-    finally:
-        if not args.data_dir:
-            shutil.rmtree(data_dir, ignore_errors=True)
     print(f"anonymous memory after the warm-up {result['anon_after_warmup'][0]:.1f}-{result['anon_after_warmup'][1]:.1f} MB, "
           f"slope {result['anon_slope_mb_per_min']:+.3f} MB/min; fds {result['fds_after_warmup'][0]}-"
           f"{result['fds_after_warmup'][1]}; worst stall {result['worst_stall_ms']:.1f} ms; "

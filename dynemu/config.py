@@ -154,16 +154,8 @@ class _Parser(argparse.ArgumentParser):
         return super()._get_formatter()
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="dynemu",
-        description="A local Amazon DynamoDB server that models partitions, capacity and throttling.",
-        epilog="Every flag can also be set with the environment variable shown beside it; "
-        "a flag on the command line wins. "
-        "`dynemu replay SCENARIO [--report DIR]` replays a traffic scenario on a virtual clock "
-        "(`dynemu replay --help`; docs/dashboard.md).",
-    )
-    p.add_argument("--version", action="version", version=f"dynemu {__version__}")
+def _server_flags(p: argparse.ArgumentParser) -> None:
+    """Where the server listens, what it stores and where, its logs and CORS."""
     p.add_argument("--host", help="address to listen on; 0.0.0.0 exposes dynemu, its admin API included, to the network (default 127.0.0.1)")
     p.add_argument("--port", type=int, help="port to listen on, 0 for any free port (default 8000)")
     p.add_argument("--data-dir", help="directory of the stored data, one store per namespace (default ./dynemu-data)")
@@ -186,6 +178,10 @@ def _parser() -> argparse.ArgumentParser:
         "--cors", nargs="?", const="*",
         help="allowed CORS origin (default *, as DynamoDB Local); --cors off sends no CORS headers",
     )
+
+
+def _clock_flags(p: argparse.ArgumentParser) -> None:
+    """The clock, and whether table operations take time on it."""
     p.add_argument("--clock", choices=CLOCK_MODES, help="real (default) or virtual (advanced by the admin API)")
     p.add_argument("--time-scale", type=float, help="virtual seconds per real second on a real clock (default 1)")
     p.add_argument(
@@ -197,6 +193,10 @@ def _parser() -> argparse.ArgumentParser:
         "--clock-start", type=_instant,
         help="a virtual clock's first instant: ISO 8601 (UTC unless it says) or epoch seconds (default: now)",
     )
+
+
+def _model_flags(p: argparse.ArgumentParser) -> None:
+    """The capacity model, the consistency model and global tables' replication."""
     p.add_argument(
         "--capacity-model", choices=CAPACITY_MODELS,
         help="how partitions admit requests: uniform, burst, adaptive or gac (default gac)",
@@ -222,6 +222,10 @@ def _parser() -> argparse.ArgumentParser:
         "--item-collection-limit", type=_size, help="item collection size limit with an LSI (default 10GB)"
     )
     p.add_argument("--seed", type=int, help="seed of the stale-read model (default 0)")
+
+
+def _limit_flags(p: argparse.ArgumentParser) -> None:
+    """The account's limits (engine/limits.py)."""
     p.add_argument("--max-tables", type=int, help="tables per account in a region (default 2500)")
     p.add_argument(
         "--max-table-operations", type=int, help="tables created, updated or deleted at once (default 500)"
@@ -246,6 +250,10 @@ def _parser() -> argparse.ArgumentParser:
         "--control-plane-throttling", choices=("on", "off"),
         help="on: CreateBackup, RestoreTableFromBackup, ListBackups, DescribeLimits at their documented rates (default off)",
     )
+
+
+def _io_flags(p: argparse.ArgumentParser) -> None:
+    """Exports and imports, tables made at start-up, store and event-loop tuning, security."""
     p.add_argument(
         "--s3-dir", help="folder that stands for S3 in exports and imports, a sub-folder per bucket (default DATA_DIR/s3)"
     )
@@ -282,6 +290,23 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--credentials-file", help="credentials for --verify-signatures: an AWS credentials file or KEY:SECRET lines"
     )
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="dynemu",
+        description="A local Amazon DynamoDB server that models partitions, capacity and throttling.",
+        epilog="Every flag can also be set with the environment variable shown beside it; "
+        "a flag on the command line wins. "
+        "`dynemu replay SCENARIO [--report DIR]` replays a traffic scenario on a virtual clock "
+        "(`dynemu replay --help`; docs/dashboard.md).",
+    )
+    p.add_argument("--version", action="version", version=f"dynemu {__version__}")
+    _server_flags(p)
+    _clock_flags(p)
+    _model_flags(p)
+    _limit_flags(p)
+    _io_flags(p)
     for action in flag_actions(p).values():
         action.help = f"{action.help or ''} [env {env_name(action.dest)}]".strip()
     p.building = False

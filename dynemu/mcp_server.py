@@ -84,9 +84,9 @@ class Backend:
         return json.loads(text) if text else {}
 
 
-def _cap(items: list[Any], limit: int) -> tuple[list[Any], bool]:
-    n = max(1, min(limit, MAX_ITEMS))
-    return items[:n], len(items) > n
+def _limit(limit: int) -> int:
+    """A tool's ``limit`` of items, from 1 to ``MAX_ITEMS``."""
+    return max(1, min(limit, MAX_ITEMS))
 
 
 def build(backend: Backend) -> Any:
@@ -104,6 +104,13 @@ def build(backend: Backend) -> Any:
 
 
 def _tools(b: Backend) -> list[Callable[..., Any]]:
+    """Every tool, in the order list_tools shows them."""
+    return [*_data_tools(b), *_model_tools(b), *_state_tools(b)]
+
+
+def _data_tools(b: Backend) -> list[Callable[..., Any]]:
+    """Tables and items: the DynamoDB API."""
+
     def list_tables() -> dict[str, Any]:
         """List the tables of this region (ListTables, every page)."""
         names: list[str] = []
@@ -134,12 +141,18 @@ def _tools(b: Backend) -> list[Callable[..., Any]]:
               limit: int = DEFAULT_ITEMS, scan_index_forward: bool = True) -> dict[str, Any]:  # fmt: skip
         """Query a table or index by a key condition such as "pk = :p" with {":p": {"S": "a"}};
         returns at most `limit` items (100 at most) and LastEvaluatedKey to go on (Query)."""
-        n = max(1, min(limit, MAX_ITEMS))
+        n = _limit(limit)
         out = b.call("query", TableName=table, KeyConditionExpression=key_condition_expression,
                      ExpressionAttributeValues=expression_attribute_values,
                      ExpressionAttributeNames=expression_attribute_names, IndexName=index_name, Limit=n,
                      ScanIndexForward=scan_index_forward)  # fmt: skip
         return {k: out[k] for k in ("Items", "Count", "ScannedCount", "LastEvaluatedKey") if k in out}
+
+    return [list_tables, describe_table, get_item, put_item, query]
+
+
+def _model_tools(b: Backend) -> list[Callable[..., Any]]:
+    """What the capacity model sees, the virtual clock and scenarios: the admin API."""
 
     def partitions(table: str, index: str | None = None) -> dict[str, Any]:
         """A table's (or GSI's) partitions as the capacity model sees them: key ranges, items, size,
@@ -178,6 +191,12 @@ def _tools(b: Backend) -> list[Callable[..., Any]]:
         return {"summary": report.summary_text(out), "sent": sum(out.sent.values()),
                 "throttled": sum(out.throttled.values()), "by_reason": out.reasons()}  # fmt: skip
 
+    return [partitions, throttles, contributor_insights, advance_clock, replay_scenario]
+
+
+def _state_tools(b: Backend) -> list[Callable[..., Any]]:
+    """Reset and snapshots of this region's namespace (engine/state.py, over the admin API)."""
+
     def reset() -> dict[str, Any]:
         """Drop every table, backup, stream and setting of this region's namespace at once."""
         return b.admin("/_dynemu/reset", {})
@@ -194,8 +213,7 @@ def _tools(b: Backend) -> list[Callable[..., Any]]:
         """The snapshots saved, with their namespaces."""
         return b.admin("/_dynemu/snapshots")
 
-    return [list_tables, describe_table, get_item, put_item, query, partitions, throttles, contributor_insights,
-            advance_clock, replay_scenario, reset, snapshot, restore_snapshot, list_snapshots]  # fmt: skip
+    return [reset, snapshot, restore_snapshot, list_snapshots]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -273,3 +273,39 @@ def test_reset_drops_settings_kept_beside_the_tables(server: DynemuServer) -> No
     assert c.describe_contributor_insights(TableName="prov")["ContributorInsightsStatus"] == "DISABLED"
     with pytest.raises(c.exceptions.PolicyNotFoundException):
         c.get_resource_policy(ResourceArn=arn)
+
+
+def _replica_regions(c: Any, name: str) -> list[str] | None:
+    """The regions DescribeTable lists as the table's other replicas (None: not global)."""
+    d = c.describe_table(TableName=name)["Table"]
+    return [r["RegionName"] for r in d["Replicas"]] if "Replicas" in d else None
+
+
+def test_reset_of_one_region_removes_its_replicas_from_the_others(server: DynemuServer) -> None:
+    """A reset of one region drops its replicas as deleting them would: the other regions'
+    replicas no longer list it, and a table left alone is no longer global."""
+    url = server.url
+    home, eu, ap = (make_client(url, region=r) for r in ("us-east-1", "eu-west-1", "ap-south-1"))
+    for name in ("three", "two"):
+        home.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                          KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                          AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])
+        home.put_item(TableName=name, Item={"pk": {"S": "a"}})
+    for name, region in (("three", "eu-west-1"), ("three", "ap-south-1"), ("two", "eu-west-1")):
+        home.update_table(TableName=name, ReplicaUpdates=[{"Create": {"RegionName": region}}])
+    assert _replica_regions(ap, "three") == ["us-east-1", "eu-west-1"]
+    assert _replica_regions(home, "two") == ["eu-west-1"]
+
+    assert admin(url, "/_dynemu/reset?region=eu-west-1", {}) == (200, {"reset": ["eu-west-1"]})
+    assert eu.list_tables()["TableNames"] == []
+    assert _replica_regions(home, "three") == ["ap-south-1"]
+    assert _replica_regions(ap, "three") == ["us-east-1"]
+    assert _replica_regions(home, "two") is None  # its only other replica is gone
+    status, view = admin(url, "/_dynemu/global-tables", method="GET")
+    assert status == 200
+    assert [(g["table"], [r["region"] for r in g["replicas"]]) for g in view["global_tables"]] == [
+        ("three", ["us-east-1", "ap-south-1"])]
+    # the survivors serve on, and the reset region may hold a table of that name again
+    home.put_item(TableName="three", Item={"pk": {"S": "b"}})
+    home.update_table(TableName="two", ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])
+    assert eu.get_item(TableName="two", Key={"pk": {"S": "a"}}, ConsistentRead=True)["Item"] == {"pk": {"S": "a"}}

@@ -546,6 +546,10 @@ def test_get_errors(table: str, table_hr: str, ddb: Any) -> None:
     assert_error("ResourceNotFoundException", "Requested resource not found", ddb.transact_get_items,
                  TransactItems=[Get(table, key("a")), Get("no-such-table", key("a"))])
     assert_validation(MSG_SCHEMA, ddb.transact_get_items, TransactItems=[Get(table_hr, key("a"))])
+    # Every Get's key is validated before the duplicate check (UNSURE: the service's order
+    # between the two is not documented; TransactWriteItems validates its keys first too).
+    assert_validation(MSG_SCHEMA, ddb.transact_get_items,
+                      TransactItems=[Get(table, key("a")), Get(table, key("a")), Get(table_hr, key("a"))])
     code, message = error_of(ddb.transact_get_items, TransactItems=[Get(table, key(str(i))) for i in range(101)])
     assert code == "ValidationException" and "Member must have length less than or equal to 100" in message
     code, message = error_of(ddb.transact_get_items,

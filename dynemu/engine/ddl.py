@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from dynemu.engine.namespace import Namespace
 
 DAY = 86400.0
-MAX_CAPACITY = 40000  # default per-table (and per-index) provisioned capacity quota
 
 
 # --- what a request asks for --------------------------------------------------------------------
@@ -118,12 +117,11 @@ class UpdatePlan:
 
 
 def check_throughput_limit(read: int, write: int) -> None:
-    # Default per-table quota: 40,000 read and 40,000 write capacity units
-    # (developer guide, "Service, account, and table quotas").
-    if read > MAX_CAPACITY or write > MAX_CAPACITY:
-        which = "ReadCapacityUnits" if read > MAX_CAPACITY else "WriteCapacityUnits"
-        value = read if read > MAX_CAPACITY else write
-        raise errors.limit_exceeded(errors.msg_table_throughput_limit(which, MAX_CAPACITY, value))
+    most = limits.TABLE_MAX_CAPACITY  # the per-table quota of capacity units
+    if read > most or write > most:
+        which = "ReadCapacityUnits" if read > most else "WriteCapacityUnits"
+        value = read if read > most else write
+        raise errors.limit_exceeded(errors.msg_table_throughput_limit(which, most, value))
 
 
 def undefined(keys: list[str], defs: dict[str, str], listed: list[str]) -> None:
@@ -184,8 +182,9 @@ def gsi_throughput(d: GsiDefinition, mode: str, region: str, *, create_table: bo
             raise errors.invalid_parameter(errors.msg_index_throughput_missing(name))
         raise errors.invalid_parameter(errors.msg_index_throughput_partial(name))
     for which, units in (("ReadCapacityUnits", pt[0]), ("WriteCapacityUnits", pt[1])):
-        if units > MAX_CAPACITY:  # lab DDB-TABLE-170
-            raise errors.limit_exceeded(errors.msg_index_throughput_limit(which, name, units, region, MAX_CAPACITY))
+        most = limits.TABLE_MAX_CAPACITY  # the per-table quota holds per GSI too: lab DDB-TABLE-170
+        if units > most:
+            raise errors.limit_exceeded(errors.msg_index_throughput_limit(which, name, units, region, most))
     return Throughput(read=pt[0], write=pt[1])
 
 

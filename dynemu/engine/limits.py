@@ -14,6 +14,9 @@ quotas in Amazon DynamoDB"; LimitExceededException in the API reference):
   units by default over every provisioned table and GSI (DescribeLimits'
   AccountMaxRead/WriteCapacityUnits, "Throughput default quotas"); CreateTable, UpdateTable
   and restores that would reserve more are refused;
+- per table: 40,000 read and 40,000 write capacity units, provisioned on a table or one of
+  its GSIs, or served to an on-demand table (DescribeLimits' TableMaxRead/WriteCapacityUnits,
+  ``TABLE_MAX_CAPACITY``: the one home of the figure);
 - with ``--control-plane-throttling on``, the documented rates of control-plane calls:
   CreateBackup 50 a second, RestoreTableFromBackup 10, ListBackups 5, DescribeLimits once a
   minute (their API references), beyond which ThrottlingException. Off by default: a test
@@ -35,6 +38,11 @@ from dynemu import errors
 
 HOUR = 3600.0
 DAY_SECONDS = 86400
+# The default per-table quota of read and of write capacity units ("Service, account, and
+# table quotas in Amazon DynamoDB", "Throughput default quotas"): CreateTable and UpdateTable
+# refuse more on a table or GSI (engine/ddl.py), DescribeLimits reports it, and an on-demand
+# table is served at most this (engine/capacity/throughput.py: CapacityConfig).
+TABLE_MAX_CAPACITY = 40000
 
 
 class AccountLimits(NamedTuple):  # immutable: built at import for a fifth of a frozen dataclass's cost
@@ -47,8 +55,8 @@ class AccountLimits(NamedTuple):  # immutable: built at import for a fifth of a 
     ttl_change_seconds: float = HOUR
     account_max_read: int = 80000  # DescribeLimits' account maxima
     account_max_write: int = 80000
-    table_max_read: int = 40000
-    table_max_write: int = 40000
+    table_max_read: int = TABLE_MAX_CAPACITY
+    table_max_write: int = TABLE_MAX_CAPACITY
     control_plane_throttling: bool = False  # the per-operation rates below
     # --transient-delays: CREATING, UPDATING and DELETING last a while (engine/transient.py)
     transient_delays: bool = False

@@ -58,7 +58,7 @@ class Namespace:
         self.limits = account_limits  # tables, simultaneous operations, backups, quotas (engine.limits)
         self.control_plane = limits.ControlPlane(account_limits)  # rated control-plane calls
         # tables CREATING, UPDATING or DELETING under --transient-delays (engine.transient)
-        self.transient = transient.Statuses(account_limits.transient_delays)
+        self.transient = transient.Statuses(account_limits.transient_delays, clock.now, self._drop_named)
         self.tables: dict[str, Table] = {}
         # throttle events of the tables (and their GSIs) deleted since start, by reason: a
         # counter never goes down (the Prometheus view's table="" series)
@@ -192,7 +192,7 @@ class Namespace:
         """``get`` of a table that may be in a transient status (engine.transient): one that
         is CREATING or DELETING is not there for the data plane; one whose deletion has run
         its time is gone."""
-        status = self.transient.status(self, table.spec.name)
+        status = self.transient.status(table.spec.name)
         if status is None and self.tables.get(table.spec.name) is not table:
             raise errors.table_not_found(name) if control_plane else errors.resource_not_found()
         if status in ("CREATING", "DELETING") and not control_plane:
@@ -231,6 +231,12 @@ class Namespace:
         version = table.capacity.persist_if_changed(batch)
         self.store.write(batch)
         table.capacity.saved(version)
+
+    def _drop_named(self, name: str) -> None:
+        """Drop table ``name`` if it is still there (a DELETING status that has run its time)."""
+        table = self.tables.get(name)
+        if table is not None:
+            self.drop_table(table)
 
     def drop_table(self, table: Table) -> None:
         """Remove a table and its items. Table ids are never reused, so the item range can be

@@ -166,7 +166,9 @@ def _key_value_size(attr: KeyAttr, v: Value) -> int:
     return len(raw)
 
 
-def _check_key_value(attr: KeyAttr, v: Value, is_hash: bool) -> None:
+def check_key_value(attr: KeyAttr, v: Value, is_hash: bool) -> None:
+    """A key value of the right type: not empty (S, B) and within the key size limits
+    (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html)."""
     raw = v[attr.type]
     if attr.type in ("S", "B") and raw == "":
         raise errors.validation(errors.msg_empty_key_value(TYPE_NAMES[attr.type], attr.name))
@@ -177,7 +179,16 @@ def _check_key_value(attr: KeyAttr, v: Value, is_hash: bool) -> None:
         raise errors.invalid_parameter(errors.msg_range_key_too_large(MAX_RANGE_KEY_BYTES))
 
 
-def _value_type(v: Any) -> str | None:
+def check_request_key_value(attr: KeyAttr, v: Any, is_hash: bool) -> None:
+    """A key attribute's value as a request names it (``Key``): of the declared type,
+    else the schema ValidationException; then ``check_key_value``."""
+    if value_type_of(v) != attr.type:
+        raise errors.validation(errors.MSG_SCHEMA)
+    check_key_value(attr, v, is_hash)
+
+
+def value_type_of(v: Any) -> str | None:
+    """The type of ``v`` where it is an AttributeValue of one type, else None."""
     if isinstance(v, dict) and len(v) == 1:
         return next(iter(v))
     return None
@@ -193,10 +204,10 @@ def key_of_item(spec: TableSpec, item: Item) -> tuple[Value, Value | None]:
         v = item.get(attr.name)
         if v is None:
             raise errors.invalid_parameter(errors.msg_missing_key(attr.name))
-        t = _value_type(v)
+        t = value_type_of(v)
         if t != attr.type:
             raise errors.invalid_parameter(errors.msg_key_type_mismatch(attr.name, attr.type, t))
-        _check_key_value(attr, v, is_hash)
+        check_key_value(attr, v, is_hash)
         out.append(v)
     return out[0], out[1]  # type: ignore[return-value]
 
@@ -213,9 +224,7 @@ def key_of_request(spec: TableSpec, key: Item) -> tuple[Value, Value | None]:
             out.append(None)
             continue
         v = key.get(attr.name)
-        if v is None or _value_type(v) != attr.type:
-            raise errors.validation(errors.MSG_SCHEMA)
-        _check_key_value(attr, v, is_hash)
+        check_request_key_value(attr, v, is_hash)
         out.append(v)
     return out[0], out[1]  # type: ignore[return-value]
 

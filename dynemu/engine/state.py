@@ -76,12 +76,23 @@ class StateControl:
 
     def reset(self, scope: str | None = None) -> list[str]:
         """Drop every table, backup, stream and setting of the namespaces in ``scope`` at once;
-        returns their names. The tables of ``--init`` are created again."""
+        returns their names. The tables of ``--init`` are created again. A reset of one
+        namespace removes its replicas from their global tables in the other regions."""
         names = self._scope(scope)
+        if scope is not None:
+            self._leave_global_tables(scope)
         self._replace(dict.fromkeys(names))
         if self.reinit is not None:
             self.reinit()
         return names
+
+    def _leave_global_tables(self, name: str) -> None:
+        """Namespace ``name`` is reset while others are not: its replicas leave their global
+        tables first, as DeleteTable of each would remove it, so that no other region's
+        replica lists a region that no longer holds the table."""
+        ns = self.namespaces
+        if name in ns.databases or name in ns.on_disk():
+            global_tables.leave(ns.replication, ns.open(name))
 
     # --- snapshots ----------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ batch together with the table's counters.
 
 from __future__ import annotations
 
+import operator
 import struct
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -107,6 +108,17 @@ class Mutation:
         return self.existed or self.new is not None
 
 
+def _attachment(slot: str) -> Any:
+    """A property of Table over ``slot``: read as the plain attribute (``attrgetter``, in C:
+    every write reads them), set through ``Table._attached``, which rebuilds the observers."""
+
+    def attach(table: Table, value: Any) -> None:
+        setattr(table, slot, value)
+        table._attached()
+
+    return property(operator.attrgetter(slot), attach)
+
+
 class Table:
     """A table and what is attached to it. The attachments are set up in one place,
     ``Namespace._attach`` (streams and TTL also when enabled later), and are the table's
@@ -151,59 +163,13 @@ class Table:
         )
         self.planners = tuple(o for o in (ix, vx) if o is not None)
 
-    @property
-    def indexes(self) -> Any:
-        return self._indexes
-
-    @indexes.setter
-    def indexes(self, value: Any) -> None:
-        self._indexes = value
-        self._attached()
-
-    @property
-    def stream(self) -> Any:
-        return self._stream
-
-    @stream.setter
-    def stream(self, value: Any) -> None:
-        self._stream = value
-        self._attached()
-
-    @property
-    def ttl(self) -> Any:
-        return self._ttl
-
-    @ttl.setter
-    def ttl(self, value: Any) -> None:
-        self._ttl = value
-        self._attached()
-
-    @property
-    def recent(self) -> Any:
-        return self._recent
-
-    @recent.setter
-    def recent(self, value: Any) -> None:
-        self._recent = value
-        self._attached()
-
-    @property
-    def history(self) -> Any:
-        return self._history
-
-    @history.setter
-    def history(self, value: Any) -> None:
-        self._history = value
-        self._attached()
-
-    @property
-    def vectors(self) -> Any:
-        return self._vectors
-
-    @vectors.setter
-    def vectors(self, value: Any) -> None:
-        self._vectors = value
-        self._attached()
+    # The attachments, each kept in its slot; setting one rebuilds ``observers`` (``_attachment``).
+    indexes = _attachment("_indexes")
+    stream = _attachment("_stream")
+    ttl = _attachment("_ttl")
+    recent = _attachment("_recent")
+    history = _attachment("_history")
+    vectors = _attachment("_vectors")
 
     @property
     def name(self) -> str:

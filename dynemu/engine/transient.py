@@ -28,7 +28,7 @@ becomes ACTIVE when it completes), held with ``hold``.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
 
 from dynemu import errors
 
@@ -43,18 +43,24 @@ BUSY_WORD = {"CREATING": "created", "UPDATING": "updated", "DELETING": "deleted"
 
 class Statuses:
     """One namespace's tables in a transient status: ``name -> (status, until)``, and its
-    GSIs being created or deleted: ``(table, index) -> (status, until)``."""
+    GSIs being created or deleted: ``(table, index) -> (status, until)``.
 
-    __slots__ = ("enabled", "tables", "indexes")
+    The namespace owns it and gives it what it needs at construction: the namespace's clock
+    (``now``) and ``drop``, which removes a table whose DELETING has run its time (the
+    namespace's ``drop_table`` by name)."""
 
-    def __init__(self, enabled: bool) -> None:
+    __slots__ = ("enabled", "tables", "indexes", "_now", "_drop")
+
+    def __init__(self, enabled: bool, now: Callable[[], float], drop: Callable[[str], None]) -> None:
         self.enabled = enabled
         self.tables: dict[str, tuple[str, float]] = {}
         self.indexes: dict[tuple[str, str], tuple[str, float]] = {}
+        self._now = now
+        self._drop = drop
 
-    def begin(self, name: str, status: str, now: float, seconds: float | None = None) -> None:
+    def begin(self, name: str, status: str, seconds: float | None = None) -> None:
         if self.enabled:
-            until = now + (DURATION[status] if seconds is None else seconds)
+            until = self._now() + (DURATION[status] if seconds is None else seconds)
             old = self.tables.get(name)
             self.tables[name] = (status, max(until, old[1]) if old and old[0] == status else until)
 
@@ -64,43 +70,46 @@ class Statuses:
         has COMPLETED (engine/exports/jobs.py)."""
         self.tables[name] = (status, until)
 
-    def begin_index(self, table: str, index: str, status: str, now: float) -> None:
+    def begin_index(self, table: str, index: str, status: str) -> None:
         if self.enabled:
             seconds = INDEX_CREATE if status == "CREATING" else INDEX_DELETE
-            self.indexes[(table, index)] = (status, now + seconds)
-            self.begin(table, "UPDATING", now, seconds)
+            self.indexes[(table, index)] = (status, self._now() + seconds)
+            self.begin(table, "UPDATING", seconds)
 
-    def status(self, db: Any, name: str) -> str | None:
+    def status(self, name: str) -> str | None:
         """The table's transient status now, settling what has run its time (a DELETING
-        table is then dropped: ``db.drop_table``)."""
+        table is then dropped: ``drop``)."""
         held = self.tables.get(name)
         if held is None:
             return None
         status, until = held
-        if db.now() < until:
+        if self._now() < until:
             return status
         del self.tables[name]
         for key in [k for k in self.indexes if k[0] == name]:
             del self.indexes[key]
         if status == "DELETING":
-            table = db.tables.get(name)
-            if table is not None:
-                db.drop_table(table)
+            self._drop(name)
         return None
 
-    def index_status(self, db: Any, table: str, index: str) -> str | None:
+    def settle(self) -> None:
+        """Settle every table's status (ListTables: a deletion that has run its time is over)."""
+        for name in list(self.tables):
+            self.status(name)
+
+    def index_status(self, table: str, index: str) -> str | None:
         """CREATING or DELETING while a GSI's change lasts, else None."""
         held = self.indexes.get((table, index))
         if held is None:
             return None
-        if db.now() < held[1]:
+        if self._now() < held[1]:
             return held[0]
         del self.indexes[(table, index)]
         return None
 
-    def check_changeable(self, db: Any, name: str) -> None:
+    def check_changeable(self, name: str) -> None:
         """UpdateTable and DeleteTable: ResourceInUseException while the table is CREATING or
         UPDATING (DeleteTable of a DELETING table is the caller's: it answers as before)."""
-        status = self.status(db, name)
+        status = self.status(name)
         if status is not None:
             raise errors.resource_in_use(errors.msg_table_busy(BUSY_WORD[status], name))

@@ -13,8 +13,7 @@ from dynemu.api.protocol import Context
 def list_tables(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     limit = body.get("Limit") or 100
     start = body.get("ExclusiveStartTableName")
-    for name in list(ctx.db.transient.tables):  # a deletion that has run its time is over
-        ctx.db.transient.status(ctx.db, name)
+    ctx.db.transient.settle()  # a deletion that has run its time is over
     names = sorted(ctx.db.tables)
     if start is not None:
         names = [n for n in names if n > start]

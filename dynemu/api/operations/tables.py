@@ -182,7 +182,7 @@ def create(ctx: Context, body: dict[str, Any]) -> Table:
         misc.check_tags(body["Tags"])  # the tagging restrictions hold at creation too
     policy = policies.check_create(body)  # ResourcePolicy (engine/resource_policies.py)
     name = body["TableName"]
-    if ctx.db.transient.status(ctx.db, name) == "DELETING":  # --transient-delays (engine/transient.py)
+    if ctx.db.transient.status(name) == "DELETING":  # --transient-delays (engine/transient.py)
         raise errors.resource_in_use(errors.msg_table_busy("deleted", name))
     if ctx.db.lookup(name) is not None:
         raise errors.resource_in_use(errors.msg_table_exists(name))
@@ -212,7 +212,7 @@ def create(ctx: Context, body: dict[str, Any]) -> Table:
         indexes=index_defs,
     )
     table = ctx.db.add_table(spec)
-    ctx.db.transient.begin(name, "CREATING", now)  # under --transient-delays: CREATING a while
+    ctx.db.transient.begin(name, "CREATING")  # under --transient-delays: CREATING a while
     policies.attach_at_create(ctx, table, policy)
     vector_ddl.create_table_indexes(table, vector_defs)
     if stream_on:
@@ -225,9 +225,9 @@ def create(ctx: Context, body: dict[str, Any]) -> Table:
 
 def describe_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     table = ctx.db.get(body["TableName"], control_plane=True)
-    out = describe(table, ctx.db.transient.status(ctx.db, table.spec.name) or "ACTIVE")
+    out = describe(table, ctx.db.transient.status(table.spec.name) or "ACTIVE")
     for gsi in out.get("GlobalSecondaryIndexes", ()):  # a new GSI held CREATING (engine/transient.py)
-        if ctx.db.transient.index_status(ctx.db, table.spec.name, gsi["IndexName"]) == "CREATING":
+        if ctx.db.transient.index_status(table.spec.name, gsi["IndexName"]) == "CREATING":
             gsi["IndexStatus"], gsi["Backfilling"] = "CREATING", True
     return {"Table": out}
 
@@ -238,10 +238,10 @@ DELETE_OMITS = ("AttributeDefinitions", "KeySchema", "CreationDateTime", "Global
 
 def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     table = ctx.db.get(body["TableName"], control_plane=True)
-    status = ctx.db.transient.status(ctx.db, table.spec.name)
+    status = ctx.db.transient.status(table.spec.name)
     if status == "DELETING":  # "If table is already in the DELETING state, no error is returned."
         return {"TableDescription": _deleting(table)}
-    ctx.db.transient.check_changeable(ctx.db, table.spec.name)
+    ctx.db.transient.check_changeable(table.spec.name)
     if table.spec.deletion_protection:
         raise errors.validation(errors.MSG_DELETION_PROTECTED)
     ddl.check_deletable(table)
@@ -252,7 +252,7 @@ def delete_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     streams.on_table_deleted(ctx.db.streams, table, ctx.db.now())
     ttl.on_table_deleted(table)
     if ctx.db.transient.enabled:  # DELETING a while, then dropped (engine/transient.py)
-        ctx.db.transient.begin(table.spec.name, "DELETING", ctx.db.now())
+        ctx.db.transient.begin(table.spec.name, "DELETING")
     else:
         ctx.db.drop_table(table)
     return {"TableDescription": description}
@@ -303,7 +303,7 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         streams.validate_spec(stream, creating=False)
     index_specs.check_updates(body)
     table = ctx.db.get(body["TableName"], control_plane=True)
-    ctx.db.transient.check_changeable(ctx.db, table.spec.name)
+    ctx.db.transient.check_changeable(table.spec.name)
     limits.check_table_operation(ctx.db.limits, ctx.db.tables.values(), table)
     vectors_deleted = vector_specs.deleting(table, body)  # described before they go
     plan, table_changed = ddl.update_table(ctx.db, table, _table_update(body), ctx.region)
@@ -312,14 +312,13 @@ def update_table(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     # GSI throughput updates alone leave the table ACTIVE (lab DDB-TABLE-148)
     only_updates = plan is not None and plan.only_updates and not table_changed
     description = describe(table, "ACTIVE" if only_updates else "UPDATING")
-    now = ctx.db.now()
     if not only_updates:  # under --transient-delays: UPDATING a while, an index's change longer
-        ctx.db.transient.begin(table.spec.name, "UPDATING", now)
+        ctx.db.transient.begin(table.spec.name, "UPDATING")
     if plan is not None:
         for name in plan.created:
-            ctx.db.transient.begin_index(table.spec.name, name, "CREATING", now)
+            ctx.db.transient.begin_index(table.spec.name, name, "CREATING")
         for ix, _ in plan.deleted:
-            ctx.db.transient.begin_index(table.spec.name, ix.spec.name, "DELETING", now)
+            ctx.db.transient.begin_index(table.spec.name, ix.spec.name, "DELETING")
         index_specs.patch_response(description, plan)
     vector_specs.patch_response(description, vectors_deleted)
     return {"TableDescription": description}

@@ -13,7 +13,7 @@ from typing import Any
 
 from dynemu import errors
 from dynemu.engine.capacity.contributors import KEY_HASH, key_namer
-from dynemu.engine.schema import TableSpec, _check_key_value, _value_type
+from dynemu.engine.schema import TableSpec, check_request_key_value
 from dynemu.storage import keyspace
 
 
@@ -52,9 +52,7 @@ def key_suffix(spec: TableSpec, index: str | None, key: dict[str, Any]) -> bytes
         v = key.get(attr.name)
         if v is None and attr in range_attrs:
             break
-        if not isinstance(v, dict) or _value_type(v) != attr.type:
-            raise errors.validation(errors.MSG_SCHEMA)
-        _check_key_value(attr, v, attr in hash_attrs)
+        check_request_key_value(attr, v, attr in hash_attrs)
         values.append(v)
     pk = values[: len(hash_attrs)]
     rest = values[len(hash_attrs) :]

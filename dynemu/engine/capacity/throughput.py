@@ -26,8 +26,8 @@ behaviour.
 
 **Buckets a request touches** (``kind`` = read or write):
 
-* the table bucket: rate = provisioned units (on-demand: ``min(per-table quota 40,000,
-  OnDemandThroughput max)``), holding 300 s of it in ``burst``/``adaptive``/``gac``, 1 s in
+* the table bucket: rate = provisioned units (on-demand: ``min(per-table quota,
+  OnDemandThroughput max)``, the quota 40,000 as ``limits.TABLE_MAX_CAPACITY``), holding 300 s of it in ``burst``/``adaptive``/``gac``, 1 s in
   ``uniform`` and on-demand. The policy says whether it refuses requests on its own; it
   always tells a hot partition (``KeyRangeThroughputExceeded``) from a saturated table
   (``ProvisionedThroughputExceeded``);
@@ -77,6 +77,7 @@ from dynemu.engine.capacity.partitions import (
     partitions_for_warm,
 )
 from dynemu.engine.capacity.policies import MODELS, Policy, policy_for
+from dynemu.engine.limits import TABLE_MAX_CAPACITY
 from dynemu.errors import MSG_THROTTLED_INDEX, MSG_THROTTLED_ON_DEMAND, MSG_THROTTLED_TABLE
 
 READ, WRITE = 0, 1
@@ -99,8 +100,8 @@ class CapacityConfig:
     on_demand_scale_after: float = 60.0  # a new on-demand peak counts as "previous" after this
     partition_read_max: float = PARTITION_READ_MAX
     partition_write_max: float = PARTITION_WRITE_MAX
-    table_quota_read: float = 40000.0  # DescribeLimits TableMaxReadCapacityUnits
-    table_quota_write: float = 40000.0
+    table_quota_read: float = float(TABLE_MAX_CAPACITY)  # DescribeLimits TableMaxReadCapacityUnits
+    table_quota_write: float = float(TABLE_MAX_CAPACITY)
     adaptive_after: float = 300.0  # sustained throttling before adaptive capacity steps in
     adaptive_gap: float = 5.0  # a pause longer than this ends a throttling streak
     heat_threshold: float = 0.8  # share of the partition ceiling that counts as hot

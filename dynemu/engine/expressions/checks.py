@@ -194,12 +194,19 @@ def _condition_static_error(root: ast.Node, nodes: list[ast.Node], leaves: list[
             return errors.MSG_REDUNDANT_PARENTHESES
     if count_operators(nodes) > MAX_OPERATORS:
         return TOO_MANY_OPERATORS
+    foreign = _foreign_function(nodes, CONDITION_FUNCTIONS, UPDATE_FUNCTIONS, "a condition")
+    return foreign or _misused_function(leaves) or _reserved(nodes) or _index_range(nodes)
+
+
+def _foreign_function(nodes: list[ast.Node], allowed: dict[str, int], other: dict[str, int], where: str) -> str | None:
+    """The first function call not ``allowed`` here: one of the ``other`` expression's
+    functions ("not allowed to be used in <where>"), else an unknown one."""
     for n in nodes:
-        if isinstance(n, ast.Func) and n.name not in CONDITION_FUNCTIONS:
-            if n.name in UPDATE_FUNCTIONS:
-                return errors.msg_function_not_allowed("a condition", n.name)
+        if isinstance(n, ast.Func) and n.name not in allowed:
+            if n.name in other:
+                return errors.msg_function_not_allowed(where, n.name)
             return errors.msg_invalid_function(n.name)
-    return _misused_function(leaves) or _reserved(nodes) or _index_range(nodes)
+    return None
 
 
 def _misused_function(leaves: list[ast.Node]) -> str | None:
@@ -431,11 +438,9 @@ def _update_static_error(expr: ast.UpdateExpr, nodes: list[ast.Node]) -> str | N
     reserved = _reserved(nodes) or _index_range(nodes)
     if reserved:
         return reserved
-    for n in nodes:
-        if isinstance(n, ast.Func) and n.name not in UPDATE_FUNCTIONS:
-            if n.name in CONDITION_FUNCTIONS:
-                return errors.msg_function_not_allowed("an update", n.name)
-            return errors.msg_invalid_function(n.name)
+    foreign = _foreign_function(nodes, UPDATE_FUNCTIONS, CONDITION_FUNCTIONS, "an update")
+    if foreign:
+        return foreign
     if count_operators(nodes) > MAX_OPERATORS:
         return TOO_MANY_OPERATORS
     for n in nodes:  # list_append(list_append(...), ...) parses, but the service refuses it (issue 24)

@@ -268,6 +268,15 @@ def on_table_deleted(rep: Replication, db: Namespace, name: str) -> None:
     _save(rep, group)
 
 
+def leave(rep: Replication, db: Namespace) -> None:
+    """Namespace ``db`` is about to be emptied (state control's reset of one region): each
+    global table it holds a replica of goes on without it, as after DeleteTable of that
+    replica (``on_table_deleted``)."""
+    link: RegionLink | None = db.replicated
+    for name in list(link.tables) if link is not None else ():
+        on_table_deleted(rep, db, name)
+
+
 def activate(rep: Replication, group: GlobalTable, regions: list[str]) -> None:
     for r in regions:
         if r in group.replicas:
