@@ -1,0 +1,149 @@
+"""From an incident's evidence to a reproduction, with a GSI: known traffic into dynemu (table
+writes, some of them carrying the GSI's key, Queries of the GSI, and a GSI whose write
+throughput is too low throttling the table's writes), its table and GSI metrics fetched with
+boto3's cloudwatch client as the AWS CLI prints them, ``dynemu scenario from-aws``, and
+``dynemu replay --report --check`` comparing the table's and the GSI's minutes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dynemu.api.admin.app import NAMESPACES
+from dynemu.replay import scenario
+from dynemu.replay.cli import main as replay_main
+from dynemu.replay.from_aws import main as from_aws
+from dynemu.testing import DynemuServer
+from tests.conftest import make_client
+from tests.test_cloudwatch_api import at, cloudwatch
+from tests.test_from_aws import cli_json
+
+TABLE, INDEX = "orders", "by-customer"
+METRICS = ("ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ProvisionedReadCapacityUnits",
+           "ProvisionedWriteCapacityUnits", "ReadThrottleEvents", "WriteThrottleEvents")  # fmt: skip
+
+
+def _drive(url: str, clock: Any) -> tuple[int, int]:
+    """Five minutes from a minute boundary: each second 5 new orders with a customer (they enter
+    the GSI), 5 without, 4 Queries of the GSI and 2 GetItems; in minutes 1-3, 35 more new orders
+    with a customer a second: the GSI's 10 WCU take them from its burst savings, then refuse
+    them (the table, at 50 WCU, would take them). Returns (the first minute, the end)."""
+    ddb = make_client(url)
+    ddb.create_table(
+        TableName=TABLE, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"},
+                              {"AttributeName": "customer", "AttributeType": "S"}],
+        ProvisionedThroughput={"ReadCapacityUnits": 20, "WriteCapacityUnits": 50},
+        GlobalSecondaryIndexes=[{"IndexName": INDEX, "KeySchema": [{"AttributeName": "customer", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "KEYS_ONLY"},
+                                 "ProvisionedThroughput": {"ReadCapacityUnits": 20, "WriteCapacityUnits": 10}}],
+    )  # fmt: skip
+    clock.advance(60 - clock.now() % 60)
+    m0 = int(clock.now())
+    n = 0
+    for second in range(300):
+        extra = 35 if 60 <= second < 240 else 0
+        items = [{"pk": {"S": f"o{n + i}"}, "sk": {"N": "0"}, "customer": {"S": f"c{(n + i) % 997}"}}
+                 for i in range(5 + extra)]  # fmt: skip
+        items += [{"pk": {"S": f"p{n + i}"}, "sk": {"N": "0"}} for i in range(5)]
+        n += 5 + extra
+        for i in range(0, len(items), 25):
+            puts = [{"PutRequest": {"Item": {**it, "pad": {"S": "x" * 300}}}} for it in items[i : i + 25]]
+            try:  # refused items come back unprocessed, or the whole batch is refused: not retried
+                ddb.batch_write_item(RequestItems={TABLE: puts})
+            except ddb.exceptions.ProvisionedThroughputExceededException:
+                pass
+        for q in range(4):
+            ddb.query(TableName=TABLE, IndexName=INDEX, KeyConditionExpression="customer = :c",
+                      ExpressionAttributeValues={":c": {"S": f"c{(second * 4 + q) % 997}"}})  # fmt: skip
+        ddb.batch_get_item(RequestItems={TABLE: {"Keys": [{"pk": {"S": f"p{n - 1 - i}"}, "sk": {"N": "0"}}
+                                                          for i in range(2)]}})  # fmt: skip
+        clock.advance(1)
+    return m0, int(clock.now())
+
+
+def _evidence(url: str, m0: int, end: int, d: Path) -> None:
+    cw = cloudwatch(url)
+    queries = []
+    for dims in ([{"Name": "TableName", "Value": TABLE}],
+                 [{"Name": "TableName", "Value": TABLE}, {"Name": "GlobalSecondaryIndexName", "Value": INDEX}]):  # fmt: skip
+        for name in METRICS:
+            queries.append({"Id": f"m{len(queries)}", "MetricStat": {
+                "Metric": {"Namespace": "AWS/DynamoDB", "MetricName": name, "Dimensions": dims}, "Period": 60,
+                "Stat": "Average" if name.startswith("Provisioned") else "Sum"}})  # fmt: skip
+    (d / "queries.json").write_text(json.dumps(queries))
+    got = cw.get_metric_data(MetricDataQueries=queries, StartTime=at(m0), EndTime=at(end))
+    (d / "metrics.json").write_text(cli_json(got))
+    (d / "table.json").write_text(cli_json(make_client(url).describe_table(TableName=TABLE)))
+
+
+def test_round_trip_with_gsi_queries_and_gsi_back_pressure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    server = DynemuServer(clock="virtual", throttling=True)
+    url = server.start()
+    try:
+        m0, end = _drive(url, server.app[NAMESPACES].clock)
+        _evidence(url, m0, end, tmp_path)
+    finally:
+        server.stop()
+    results = json.loads((tmp_path / "metrics.json").read_text())["MetricDataResults"]
+    gsi_writes = sum(results[len(METRICS) + 1]["Values"])  # the GSI's ConsumedWriteCapacityUnits
+    gsi_refused = results[len(METRICS) + 5]["Values"]
+    table_refused = results[5]["Values"]
+    assert gsi_writes > 0 and sum(gsi_refused) > 0 and not any(table_refused)  # the GSI refused, not the table
+    path = tmp_path / "scenario.json"
+    code = from_aws(["from-aws", "--table", str(tmp_path / "table.json"), "--metrics", str(tmp_path / "metrics.json"),
+                     "--queries", str(tmp_path / "queries.json"), "--out", str(path)])  # fmt: skip
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    built = json.loads(path.read_text())
+    ops = [o for p in built["phases"] for o in p["operations"]]
+    assert any(o["op"] == "query" and o["index"] == INDEX for o in ops)
+    assert any("customer" in o.get("attributes", {}) for o in ops) and any(
+        o["op"] == "write" and "attributes" not in o for o in ops[1:])  # some writes reach the GSI, some do not
+    notes = [n for n in built["notes"] if n.startswith(f"GSI {INDEX}:")]
+    assert len(notes) >= 4 and all(f"  - {n}" in printed for n in notes)
+    assert set(built["evidence"]["gsis"]) == {INDEX}
+    code = replay_main([str(path), "--report", str(tmp_path / "report"), "--check"])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert "check passed: consumed within 10 % per minute, the same throttled minutes (the table and each GSI)" in printed
+    summary = json.loads((tmp_path / "report" / "summary.json").read_text())
+    g = summary["gsis"][INDEX]
+    assert g["max_consumed_error"] <= 0.10 and g["throttle_minutes_agree"]
+    assert g["throttle_minutes"]["evidence"] and summary["throttle_minutes"]["evidence"] == []
+    assert all(m["evidence"]["consumed_read"] > 0 for m in g["minutes"])  # the queries' units are compared
+    html = (tmp_path / "report" / "evidence.html").read_text()
+    assert f"<h2>GSI {INDEX}</h2>" in html
+
+
+def test_the_query_operation_and_gsi_evidence_are_checked() -> None:
+    base: dict[str, Any] = {
+        "tables": [{"name": "t", "hash": ["pk", "S"], "read": 5, "write": 5,
+                    "gsis": [{"name": "g", "hash": ["c", "S"], "read": 5, "write": 5}]}],
+        "phases": [{"duration": 2, "operations": [{"table": "t", "op": "query", "index": "g", "rate": 2,
+                                                    "keys": {"distribution": "uniform", "keys": 3, "prefix": "v"}}]}],
+        "evidence": {"table": "t", "minutes": [], "gsis": {"g": [{"minute": 0, "consumed_read": 1, "consumed_write": 0,
+                                                                  "read_throttle_events": 0, "write_throttle_events": 0}]}},
+    }  # fmt: skip
+    from dynemu.replay import traffic
+
+    sc = scenario.parse(base)
+    sent = traffic.PhaseTraffic(sc, 0, sc.phases[0]).second(0, 0.0)
+    assert [(r.op, r.index, list(r.key)) for r in sent] == [("query", "g", ["c"])] * 2
+    assert traffic.batches(sent) == [("query", [sent[0]]), ("query", [sent[1]])]
+    for where, change, message in (
+        ("op", {"index": "nope"}, "phases[0].operations[0].index: 'nope' is not a GSI of 't'"),
+        ("op", {"op": "read"}, "phases[0].operations[0].index: only a query reads an index"),
+        ("op", {"consistent": True},
+         "phases[0].operations[0].consistent: Consistent reads are not supported on global secondary indexes"),
+        ("ev", {"gsis": {"h": []}}, "scenario.evidence.gsis: 'h' is not a GSI of 't'"),
+        ("ev", {"gsis": {"g": [{"minute": 0}]}}, "scenario.evidence.gsis.g[0]: missing 'consumed_read'"),
+    ):  # fmt: skip
+        bad = json.loads(json.dumps(base))
+        (bad["phases"][0]["operations"][0] if where == "op" else bad["evidence"]).update(change)
+        with pytest.raises(scenario.ScenarioError) as info:
+            scenario.parse(bad)
+        assert str(info.value) == message
