@@ -170,3 +170,62 @@ def test_the_hand_written_gsi_incident(tmp_path: Path, capsys: pytest.CaptureFix
     cols = {v["name"]: v for v in json.loads((tmp_path / "r" / "variants.json").read_text())["variants"]}
     assert cols["as-is"]["throttled"] > 0 and cols["as-is"]["throttled_partitions"] == ["tickets / byStatus #0"]
     assert cols["gsi100"]["throttled"] == 0
+
+
+def _query(qid: str, metric: str, index: str | None, stat: str = "Sum") -> dict[str, Any]:
+    dims = [{"Name": "TableName", "Value": "t"}] + ([{"Name": "GlobalSecondaryIndexName", "Value": index}] if index else [])
+    return {"Id": qid, "MetricStat": {"Metric": {"Namespace": "AWS/DynamoDB", "MetricName": metric, "Dimensions": dims},
+                                      "Period": 60, "Stat": stat}}  # fmt: skip
+
+
+def test_two_gsis_a_hot_key_and_an_online_index_metric(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each GSI's writes a minute are its consumed WCU / its units per entry (the item's 2 KB for
+    ALL, 1 for KEYS_ONLY) + its write throttle events; a write reaches the busier GSI first; the
+    hot key's writes reach none, and a minute where the GSI wants more writes than the others
+    leaves is named; OnlineIndex* metrics are named, not reproduced."""
+    gsi = lambda name, attr, projection: {  # noqa: E731
+        "IndexName": name, "KeySchema": [{"AttributeName": attr, "KeyType": "HASH"}],
+        "Projection": {"ProjectionType": projection}, "ItemCount": 50,
+        "ProvisionedThroughput": {"ReadCapacityUnits": 100, "WriteCapacityUnits": 100}}  # fmt: skip
+    table = {"Table": {"TableName": "t", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+                       "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in ("pk", "a", "b")],
+                       "ProvisionedThroughput": {"ReadCapacityUnits": 100, "WriteCapacityUnits": 1000},
+                       "ItemCount": 1000, "TableSizeBytes": 2_000_000,
+                       "GlobalSecondaryIndexes": [gsi("all", "a", "ALL"), gsi("keys", "b", "KEYS_ONLY")]}}  # fmt: skip
+    queries = [_query("w", "ConsumedWriteCapacityUnits", None), _query("aw", "ConsumedWriteCapacityUnits", "all"),
+               _query("kw", "ConsumedWriteCapacityUnits", "keys"), _query("kr", "ConsumedReadCapacityUnits", "keys"),
+               _query("on", "OnlineIndexPercentageProgress", "keys", "Average")]  # fmt: skip
+    t = ["2026-03-02T14:00:00+00:00", "2026-03-02T14:01:00+00:00"]
+    metrics = {"MetricDataResults": [{"Id": q["Id"], "Label": q["Id"], "Timestamps": t, "Values": v}
+                                     for q, v in zip(queries, ([1200.0, 1200.0], [240.0, 1200.0], [60.0, 540.0],
+                                                               [30.0, 30.0], [50.0, 100.0]), strict=True)]}  # fmt: skip
+    report = {"KeyLabels": ["pk"], "Contributors": [{"Keys": ["hot"], "Datapoints": [
+        {"Timestamp": t[0], "ApproximateValue": 60.0}, {"Timestamp": t[1], "ApproximateValue": 60.0}]}]}  # fmt: skip
+    files = {}
+    for name, data in (("table", table), ("queries", queries), ("metrics", metrics), ("hot", report)):
+        files[name] = str(tmp_path / f"{name}.json")
+        Path(files[name]).write_text(json.dumps(data))
+    out = tmp_path / "s.json"
+    assert from_aws(["from-aws", "--table", files["table"], "--metrics", files["metrics"], "--queries", files["queries"],
+                     "--insights", files["hot"], "--out", str(out)]) == 0  # fmt: skip
+    capsys.readouterr()
+    built = json.loads(out.read_text())
+    minutes = built["phases"][2:]
+
+    def per_minute(m: int, test: Any) -> float:
+        return sum(sum(o["series"]) * o["series_period"] for o in minutes[m]["operations"] if test(o))
+
+    reaches = lambda attr: lambda o: o["op"] == "write" and attr in o.get("attributes", {})  # noqa: E731
+    # 600 table writes a minute (2 KB items: 2 WCU); "all" 240 / 2 = 120 and 600 in minute 1, "keys" 60 and 540
+    assert [per_minute(m, reaches("a")) for m in (0, 1)] == pytest.approx([120, 540])  # minute 1: 600 - 60 hot
+    assert [per_minute(m, reaches("b")) for m in (0, 1)] == pytest.approx([60, 540])
+    assert [per_minute(m, lambda o: o["op"] == "write") for m in (0, 1)] == pytest.approx([600, 600])
+    plain = [o for o in minutes[1]["operations"] if o["op"] == "write" and "attributes" not in o]
+    assert plain[0]["keys"]["weights"] == {"hot": 1.0}  # the hot key's 60 writes are all that reach no GSI
+    assert per_minute(0, lambda o: o.get("index") == "keys") == pytest.approx(60)  # 30 RCU / 0.5
+    notes = built["notes"]
+    assert "GSI all: in minutes [1] the GSI's writes are more than the table's writes besides the hot keys': its " \
+           "write consumption there is short in the reproduction" in notes
+    assert any("OnlineIndexPercentageProgress of GSI 'keys' (an index being built) is not reproduced" in n for n in notes)
+    assert set(built["evidence"]["gsis"]) == {"all", "keys"}
+    assert [m["consumed_write"] for m in built["evidence"]["gsis"]["all"]] == [240.0, 1200.0]

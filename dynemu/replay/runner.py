@@ -4,7 +4,8 @@ The server is a private in-memory one (or ``--endpoint``, a ``dynemu --clock vir
 Each second of traffic is sent at one instant of the virtual clock, then the clock moves
 one second. Requests are batched -- BatchWriteItem (25 puts) and BatchGetItem (100 keys) --
 which the capacity model admits item by item exactly as single requests (a throttled item
-comes back unprocessed), so batching changes the HTTP cost, not the outcome. Rates are
+comes back unprocessed), so batching changes the HTTP cost, not the outcome; a query (of the
+table or of a GSI) is a Query call of its own. Rates are
 never scaled. The per-second history is read from ``/_dynemu/tables/<t>/history`` every
 five minutes of virtual time (the server keeps ten).
 
