@@ -94,7 +94,10 @@ def _notes(g: Gsi, notes: list[str]) -> None:
 
 
 def refused(gsis: list[Gsi], seconds: int) -> list[float]:
-    """Per second, the table writes its GSIs refused (their write throttle events)."""
+    """Per second, the table writes its GSIs refused (their write throttle events: the TableName
+    dimension leaves a GSI's out, metrics-dimensions.html, WriteThrottleEvents)."""
+    # UNSURE: a write refused by two GSIs at once is one event on each (DynamoDB counts an event per
+    # index write): summed here, it counts as two writes. dynemu refuses at the first GSI.
     out = [0.0] * seconds
     for g in gsis:
         for i, v in enumerate(g.per["WriteThrottleEvents"] or ()):
