@@ -182,7 +182,8 @@ def test_two_gsis_a_hot_key_and_an_online_index_metric(tmp_path: Path, capsys: p
     """Each GSI's writes a minute are its consumed WCU / its units per entry (the item's 2 KB for
     ALL, 1 for KEYS_ONLY) + its write throttle events; a write reaches the busier GSI first; the
     hot key's writes reach none, and a minute where the GSI wants more writes than the others
-    leaves is named; OnlineIndex* metrics are named, not reproduced."""
+    leaves is named; a GSI's throughput change is an UpdateTable of the GSI; OnlineIndex* metrics
+    are named, not reproduced."""
     gsi = lambda name, attr, projection: {  # noqa: E731
         "IndexName": name, "KeySchema": [{"AttributeName": attr, "KeyType": "HASH"}],
         "Projection": {"ProjectionType": projection}, "ItemCount": 50,
@@ -194,11 +195,13 @@ def test_two_gsis_a_hot_key_and_an_online_index_metric(tmp_path: Path, capsys: p
                        "GlobalSecondaryIndexes": [gsi("all", "a", "ALL"), gsi("keys", "b", "KEYS_ONLY")]}}  # fmt: skip
     queries = [_query("w", "ConsumedWriteCapacityUnits", None), _query("aw", "ConsumedWriteCapacityUnits", "all"),
                _query("kw", "ConsumedWriteCapacityUnits", "keys"), _query("kr", "ConsumedReadCapacityUnits", "keys"),
-               _query("on", "OnlineIndexPercentageProgress", "keys", "Average")]  # fmt: skip
+               _query("on", "OnlineIndexPercentageProgress", "keys", "Average"),
+               _query("kp", "ProvisionedWriteCapacityUnits", "keys", "Average")]  # fmt: skip
     t = ["2026-03-02T14:00:00+00:00", "2026-03-02T14:01:00+00:00"]
     metrics = {"MetricDataResults": [{"Id": q["Id"], "Label": q["Id"], "Timestamps": t, "Values": v}
                                      for q, v in zip(queries, ([1200.0, 1200.0], [240.0, 1200.0], [60.0, 540.0],
-                                                               [30.0, 30.0], [50.0, 100.0]), strict=True)]}  # fmt: skip
+                                                               [30.0, 30.0], [50.0, 100.0], [100.0, 400.0]),
+                                                               strict=True)]}  # fmt: skip
     report = {"KeyLabels": ["pk"], "Contributors": [{"Keys": ["hot"], "Datapoints": [
         {"Timestamp": t[0], "ApproximateValue": 60.0}, {"Timestamp": t[1], "ApproximateValue": 60.0}]}]}  # fmt: skip
     files = {}
@@ -227,5 +230,6 @@ def test_two_gsis_a_hot_key_and_an_online_index_metric(tmp_path: Path, capsys: p
     assert "GSI all: in minutes [1] the GSI's writes are more than the table's writes besides the hot keys': its " \
            "write consumption there is short in the reproduction" in notes
     assert any("OnlineIndexPercentageProgress of GSI 'keys' (an index being built) is not reproduced" in n for n in notes)
+    assert minutes[1]["update"] == [{"table": "t", "index": "keys", "read": 100, "write": 400}]  # its throughput changed
     assert set(built["evidence"]["gsis"]) == {"all", "keys"}
     assert [m["consumed_write"] for m in built["evidence"]["gsis"]["all"]] == [240.0, 1200.0]
