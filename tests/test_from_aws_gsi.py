@@ -170,6 +170,9 @@ def test_the_hand_written_gsi_incident(tmp_path: Path, capsys: pytest.CaptureFix
     cols = {v["name"]: v for v in json.loads((tmp_path / "r" / "variants.json").read_text())["variants"]}
     assert cols["as-is"]["throttled"] > 0 and cols["as-is"]["throttled_partitions"] == ["tickets / byStatus #0"]
     assert cols["gsi100"]["throttled"] == 0
+    assert replay_main([str(out), "--report", str(tmp_path / "again")]) == 0  # the same bytes on every run
+    for name in ("summary.json", "evidence.html", "report.html"):
+        assert (tmp_path / "r" / name).read_bytes() == (tmp_path / "again" / name).read_bytes()
 
 
 def _query(qid: str, metric: str, index: str | None, stat: str = "Sum") -> dict[str, Any]:
