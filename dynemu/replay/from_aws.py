@@ -357,7 +357,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics", required=True, action="append", metavar="M.json",
                    help="aws cloudwatch get-metric-data or get-metric-statistics output (repeatable)")  # fmt: skip
     p.add_argument("--queries", action="append", metavar="Q.json",
-                   help="the --metric-data-queries file the get-metric-data outputs were asked with")
+                   help="the --metric-data-queries file the get-metric-data outputs were asked with "
+                        "(it says which results are a GSI's)")  # fmt: skip
     p.add_argument("--insights", action="append", metavar="R.json",
                    help="aws cloudwatch get-insight-rule-report output of a most-accessed-keys rule (repeatable)")
     p.add_argument("--throttled-insights", action="append", metavar="R.json",
