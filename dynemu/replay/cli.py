@@ -172,5 +172,6 @@ def _compare(out: runner.Outcome, directory: str | None, check: bool) -> int:
     for p in problems:
         print(f"check failed: {p}")
     if check and not problems:
-        print("check passed: consumed within 10 % per minute, the same throttled minutes")
+        what = " (the table and each GSI)" if s.get("gsis") else ""
+        print(f"check passed: consumed within 10 % per minute, the same throttled minutes{what}")
     return EXIT_CHECK if problems else 0

@@ -19,7 +19,8 @@ What it builds:
   was written), the rest uniform over ItemCount keys for writes and over the preloaded items
   for reads;
 * items of TableSizeBytes / ItemCount bytes, or of the --items file's average size;
-* ``evidence``: the table's measured minutes, for ``dynemu replay --report`` to compare;
+* the GSIs' writes, queries and throughput from their own metrics (replay/from_aws_gsi.py);
+* ``evidence``: the table's and its GSIs' measured minutes, for ``dynemu replay --report`` to compare;
 * ``notes``: every assumption the evidence cannot settle, printed too.
 """
 
@@ -34,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from dynemu.replay import evidence, scenario
+from dynemu.replay import evidence, from_aws_gsi, scenario
 from dynemu.replay.evidence import EvidenceError, Report, Series
 
 EXIT_ERROR = 2
@@ -72,9 +73,7 @@ def _table(t: dict[str, Any], notes: list[str]) -> dict[str, Any]:
         spec["read"], spec["write"] = int(gpt.get("ReadCapacityUnits", 0)), int(gpt.get("WriteCapacityUnits", 0))
         gsis.append(spec)
     if gsis:
-        out["gsis"] = gsis
-        notes.append("GSI keys: every write carries each GSI's key attributes, uniform over the table's keys "
-                     "(the evidence does not give the GSIs' key distribution)")  # fmt: skip
+        out["gsis"] = gsis  # what their evidence becomes: from_aws_gsi.py
     return out
 
 
@@ -169,9 +168,15 @@ def build(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     table = _table(t, notes)
     size, wcu, rcu = _item_size(args, t, notes)
     per = {m: _per_second(series, m, None, t0, seconds) for m in evidence.METRICS}
+    n_keys = max(1, int(t.get("ItemCount") or 0))
+    if not t.get("ItemCount"):
+        notes.append("ItemCount is 0 or absent: the keys other than the top contributors are one key")
+    gsis = from_aws_gsi.indexes(table, t, lambda m, ix: _per_second(series, m, ix, t0, seconds), size, wcu, rcu,
+                                n_keys, notes)  # fmt: skip
     zeros = [0.0] * seconds
-    write_rate = [u / wcu + e for u, e in zip(per["ConsumedWriteCapacityUnits"] or zeros,
-                                              per["WriteThrottleEvents"] or zeros, strict=True)]  # fmt: skip
+    write_rate = [u / wcu + e + g for u, e, g in zip(per["ConsumedWriteCapacityUnits"] or zeros,
+                                                     per["WriteThrottleEvents"] or zeros,
+                                                     from_aws_gsi.refused(gsis, seconds), strict=True)]  # fmt: skip
     read_rate = [u / rcu + e for u, e in zip(per["ConsumedReadCapacityUnits"] or zeros,
                                              per["ReadThrottleEvents"] or zeros, strict=True)]  # fmt: skip
     writes = [sum(write_rate[m * 60 : m * 60 + 60]) for m in range(minutes)]
@@ -183,13 +188,18 @@ def build(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
         first, then = ("writes", "reads") if writes_first else ("reads", "writes")
         notes.append(f"the Contributor Insights counts (requests per key) are given to {first} first, up to their "
                      f"number each minute, the rest to {then}: the {first} are the throttled ones")  # fmt: skip
-    n_keys = max(1, int(t.get("ItemCount") or 0))
-    if not t.get("ItemCount"):
-        notes.append("ItemCount is 0 or absent: the keys other than the top contributors are one key")
-    preload = _preload(table, n_keys, size, wcu, notes)
-    phases = preload + _phases(table, series, t0, minutes, period, write_rate, read_rate, shares, n_keys, size)
+    hot = [sum(w.values()) * writes[m] for m, (w, _) in enumerate(shares)]
+    plain, layer_rates = from_aws_gsi.layers(gsis, write_rate, hot, notes)
+    from_aws_gsi.plan_queries(gsis, table, notes)
+    preload = _preload(table, n_keys, size, wcu, from_aws_gsi.preload_op(gsis, table, size), notes)
+    phases = preload + _phases(table, series, t0, minutes, period, (plain, writes), read_rate, shares, n_keys, size)
+    for m, phase in enumerate(phases[len(preload) :]):
+        phase["operations"] += from_aws_gsi.write_ops(table, layer_rates, m, period, size)
+        phase["operations"] += from_aws_gsi.query_ops(gsis, table, m, period)
     ev = _evidence(name, per, t0, minutes, period, throttled_reports)
     ev["offset"] = sum(p["duration"] for p in preload)
+    if gsi_evidence := from_aws_gsi.evidence(gsis, minutes):
+        ev["gsis"] = gsi_evidence
     notes += _standing_notes(reports, period, size)
     out = {
         "name": f"{name} from AWS evidence",
@@ -232,14 +242,13 @@ def _standing_notes(reports: list[Report], period: int, size: int) -> list[str]:
     return notes
 
 
-def _phases(table: dict[str, Any], series: list[Series], t0: int, minutes: int, period: int, write_rate: list[float],
-            read_rate: list[float], shares: list[tuple[dict[str, float], dict[str, float]]], n_keys: int,
-            size: int) -> list[dict[str, Any]]:  # fmt: skip
-    attrs = {}
-    for g in table.get("gsis", ()):
-        attrs[g["hash"][0]] = {"distribution": "uniform", "keys": n_keys}
-        if g.get("range"):
-            attrs[g["range"][0]] = {"distribution": "uniform", "keys": n_keys}
+def _phases(table: dict[str, Any], series: list[Series], t0: int, minutes: int, period: int,
+            writes: tuple[list[float], list[float]], read_rate: list[float],
+            shares: list[tuple[dict[str, float], dict[str, float]]], n_keys: int, size: int) -> list[dict[str, Any]]:  # fmt: skip
+    """One phase a minute: its throughput changes, the writes that reach no GSI (``writes``:
+    their rate a second, and every write of each minute, which the shares are of) and the
+    table's reads (from_aws_gsi adds the GSIs' writes and queries)."""
+    write_rate, per_minute = writes
     provisioned = {(k, ix): _per_second(series, f"Provisioned{k.title()}CapacityUnits", ix, t0, minutes * 60)
                    for k in ("read", "write") for ix in [None] + [g["name"] for g in table.get("gsis", ())]}  # fmt: skip
     current = {(k, None): table.get(k, 0) for k in ("read", "write")}
@@ -254,14 +263,14 @@ def _phases(table: dict[str, Any], series: list[Series], t0: int, minutes: int, 
                 continue
             space = n_keys if op == "write" else min(n_keys, READ_KEYS)
             weights = shares[m][0 if op == "write" else 1]
+            if op == "write" and weights:  # the hot keys' share of these writes (some writes reach a GSI)
+                scale = per_minute[m] / max(1e-9, sum(write_rate[m * 60 : m * 60 + 60]))
+                weights = {k: math.floor(min(1.0, v * scale) * 1e6) / 1e6 for k, v in weights.items()}
             keys: dict[str, Any] = {"distribution": "uniform", "keys": space}
             if weights:
                 keys = {"distribution": "weighted", "keys": space, "weights": weights}
-            o: dict[str, Any] = {"table": table["name"], "op": op, "series": values, "series_period": period,
-                                 "keys": keys, "item_size": size}  # fmt: skip
-            if op == "write" and attrs:
-                o["attributes"] = attrs
-            ops.append(o)
+            ops.append({"table": table["name"], "op": op, "series": values, "series_period": period,
+                        "keys": keys, "item_size": size})  # fmt: skip
         phase: dict[str, Any] = {"name": f"minute {m}", "duration": 60, "operations": ops}
         if update:
             phase["update"] = update
@@ -269,26 +278,25 @@ def _phases(table: dict[str, Any], series: list[Series], t0: int, minutes: int, 
     return phases
 
 
-def _preload(table: dict[str, Any], n_keys: int, size: int, wcu: int, notes: list[str]) -> list[dict[str, Any]]:
-    """The items the reads find, written within half the table's write throughput, then an idle
-    settle: two phases before the evidence's minute 0."""
+def _preload(table: dict[str, Any], n_keys: int, size: int, wcu: int, gsi_op: tuple[dict[str, Any], int, int] | None,
+             notes: list[str]) -> list[dict[str, Any]]:  # fmt: skip
+    """The items the reads find (and the GSI entries the queries find, ``gsi_op``: from_aws_gsi),
+    written within half the table's (and the GSIs') write throughput, then an idle settle: two
+    phases before the evidence's minute 0."""
     count = min(n_keys, READ_KEYS)
+    extra = gsi_op[1] if gsi_op else 0
     capacity = table.get("write", 0) if table["billing"] == "PROVISIONED" else 4000
     rate = max(1, int(capacity * 0.5 / wcu))
-    duration = max(1, math.ceil(count / rate))
+    duration = max(1, math.ceil((count + extra) / rate), gsi_op[2] if gsi_op else 1)
     settle = SETTLE + (-(duration + SETTLE)) % 60  # the evidence's minute 0 starts a clock minute
-    notes.append(f"before the evidence: {count:,} items written in {duration} s (the items the reads find: a read "
-                 f"of a missing item costs less), then {settle} idle seconds; minute 0 of the evidence follows")  # fmt: skip
-    attrs = {}
-    for g in table.get("gsis", ()):
-        for ks in (g["hash"], g.get("range")):
-            if ks:
-                attrs[ks[0]] = {"distribution": "uniform", "keys": n_keys}
-    op: dict[str, Any] = {"table": table["name"], "op": "write", "rate": count / duration, "item_size": size,
-                          "keys": {"distribution": "sequential", "keys": count}}  # fmt: skip
-    if attrs:
-        op["attributes"] = attrs
-    return [{"name": "preload (before the evidence)", "duration": duration, "operations": [op]},
+    also = f" and {extra:,} items that the GSI queries find" if extra else ""
+    notes.append(f"before the evidence: {count:,} items (the items the reads find: a read of a missing item costs "
+                 f"less){also} written in {duration} s, then {settle} idle seconds; minute 0 of the evidence follows")  # fmt: skip
+    ops: list[dict[str, Any]] = [{"table": table["name"], "op": "write", "rate": count / duration, "item_size": size,
+                                  "keys": {"distribution": "sequential", "keys": count}}]  # fmt: skip
+    if gsi_op:
+        ops.append({**gsi_op[0], "rate": extra / duration})
+    return [{"name": "preload (before the evidence)", "duration": duration, "operations": ops},
             {"name": "settle (before the evidence)", "duration": settle, "operations": []}]  # fmt: skip
 
 
@@ -349,7 +357,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics", required=True, action="append", metavar="M.json",
                    help="aws cloudwatch get-metric-data or get-metric-statistics output (repeatable)")  # fmt: skip
     p.add_argument("--queries", action="append", metavar="Q.json",
-                   help="the --metric-data-queries file the get-metric-data outputs were asked with")
+                   help="the --metric-data-queries file the get-metric-data outputs were asked with "
+                        "(it says which results are a GSI's)")  # fmt: skip
     p.add_argument("--insights", action="append", metavar="R.json",
                    help="aws cloudwatch get-insight-rule-report output of a most-accessed-keys rule (repeatable)")
     p.add_argument("--throttled-insights", action="append", metavar="R.json",

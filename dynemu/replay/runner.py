@@ -4,7 +4,8 @@ The server is a private in-memory one (or ``--endpoint``, a ``dynemu --clock vir
 Each second of traffic is sent at one instant of the virtual clock, then the clock moves
 one second. Requests are batched -- BatchWriteItem (25 puts) and BatchGetItem (100 keys) --
 which the capacity model admits item by item exactly as single requests (a throttled item
-comes back unprocessed), so batching changes the HTTP cost, not the outcome. Rates are
+comes back unprocessed), so batching changes the HTTP cost, not the outcome; a query (of the
+table or of a GSI) is a Query call of its own. Rates are
 never scaled. The per-second history is read from ``/_dynemu/tables/<t>/history`` every
 five minutes of virtual time (the server keeps ten).
 
@@ -243,7 +244,27 @@ def update(client: Client, u: dict[str, Any]) -> None:
     client.must("UpdateTable", body)
 
 
+def _query(client: Client, r: Request, out: Outcome) -> None:
+    """One Query of one partition key value (of the table, or of the GSI ``r.index``)."""
+    (name, value), = r.key.items()
+    body: dict[str, Any] = {"TableName": r.table, "KeyConditionExpression": "#k = :v",
+                            "ExpressionAttributeNames": {"#k": name}, "ExpressionAttributeValues": {":v": value}}  # fmt: skip
+    if r.index:
+        body["IndexName"] = r.index
+    status, resp = client.call("Query", body)
+    refused = status != 200
+    if refused and not resp.get("__type", "").endswith(THROTTLE_ERRORS):
+        raise ReplayError(f"query: {resp.get('__type', status)}: {resp.get('message', resp)}")
+    key = (r.table, f"query {r.index}" if r.index else "query")
+    out.sent[key] += 1
+    out.throttled[key] += refused
+    out.admitted[key] += not refused
+
+
 def _send(client: Client, kind: str, group: list[Request], out: Outcome) -> None:
+    if kind == "query":
+        _query(client, group[0], out)
+        return
     table_counts: Counter[str] = Counter(r.table for r in group)
     op = "write" if kind == "write" else "read"
     if op == "write":

@@ -15,8 +15,10 @@
 
 ``create`` (optional) is the throughput the table is created with, before its ``read``/
 ``write`` are applied with UpdateTable: how a table gets more partitions than its current
-throughput needs (partitions are never merged). ``op`` is ``write`` (PutItem) or ``read``
-(GetItem; ``"consistent": true`` for strongly consistent reads). Key distributions:
+throughput needs (partitions are never merged). ``op`` is ``write`` (PutItem), ``read``
+(GetItem; ``"consistent": true`` for strongly consistent reads) or ``query`` (a Query of one
+partition key value, ``keys`` giving the values; with ``"index": NAME`` a Query on that GSI,
+its hash key's values, eventually consistent as every GSI read is). Key distributions:
 ``uniform``, ``zipf`` (``s``), ``hot`` (``hot_share`` of the requests on ``hot_keys`` keys,
 the rest uniform), ``sequential`` (0, 1, ... N-1, again), ``increasing`` (a new, larger key
 each time), ``time`` (the clock's time in ``bucket`` seconds, optionally ``#shard`` of
@@ -46,10 +48,11 @@ from typing import Any
 
 import orjson
 
+from dynemu import errors
 from dynemu.engine.capacity.policies import MODELS
 
 DISTRIBUTIONS = ("uniform", "zipf", "hot", "sequential", "increasing", "time", "weighted")
-OPS = ("write", "read")
+OPS = ("write", "read", "query")
 MAX_ITEM_SIZE = 400 * 1024
 
 
@@ -115,6 +118,7 @@ class Operation:
     series: list[float] | None = None  # requests per second, one value per series_period seconds
     series_period: int = 1
     key_shards: int = 0  # write sharding: a "#0".."#N-1" suffix on every partition key (0: none)
+    index: str = ""  # a query's GSI ("" : the table)
 
     def rate_at(self, elapsed: float, duration: float) -> float:
         if self.series is not None:
@@ -159,7 +163,7 @@ INDEX_FIELDS = ("name", "hash", "range", "read", "write", "projection")
 PHASE_FIELDS = ("name", "duration", "operations", "update")
 OPERATION_FIELDS = (
     "table", "op", "rate", "ramp", "keys", "sort", "attributes", "item_size", "consistent", "region", "series",
-    "series_period", "key_shards",
+    "series_period", "key_shards", "index",
 )  # fmt: skip
 EVIDENCE_FIELDS = ("table", "period", "start", "offset", "minutes", "throttled_keys", "gsis")
 MINUTE_FIELDS = ("minute", "consumed_read", "consumed_write", "read_throttle_events", "write_throttle_events")
@@ -294,6 +298,12 @@ def _operation(d: dict[str, Any], where: str, tables: dict[str, Table]) -> Opera
         if not (isinstance(ramp, list) and len(ramp) == 2):
             raise ScenarioError(f"{where}: ramp must be [from, to]")
         ramp = (_num(ramp[0], where + ".ramp"), _num(ramp[1], where + ".ramp"))
+    index = d.get("index", "")
+    if index and (op != "query" or index not in {g.name for g in tables[table].gsis}):
+        raise ScenarioError(f"{where}.index: {index!r} is not a GSI of {table!r}" if op == "query"
+                            else f"{where}.index: only a query reads an index")  # fmt: skip
+    if index and d.get("consistent"):  # DynamoDB refuses it (GSI.md, "Reading data from a GSI")
+        raise ScenarioError(f"{where}.consistent: {errors.MSG_CONSISTENT_GSI}")
     size = d.get("item_size", 100)
     sizes = (size, size) if not isinstance(size, list) else tuple(size)
     if len(sizes) != 2 or sizes[0] > sizes[1]:
@@ -316,6 +326,7 @@ def _operation(d: dict[str, Any], where: str, tables: dict[str, Table]) -> Opera
         series=series,
         series_period=int(_num(d.get("series_period", 1), where + ".series_period", 1)),
         key_shards=int(_num(d.get("key_shards", 0), where + ".key_shards")),
+        index=index,
     )
 
 
@@ -393,6 +404,19 @@ def _evidence(v: Any, tables: dict[str, Table]) -> dict[str, Any] | None:
         _known(m, MINUTE_FIELDS, f"{where}.minutes[{i}]")
         for k in MINUTE_FIELDS:
             _num(_need(m, k, f"{where}.minutes[{i}]"), f"{where}.minutes[{i}].{k}")
+    gsis = v.get("gsis", {})
+    names = {g.name for g in tables[v["table"]].gsis}
+    if not isinstance(gsis, dict):
+        raise ScenarioError(f"{where}.gsis: expected {{index: [minutes]}}")
+    for ix, rows in gsis.items():
+        if ix not in names:
+            raise ScenarioError(f"{where}.gsis: {ix!r} is not a GSI of {v['table']!r}")
+        if not isinstance(rows, list):
+            raise ScenarioError(f"{where}.gsis.{ix}: expected a list of minutes")
+        for i, m in enumerate(rows):
+            _known(m, MINUTE_FIELDS, f"{where}.gsis.{ix}[{i}]")
+            for k in MINUTE_FIELDS:
+                _num(_need(m, k, f"{where}.gsis.{ix}[{i}]"), f"{where}.gsis.{ix}[{i}].{k}")
     return dict(v)
 
 

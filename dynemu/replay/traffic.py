@@ -30,6 +30,7 @@ class Request:
     consistent: bool
     ident: bytes  # table + key, to keep duplicates out of one batch
     region: str = ""  # the region the request is sent to (a global table's replica)
+    index: str = ""  # a query's GSI ("": the table)
 
 
 class KeyGen:
@@ -106,6 +107,10 @@ class OperationTraffic:
     def _request(self, now: float) -> Request:
         t, op = self.table, self.op
         pk = self.pk.next(now)
+        if op.op == "query":  # one partition key value of the table, or of the GSI
+            hash_key = next(g.hash for g in t.gsis if g.name == op.index) if op.index else t.hash
+            key = {hash_key[0]: _wire(pk, hash_key[1])}
+            return Request(t.name, "query", key, None, False, b"", op.region, op.index)
         if op.key_shards and (pk in op.keys.weights if op.keys.weights else op.op == "write"):
             # write sharding: a named (hot) key, read or written, or else every key written, spread
             # over N suffixes (a read of a sharded key reads one shard)
@@ -148,10 +153,15 @@ class PhaseTraffic:
 def batches(requests: list[Request]) -> list[tuple[str, list[Request]]]:
     """Group one instant's requests into BatchWriteItem / BatchGetItem calls, in order,
     keeping a key's repeats in separate batches (a batch may not hold a key twice): the
-    n-th request for a key goes to the n-th round of batches."""
+    n-th request for a key goes to the n-th round of batches. A query is a call of its own,
+    after the batches (Query has no batch form)."""
     rounds: list[dict[tuple[str, str], list[list[Request]]]] = []
     seen: dict[bytes, int] = {}
+    queries: list[tuple[str, list[Request]]] = []
     for r in requests:
+        if r.op == "query":
+            queries.append(("query", [r]))
+            continue
         n = seen.get(r.ident, 0)
         seen[r.ident] = n + 1
         while len(rounds) <= n:
@@ -166,4 +176,4 @@ def batches(requests: list[Request]) -> list[tuple[str, list[Request]]]:
     for rnd in rounds:
         for (kind, _), groups in rnd.items():
             out.extend((kind, g) for g in groups if g)
-    return out
+    return out + queries
