@@ -174,10 +174,15 @@ def test_list_metrics_filters(traffic: tuple[str, int, int]) -> None:
         return {(m["MetricName"], tuple((d["Name"], d["Value"]) for d in m["Dimensions"])) for m in got}
 
     hot = listed(Namespace="AWS/DynamoDB", Dimensions=[{"Name": "TableName", "Value": HOT}])
-    assert {name for name, _ in hot} == {
+    assert {name for name, dims in hot if len(dims) == 1} == {
         "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ProvisionedReadCapacityUnits",
         "ProvisionedWriteCapacityUnits", "WriteThrottleEvents", "ThrottledRequests",
     }  # fmt: skip
+    # by TableName + Operation: the PutItems' latency and their throttled requests (no Query, no Scan:
+    # no ReturnedItemCount; no HTTP 500: no SystemErrors)
+    put = (("TableName", HOT), ("Operation", "PutItem"))
+    assert {(name, dims) for name, dims in hot if len(dims) == 2} == {
+        ("SuccessfulRequestLatency", put), ("ThrottledRequests", put)}
     gsi = listed(Dimensions=[{"Name": "GlobalSecondaryIndexName"}], MetricName="ConsumedWriteCapacityUnits")
     assert gsi == {("ConsumedWriteCapacityUnits", (("TableName", KNOWN), ("GlobalSecondaryIndexName", "by-g")))}
     assert listed(Namespace="AWS/Lambda") == set()
