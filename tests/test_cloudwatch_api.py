@@ -24,7 +24,11 @@ import pytest
 from botocore import serialize
 from botocore.config import Config
 
+from dynemu import errors
 from dynemu.api.admin.app import NAMESPACES
+from dynemu.engine.capacity import retention
+from dynemu.engine.capacity.retention import Retention, Ring
+from dynemu.engine.cloudwatch import requests
 from dynemu.testing import DynemuServer
 from tests.conftest import make_client
 from tests.helpers import error_of
@@ -564,3 +568,48 @@ def test_deleting_a_table_frees_its_metrics(incident: tuple[str, int, int, Any])
     gc.collect()
     assert state() is None
     assert cw.list_metrics(Dimensions=[{"Name": "TableName", "Value": name}])["Metrics"] == []
+
+
+def test_system_errors_by_operation(incident: tuple[str, int, int, Any]) -> None:
+    """An HTTP 500 of a data-plane operation (a failure of dynemu itself) is a SystemErrors of its
+    table and operation; a client's error is not. Driven through the registry's recorder, the one
+    place each such request ends: a request cannot make dynemu fail on purpose."""
+    url, _, _, namespaces = incident
+    (db,) = [db for db in namespaces.databases.values() if OLD in db.tables]
+    record = requests.recorder("UpdateItem")
+    assert record is not None and requests.recorder("CreateTable") is None
+    record.failed(db, {"TableName": OLD}, RuntimeError("a bug"))
+    record.failed(db, {"TableName": OLD}, errors.internal_server_error())
+    record.failed(db, {"TableName": OLD}, errors.resource_not_found())  # a 400: UserErrors' (not served)
+    now = int(namespaces.clock.now())
+    got = cloudwatch(url).get_metric_statistics(
+        Namespace="AWS/DynamoDB", MetricName="SystemErrors", StartTime=at(now - 60), EndTime=at(now + 60), Period=60,
+        Dimensions=[{"Name": "TableName", "Value": OLD}, {"Name": "Operation", "Value": "UpdateItem"}],
+        Statistics=["Sum", "SampleCount"],
+    )["Datapoints"]  # fmt: skip
+    assert [(p["Sum"], p["SampleCount"]) for p in got] == [(2.0, 2.0)]
+
+
+def test_retention_is_bounded() -> None:
+    """A ring keeps at most its rows, in a packed array; the retention of a resource busy every
+    minute for longer than 15 days keeps 15 days of minutes and answers nothing older."""
+    ring = Ring(2, 5)
+    for t in range(12):
+        ring.append((float(t), 1.0))
+    assert ring.nbytes == 5 * 2 * 8
+    assert [r[0] for r in ring.since(0)] == [7.0, 8.0, 9.0, 10.0, 11.0]
+    t0 = 1_800_000_000 - 1_800_000_000 % 60
+    ret = Retention(t0)
+    minutes = retention.MINUTE_KEEP + 100
+    rec = {"read": 1.0, "write": 0.0, "alloc_read": 5.0, "alloc_write": 5.0, "throttles": {}, "throttled_requests": 0}
+    for m in range(minutes):
+        ret.add({**rec, "t": t0 + 60 * m})  # one busy second a minute
+    ret.covered(t0 + 60 * minutes)
+    assert ret.minutes.count == retention.MINUTE_KEEP
+    assert ret.nbytes <= (retention.SECOND_KEEP * (1 + len(retention.CHANNELS)) + retention.MINUTE_KEEP
+                          * retention.MINUTE_WIDTH) * 8  # fmt: skip
+    read = [name for name, _ in retention.CHANNELS].index("read")
+    got = list(ret.per_minute(read, t0, t0 + 60 * minutes))
+    assert got[0][0] == t0 + 60 * 100  # the first 100 minutes are past the 15 days
+    assert {(s[1], s[2], s[3], s[4]) for s in got} == {(1.0, 60.0, 0.0, 1.0)}  # one second of 1 unit, 59 idle
+    assert list(ret.per_second(read, t0, t0 + 60 * 100)) == []  # past the 3 hours of seconds

@@ -40,6 +40,8 @@ KINDS = ("pk_units", "pk_throttles", "item_units", "item_throttles", "pk_request
 # Contributor Insights' longer tail: each completed minute's top keys of the counters its rules
 # report, for a day (engine/insights.py); at most ARCHIVE_MINUTES x 4 x ARCHIVE_TOP rows.
 ARCHIVE_KINDS = ("pk_requests", "pk_throttles", "item_requests", "item_throttles")
+# UNSURE: CloudWatch's API reference gives no retention for Contributor Insights' data; a day of
+# minutes covers an incident's hours within a bound
 ARCHIVE_MINUTES = 24 * 60
 ARCHIVE_TOP = 10  # the default MaxContributorCount of a report
 
