@@ -162,7 +162,7 @@ def list_metrics(
                     continue
                 if not _emits(metric, index, state):
                     continue
-                if metric.sparse and not any(s for s in _capacity(state, metric, 1, 0, int(now) + 1)):
+                if metric.sparse and not any(True for _ in _capacity(state, metric, 60, 0, int(now) + 1)):
                     continue
                 out.append((metric.name, d))
     return out
@@ -199,8 +199,8 @@ def _per_operation(state: Any, metric: Metric, operation: str, period: int, star
                 yield (int(r[0]), *got)
 
 
-def samples(db: Any, now: float, name: str, dims: list[tuple[str, str]], period: int = 60,
-            start: float = 0, end: float = math.inf) -> list[Aggregate]:  # fmt: skip
+def samples(db: Any, now: float, name: str, dims: list[tuple[str, str]], period: int, start: float,
+            end: float) -> list[Aggregate]:  # fmt: skip
     """The samples ((start, Sum, SampleCount, Minimum, Maximum): a second's value, or a
     minute's roll-up) of one metric in [start, end), for ``period``; [] for a metric, dimension
     set or resource CloudWatch would not hold (it answers with no datapoints, not an error)."""
