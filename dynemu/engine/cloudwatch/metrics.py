@@ -32,10 +32,9 @@ retention does (its 5-minute and 1-hour data kept longer are not modelled).
 Capacity samples are per second, not per request (the history keeps sums): SampleCount counts
 the seconds, and Average, Minimum, Maximum and the percentiles are over per-second values.
 # UNSURE: CloudWatch's samples for Consumed* are single requests (metrics-dimensions.html);
-# Sum, the statistic DynamoDB recommends for them, is exact either way. A percentile needs the
-# samples themselves: over a roll-up whose samples were not all equal it is not available, as
-# CloudWatch answers for data published as statistic sets (cloudwatch_concepts.html,
-# "Percentiles"), and the datapoint goes without it.
+# Sum, the statistic DynamoDB recommends for them, is exact either way. A percentile needs raw
+# data points, or statistic sets whose Min and Max are equal (API_GetMetricStatistics.html): over
+# a per-minute roll-up of unequal samples it is not available, and the datapoint goes without it.
 """
 
 from __future__ import annotations
@@ -285,7 +284,8 @@ def datapoints(
 def compute(stat: str, samples: list[Aggregate]) -> float | None:
     """One statistic of a period's samples, each a (start, Sum, SampleCount, Minimum, Maximum)
     (cloudwatch_concepts.html, "Statistics"; a percentile by nearest rank, only where every
-    sample's values are known: a roll-up whose Minimum and Maximum are equal)."""
+    sample's values are known: a roll-up whose Minimum and Maximum are equal, the rule of
+    API_GetMetricStatistics.html for statistic sets)."""
     if stat == "Sum":
         return float(sum(s[1] for s in samples))
     if stat == "SampleCount":

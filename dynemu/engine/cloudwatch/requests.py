@@ -58,7 +58,9 @@ def aggregate(metric: str, row: Sequence[float]) -> tuple[float, float, float, f
     if not row[2]:
         return None
     return row[f[0]], row[f[1]], row[f[2]], row[f[3]]
-_EMPTY = (0.0, 0.0, inf, -inf, 0.0, inf, -inf, 0.0, 0.0)
+
+
+_EMPTY = (0.0, 0.0, inf, -inf, 0.0, inf, -inf, 0.0, 0.0)  # an operation's counters of a minute
 
 
 class RequestCounters:
