@@ -8,10 +8,13 @@ each minute sums to 120 WCU; a second table is throttled on purpose."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
+import urllib.request
+import weakref
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -21,7 +24,11 @@ import pytest
 from botocore import serialize
 from botocore.config import Config
 
+from dynemu import errors
 from dynemu.api.admin.app import NAMESPACES
+from dynemu.engine.capacity import retention
+from dynemu.engine.capacity.retention import Retention, Ring
+from dynemu.engine.cloudwatch import requests
 from dynemu.testing import DynemuServer
 from tests.conftest import make_client
 from tests.helpers import error_of
@@ -174,10 +181,15 @@ def test_list_metrics_filters(traffic: tuple[str, int, int]) -> None:
         return {(m["MetricName"], tuple((d["Name"], d["Value"]) for d in m["Dimensions"])) for m in got}
 
     hot = listed(Namespace="AWS/DynamoDB", Dimensions=[{"Name": "TableName", "Value": HOT}])
-    assert {name for name, _ in hot} == {
+    assert {name for name, dims in hot if len(dims) == 1} == {
         "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ProvisionedReadCapacityUnits",
         "ProvisionedWriteCapacityUnits", "WriteThrottleEvents", "ThrottledRequests",
     }  # fmt: skip
+    # by TableName + Operation: the PutItems' latency and their throttled requests (no Query, no Scan:
+    # no ReturnedItemCount; no HTTP 500: no SystemErrors)
+    put = (("TableName", HOT), ("Operation", "PutItem"))
+    assert {(name, dims) for name, dims in hot if len(dims) == 2} == {
+        ("SuccessfulRequestLatency", put), ("ThrottledRequests", put)}
     gsi = listed(Dimensions=[{"Name": "GlobalSecondaryIndexName"}], MetricName="ConsumedWriteCapacityUnits")
     assert gsi == {("ConsumedWriteCapacityUnits", (("TableName", KNOWN), ("GlobalSecondaryIndexName", "by-g")))}
     assert listed(Namespace="AWS/Lambda") == set()
@@ -368,3 +380,236 @@ def test_errors_in_each_protocol(traffic: tuple[str, int, int], protocol: str) -
         "InvalidParameterValue", "The parameter StartTime must not equal parameter EndTime.")  # fmt: skip
     assert error_of(raw.list_metrics, NextToken="%%") == (
         "InvalidNextToken", "The service cannot read the provided NextToken.")  # fmt: skip
+
+
+# --- retention: hours later, and per-operation metrics ---------------------------------------------------
+# A second server: two minutes of known traffic from a minute boundary M0 on table OLD (second i: i % 3 + 1
+# PutItems; every 5 s a Query of partition "q": 7 items, or 3 with Limit 3, alternately) and on HOT_OLD
+# (1 WCU, 12 PutItems a second in seconds 60-89, ten of them on the key "hot"), then the clock moves on
+# through the admin API.
+
+OLD, HOT_OLD = "cw-old", "cw-old-hot"
+
+
+def advance(url: str, seconds: float) -> None:
+    req = urllib.request.Request(url + "/_dynemu/clock", data=json.dumps({"advance": seconds}).encode(),
+                                 method="POST", headers={"Content-Type": "application/json"})  # fmt: skip
+    urllib.request.urlopen(req).read()
+
+
+@pytest.fixture(scope="module")
+def incident() -> Iterator[tuple[str, int, int, Any]]:
+    """(url, M0, HOT_OLD's PutItems the client saw throttled, the server's namespaces)."""
+    server = DynemuServer(clock="virtual", throttling=True)
+    url = server.start()
+    try:
+        clock = server.app[NAMESPACES].clock
+        ddb = make_client(url)
+        ddb.create_table(
+            TableName=OLD, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"}],
+            ProvisionedThroughput={"ReadCapacityUnits": 100, "WriteCapacityUnits": 100},
+        )  # fmt: skip
+        ddb.create_table(
+            TableName=HOT_OLD, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
+        )  # fmt: skip
+        ddb.update_contributor_insights(TableName=HOT_OLD, ContributorInsightsAction="ENABLE")
+        for s in range(7):
+            ddb.put_item(TableName=OLD, Item={"pk": {"S": "q"}, "sk": {"N": str(s)}})
+        advance(url, 60 - clock.now() % 60)
+        m0 = int(clock.now())
+        throttled = 0
+        for i in range(SECONDS):
+            for j in range(i % 3 + 1):
+                ddb.put_item(TableName=OLD, Item={"pk": {"S": f"k{i}"}, "sk": {"N": str(j)}})
+            if i % 5 == 0:
+                extra = {"Limit": 3} if i % 10 else {}
+                ddb.query(TableName=OLD, KeyConditionExpression="pk = :q", ExpressionAttributeValues={":q": {"S": "q"}},
+                          **extra)  # fmt: skip
+            if 60 <= i < 90:
+                for j in range(12):
+                    try:
+                        ddb.put_item(TableName=HOT_OLD, Item={"pk": {"S": "hot" if j < 10 else f"c{i}-{j}"}})
+                    except ddb.exceptions.ProvisionedThroughputExceededException:
+                        throttled += 1
+            advance(url, 1)
+        yield url, m0, throttled, server.app[NAMESPACES]
+    finally:
+        server.stop()
+
+
+def _old(cw: Any, m0: int, metric: str, period: int, stats: list[str], dims: list[dict[str, str]] | None = None,
+         window: tuple[int, int] = (-600, 900)) -> list[dict[str, Any]]:  # fmt: skip
+    got = cw.get_metric_statistics(
+        Namespace="AWS/DynamoDB", MetricName=metric, Dimensions=dims or [{"Name": "TableName", "Value": OLD}],
+        StartTime=at(m0 + window[0]), EndTime=at(m0 + window[1]), Period=period, Statistics=stats,
+    )  # fmt: skip
+    return sorted(got["Datapoints"], key=lambda d: d["Timestamp"])
+
+
+def _per_minute(points: list[dict[str, Any]], m0: int) -> dict[int, tuple[float, ...]]:
+    """{minute from M0: (Sum, SampleCount, Average, Minimum, Maximum)} of the minutes with writes
+    from M0 on (the seven items of "q" were written before)."""
+    out = {}
+    for p in points:
+        minute = int(p["Timestamp"].timestamp()) - m0
+        if p["Sum"] and minute >= 0:
+            out[minute] = (p["Sum"], p["SampleCount"], p["Average"], p["Minimum"], p["Maximum"])
+    return out
+
+
+def test_metrics_hours_later(incident: tuple[str, int, int, Any]) -> None:
+    url, m0, _, namespaces = incident
+    cw = cloudwatch(url)
+    stats = ["Sum", "SampleCount", "Average", "Minimum", "Maximum"]
+    clock = namespaces.clock
+    advance(url, m0 + 2 * 3600 - clock.now())  # two hours after M0: per-second data are still kept
+    for stage in ("2 hours", "4 hours"):
+        minutes = _per_minute(_old(cw, m0, "ConsumedWriteCapacityUnits", 60, stats), m0)
+        assert minutes == {0: (120.0, 60.0, 2.0, 1.0, 3.0), 60: (120.0, 60.0, 2.0, 1.0, 3.0)}, stage
+        five = _old(cw, m0, "ConsumedWriteCapacityUnits", 300, stats)
+        # the 5-minute period from M0 holds both minutes and three idle ones
+        (p,) = [p for p in five if p["Timestamp"] == at(m0)]
+        assert (p["Sum"], p["SampleCount"], p["Average"], p["Minimum"], p["Maximum"]) == (240.0, 300.0, 0.8, 0.0, 3.0)
+        provisioned = _old(cw, m0, "ProvisionedWriteCapacityUnits", 60, ["Minimum", "Maximum"])
+        assert {(p["Minimum"], p["Maximum"]) for p in provisioned} == {(100.0, 100.0)}
+        latency = _old(cw, m0, "SuccessfulRequestLatency", 60, stats,
+                       [{"Name": "TableName", "Value": OLD}, {"Name": "Operation", "Value": "PutItem"}])  # fmt: skip
+        assert [(int(p["Timestamp"].timestamp()) - m0, p["SampleCount"]) for p in latency] == [
+            (-60, 7.0), (0, 120.0), (60, 120.0)]  # the seven items of "q" were written in the minute before M0
+        for p in latency:
+            assert p["Unit"] == "Milliseconds"
+            assert 0 < p["Minimum"] <= p["Average"] <= p["Maximum"]
+            assert p["Sum"] == pytest.approx(p["Average"] * p["SampleCount"])
+        one_second = _old(cw, m0, "ConsumedWriteCapacityUnits", 1, ["Sum"], window=(0, 600))
+        if stage == "2 hours":
+            assert [p["Sum"] for p in one_second[:6]] == [1.0, 2.0, 3.0] * 2
+            advance(url, m0 + 4 * 3600 - clock.now())  # past the 3 hours of per-second data
+        else:  # CloudWatch keeps data points of periods under a minute for 3 hours: none, and no error
+            assert one_second == []
+
+
+def test_per_operation_metrics(incident: tuple[str, int, int, Any]) -> None:
+    url, m0, throttled, _ = incident
+    assert throttled > 0
+    cw = cloudwatch(url)
+    stats = ["Sum", "SampleCount", "Average", "Minimum", "Maximum"]
+
+    def by_op(table: str, op: str) -> list[dict[str, str]]:
+        return [{"Name": "TableName", "Value": table}, {"Name": "Operation", "Value": op}]
+
+    # ReturnedItemCount: Query's Count, one sample per Query: 6 of 7 items and 6 of 3 each minute
+    items = _old(cw, m0, "ReturnedItemCount", 60, stats, by_op(OLD, "Query"))
+    assert [(p["Sum"], p["SampleCount"], p["Average"], p["Minimum"], p["Maximum"]) for p in items] == [
+        (60.0, 12.0, 5.0, 3.0, 7.0)] * 2
+    assert _old(cw, m0, "ReturnedItemCount", 60, stats, by_op(OLD, "PutItem")) == []  # Query and Scan only
+    latency = _old(cw, m0, "SuccessfulRequestLatency", 60, ["SampleCount"], by_op(OLD, "Query"))
+    assert [p["SampleCount"] for p in latency] == [12.0, 12.0]
+    # ThrottledRequests by operation: what the client saw, in the minute it saw it, as the table's total
+    for dims in (by_op(HOT_OLD, "PutItem"), [{"Name": "TableName", "Value": HOT_OLD}]):
+        points = _old(cw, m0, "ThrottledRequests", 60, ["Sum"], dims)
+        assert [(p["Timestamp"], p["Sum"]) for p in points] == [(at(m0 + 60), float(throttled))]
+    admitted = _old(cw, m0, "SuccessfulRequestLatency", 60, ["SampleCount"], by_op(HOT_OLD, "PutItem"))
+    assert [p["SampleCount"] for p in admitted] == [360.0 - throttled]
+    # GetMetricData answers the same, and ListMetrics lists what has data
+    got = cw.get_metric_data(
+        MetricDataQueries=[{"Id": "q", "MetricStat": {"Metric": {"Namespace": "AWS/DynamoDB", "MetricName": "ReturnedItemCount",
+                            "Dimensions": by_op(OLD, "Query")}, "Period": 60, "Stat": "Maximum"}}],
+        StartTime=at(m0), EndTime=at(m0 + SECONDS), ScanBy="TimestampAscending",
+    )["MetricDataResults"]  # fmt: skip
+    assert (got[0]["Timestamps"], got[0]["Values"]) == ([at(m0), at(m0 + 60)], [7.0, 7.0])
+    listed = cw.list_metrics(Dimensions=[{"Name": "Operation"}])["Metrics"]
+    assert {(m["MetricName"], tuple((d["Name"], d["Value"]) for d in m["Dimensions"])) for m in listed} == {
+        ("SuccessfulRequestLatency", (("TableName", OLD), ("Operation", "PutItem"))),
+        ("SuccessfulRequestLatency", (("TableName", OLD), ("Operation", "Query"))),
+        ("ReturnedItemCount", (("TableName", OLD), ("Operation", "Query"))),
+        ("SuccessfulRequestLatency", (("TableName", HOT_OLD), ("Operation", "PutItem"))),
+        ("ThrottledRequests", (("TableName", HOT_OLD), ("Operation", "PutItem"))),
+    }
+
+
+def test_insight_report_of_older_minutes(incident: tuple[str, int, int, Any]) -> None:
+    url, m0, _, namespaces = incident
+    clock = namespaces.clock
+    if clock.now() < m0 + 3600:
+        advance(url, m0 + 3600 - clock.now())  # an hour on: the minutes are past the ten kept whole
+    cw = cloudwatch(url)
+    rule = next(n for n in make_client(url).describe_contributor_insights(TableName=HOT_OLD)["ContributorInsightsRuleList"]
+                if "-PKC-" in n)  # fmt: skip
+    report = cw.get_insight_rule_report(RuleName=rule, StartTime=at(m0), EndTime=at(m0 + SECONDS), Period=60,
+                                        MaxContributorCount=1, Metrics=["Sum"])  # fmt: skip
+    (top,) = report["Contributors"]
+    assert top["Keys"] == ["hot"]
+    assert top["Datapoints"] == [{"Timestamp": at(m0 + 60), "ApproximateValue": 300.0}]
+    # the minute's Sum: its ten kept keys (the hot key's 300 and nine others' 1 each)
+    assert report["MetricDatapoints"] == [{"Timestamp": at(m0 + 60), "Sum": 309.0}]
+    # a window before anything was kept: empty, not an error
+    empty = cw.get_insight_rule_report(RuleName=rule, StartTime=at(m0 - 86400 * 2), EndTime=at(m0 - 86400),
+                                       Period=60)  # fmt: skip
+    assert (empty["Contributors"], empty["MetricDatapoints"]) == ([], [])
+
+
+def test_deleting_a_table_frees_its_metrics(incident: tuple[str, int, int, Any]) -> None:
+    url, _, _, namespaces = incident
+    ddb = make_client(url)
+    name = "cw-old-gone"
+    ddb.create_table(TableName=name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                     BillingMode="PAY_PER_REQUEST")  # fmt: skip
+    ddb.put_item(TableName=name, Item={"pk": {"S": "a"}})
+    advance(url, 61)
+    (db,) = [db for db in namespaces.databases.values() if name in db.tables]
+    state = weakref.ref(db.tables[name].capacity.state)  # holds the retention and the request counters
+    cw = cloudwatch(url)
+    assert cw.list_metrics(Dimensions=[{"Name": "TableName", "Value": name}])["Metrics"] != []
+    ddb.delete_table(TableName=name)
+    gc.collect()
+    assert state() is None
+    assert cw.list_metrics(Dimensions=[{"Name": "TableName", "Value": name}])["Metrics"] == []
+
+
+def test_system_errors_by_operation(incident: tuple[str, int, int, Any]) -> None:
+    """An HTTP 500 of a data-plane operation (a failure of dynemu itself) is a SystemErrors of its
+    table and operation; a client's error is not. Driven through the registry's recorder, the one
+    place each such request ends: a request cannot make dynemu fail on purpose."""
+    url, _, _, namespaces = incident
+    (db,) = [db for db in namespaces.databases.values() if OLD in db.tables]
+    record = requests.recorder("UpdateItem")
+    assert record is not None and requests.recorder("CreateTable") is None
+    record.failed(db, {"TableName": OLD}, RuntimeError("a bug"))
+    record.failed(db, {"TableName": OLD}, errors.internal_server_error())
+    record.failed(db, {"TableName": OLD}, errors.resource_not_found())  # a 400: UserErrors' (not served)
+    now = int(namespaces.clock.now())
+    got = cloudwatch(url).get_metric_statistics(
+        Namespace="AWS/DynamoDB", MetricName="SystemErrors", StartTime=at(now - 60), EndTime=at(now + 60), Period=60,
+        Dimensions=[{"Name": "TableName", "Value": OLD}, {"Name": "Operation", "Value": "UpdateItem"}],
+        Statistics=["Sum", "SampleCount"],
+    )["Datapoints"]  # fmt: skip
+    assert [(p["Sum"], p["SampleCount"]) for p in got] == [(2.0, 2.0)]
+
+
+def test_retention_is_bounded() -> None:
+    """A ring keeps at most its rows, in a packed array; the retention of a resource busy every
+    minute for longer than 15 days keeps 15 days of minutes and answers nothing older."""
+    ring = Ring(2, 5)
+    for t in range(12):
+        ring.append((float(t), 1.0))
+    assert ring.nbytes == 5 * 2 * 8
+    assert [r[0] for r in ring.since(0)] == [7.0, 8.0, 9.0, 10.0, 11.0]
+    t0 = 1_800_000_000 - 1_800_000_000 % 60
+    ret = Retention(t0)
+    minutes = retention.MINUTE_KEEP + 100
+    rec = {"read": 1.0, "write": 0.0, "alloc_read": 5.0, "alloc_write": 5.0, "throttles": {}, "throttled_requests": 0}
+    for m in range(minutes):
+        ret.add({**rec, "t": t0 + 60 * m})  # one busy second a minute
+    ret.covered(t0 + 60 * minutes)
+    assert ret.minutes.count == retention.MINUTE_KEEP
+    assert ret.nbytes <= (retention.SECOND_KEEP * (1 + len(retention.CHANNELS)) + retention.MINUTE_KEEP
+                          * retention.MINUTE_WIDTH) * 8  # fmt: skip
+    read = [name for name, _ in retention.CHANNELS].index("read")
+    got = list(ret.per_minute(read, t0, t0 + 60 * minutes))
+    assert got[0][0] == t0 + 60 * 100  # the first 100 minutes are past the 15 days
+    assert {(s[1], s[2], s[3], s[4]) for s in got} == {(1.0, 60.0, 0.0, 1.0)}  # one second of 1 unit, 59 idle
+    assert list(ret.per_second(read, t0, t0 + 60 * 100)) == []  # past the 3 hours of seconds

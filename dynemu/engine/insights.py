@@ -108,13 +108,30 @@ def reports(c: Contributors, spec: Any, index: str | None, now: float, n: int = 
         return []
     names = ins.rules(spec.name, index)
     minutes = [(t, counters) for t, counters in c.per_minute(now) if t + 60 > ins.since]
+    kept = minutes[0][0] if minutes else now
+    # the minutes before the kept ones: their archived top keys (engine/capacity/contributors.py)
+    older = [(t, rows) for t, rows in c.archive if t < kept and t + 60 > ins.since]
     out = []
     for kind, name in zip(ins.rule_kinds, names, strict=True):
         title, counter = RULES[kind]
         namer = key_namer(spec, index, item=kind.startswith("S"))
-        series = []
+        series = [{"t": t, "top": _archived(rows.get(counter, ()), n, namer)} for t, rows in older]
         for t, counters in minutes:
             d = describe(counters.get(counter, SpaceSaving(1)), n, namer, "count")
             series.append({"t": t, "top": d["rows"]})
         out.append({"rule": name, "kind": kind, "title": title, "minutes": series})
+    return out
+
+
+def _archived(rows: tuple[tuple[bytes, float], ...], n: int, name: Any) -> list[dict[str, Any]]:
+    """An archived minute's top keys as ``describe`` gives a kept minute's (rows naming the
+    same key added up)."""
+    merged: dict[str, dict[str, Any]] = {}
+    for suffix, count in rows:
+        label = name(suffix)
+        row = merged.setdefault(repr(label), {"key": label, "count": 0.0})
+        row["count"] += count
+    out = sorted(merged.values(), key=lambda r: (-r["count"], repr(r["key"])))[:n]
+    for r in out:
+        r["count"] = int(r["count"])
     return out

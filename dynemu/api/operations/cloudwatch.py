@@ -70,13 +70,13 @@ def get_metric_statistics(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
     known = cw.METRICS.get(name)
     if body["Namespace"] != cw.NAMESPACE or known is None or (unit is not None and unit != known.unit):
         return out
-    data = cw.samples(ctx.db, ctx.db.now(), name, _dims(body.get("Dimensions")))
+    data = cw.samples(ctx.db, ctx.db.now(), name, _dims(body.get("Dimensions")), period, start, end)
     extended = set(body.get("ExtendedStatistics") or ())
     for ts, values in cw.datapoints(data, start, end, period, stats):
         point: dict[str, Any] = {"Timestamp": ts}
         point.update({s: v for s, v in values.items() if s not in extended})
-        if extended:
-            point["ExtendedStatistics"] = {s: values[s] for s in body["ExtendedStatistics"]}
+        if extended:  # a percentile the samples cannot give is left out (metrics.compute)
+            point["ExtendedStatistics"] = {s: values[s] for s in body["ExtendedStatistics"] if s in values}
         point["Unit"] = cw.METRICS[name].unit
         out["Datapoints"].append(point)
     return out
@@ -115,9 +115,11 @@ def _series(ctx: Context, q: dict[str, Any], start: float, end: float, now: floa
     known = cw.METRICS.get(name or "")
     if metric.get("Namespace") != cw.NAMESPACE or known is None or (unit is not None and unit != known.unit):
         return [], []
-    data = cw.samples(ctx.db, now, name, _dims(metric.get("Dimensions")))
-    points = cw.datapoints(data, start, end, int(stat["Period"]), [stat["Stat"]])
-    return [ts for ts, _ in points], [v[stat["Stat"]] for _, v in points]
+    period = int(stat["Period"])
+    data = cw.samples(ctx.db, now, name, _dims(metric.get("Dimensions")), period, start, end)
+    points = [(ts, v[stat["Stat"]]) for ts, v in cw.datapoints(data, start, end, period, [stat["Stat"]])
+              if stat["Stat"] in v]  # fmt: skip
+    return [ts for ts, _ in points], [v for _, v in points]
 
 
 def get_metric_data(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:

@@ -12,9 +12,11 @@ handler; later calls go to it directly.
 from __future__ import annotations
 
 import importlib
+from time import perf_counter
 from typing import Any
 
 from dynemu.api.protocol import AAS_PREFIX, CW_PREFIX, DYNAMODB_PREFIX, STREAMS_PREFIX, Context, Handler
+from dynemu.engine.cloudwatch import requests
 
 _PACKAGE = "dynemu.api.operations."
 
@@ -66,16 +68,36 @@ _LAZY: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
-def _lazy(module: str, operation: str) -> Handler:
-    """A handler that imports ``module`` on its first call and then calls its handler."""
+def _lazy(module: str, operation: str, prefix: str) -> Handler:
+    """A handler that imports ``module`` on its first call and then calls its handler; a
+    data-plane operation with per-operation CloudWatch metrics (engine/cloudwatch/requests.py)
+    is also timed and its outcome counted here, the one place every such request ends."""
     real: Handler | None = None
+    record = requests.recorder(operation) if prefix == DYNAMODB_PREFIX else None
 
-    def handler(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+    def plain(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
         nonlocal real
         if real is None:
             real = importlib.import_module(_PACKAGE + module).OPERATIONS[operation]
         return real(ctx, body)
 
+    def timed(ctx: Context, body: dict[str, Any]) -> dict[str, Any]:
+        nonlocal real
+        if real is None:
+            real = importlib.import_module(_PACKAGE + module).OPERATIONS[operation]
+        started = perf_counter()  # a measurement of the request, not the model's clock
+        try:
+            out = real(ctx, body)
+        except Exception as e:
+            failed(ctx.db, body, e)
+            raise
+        ok(ctx.db, body, out, perf_counter() - started)
+        return out
+
+    handler = plain
+    if record is not None:
+        ok, failed = record.ok, record.failed
+        handler = timed
     handler.__qualname__ = handler.__name__ = operation
     return handler
 
@@ -83,7 +105,7 @@ def _lazy(module: str, operation: str) -> Handler:
 def handlers() -> dict[str, dict[str, Handler]]:
     """X-Amz-Target prefix -> operation -> handler (imports no operation module)."""
     return {
-        prefix: {op: _lazy(module, op) for module, operations in modules.items() for op in operations}
+        prefix: {op: _lazy(module, op, prefix) for module, operations in modules.items() for op in operations}
         for prefix, modules in _LAZY.items()
     }
 

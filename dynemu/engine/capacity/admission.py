@@ -78,7 +78,7 @@ class TableCapacity:
     """The throughput state of one table and the glue to its read and write paths."""
 
     __slots__ = ("spec", "cfg", "store", "state", "index_states", "_saved_version", "_meta_key", "_batch",
-                 "_staged", "_staged_gsi", "_saving", "_now", "_model", "_next_save")
+                 "_staged", "_staged_gsi", "_saving", "_now", "_model", "_next_save", "requests")
 
     def __init__(self, spec: TableSpec, cfg: CapacityConfig, store: Store, now: float, size_bytes: int) -> None:
         self.spec = spec
@@ -108,6 +108,7 @@ class TableCapacity:
             warm_write=spec.warm_write,
         )
         self.state.pmap.measure = self._measure
+        self.requests = self.state.requests  # CloudWatch's per-operation metrics (engine/cloudwatch/requests.py)
         if pmap is not None and sum(part.size_bytes for part in pmap.parts) != size_bytes:
             # the snapshot is saved when the map changes; sizes have moved on since
             for i, part in enumerate(pmap.parts):
@@ -131,6 +132,7 @@ class TableCapacity:
         if "state" in self._model:
             snapshot.restore_state(self.state, self._model["state"])
         snapshot.restore_insights(self.state.contributors, self._model.get("insights"))
+        self.requests.seen = self.state.throttled_requests
         self._next_save = now + snapshot.SAVE_EVERY
 
     # --- the request path -------------------------------------------------------------------

@@ -22,13 +22,16 @@ that filled it, costs less than a heap's two operations per new key.
 
 One set of counters per clock minute (the minutes of the last ``keep`` minutes are kept)
 serves "the last N minutes" and Contributor Insights' per-minute top-N series; each
-completed minute is folded into run-long counters (``whole``), which serve "the whole run".
+completed minute is folded into run-long counters (``whole``), which serve "the whole run",
+and, while Contributor Insights is on, its top keys are archived for a day (``archive``:
+the older minutes of a rule report, bounded by ``ARCHIVE_MINUTES`` x 4 x ``ARCHIVE_TOP`` rows).
 Per request it is two dictionary updates; the minute's roll costs O(capacity log capacity).
 """
 
 from __future__ import annotations
 
 import heapq
+from collections import deque
 from typing import Any
 
 from dynemu.storage import keyspace
@@ -38,6 +41,13 @@ MINUTE_CAPACITY = 512  # keys per counter and minute
 WHOLE_CAPACITY = 2048  # keys per run-long counter
 KEEP_MINUTES = 10  # minutes kept (the dashboard shows 5)
 KINDS = ("pk_units", "pk_throttles", "item_units", "item_throttles", "pk_requests", "item_requests")
+# Contributor Insights' longer tail: each completed minute's top keys of the counters its rules
+# report, for a day (engine/insights.py); at most ARCHIVE_MINUTES x 4 x ARCHIVE_TOP rows.
+ARCHIVE_KINDS = ("pk_requests", "pk_throttles", "item_requests", "item_throttles")
+# UNSURE: CloudWatch's API reference gives no retention for Contributor Insights' data; a day of
+# minutes covers an incident's hours within a bound
+ARCHIVE_MINUTES = 24 * 60
+ARCHIVE_TOP = 10  # the default MaxContributorCount of a report
 
 
 class SpaceSaving:
@@ -114,7 +124,7 @@ class Contributors:
     """Per-key consumed units and throttles of one table or GSI (see the module doc)."""
 
     __slots__ = ("minute", "current", "minutes", "whole", "keep", "capacity", "since", "insights",
-                 "count_requests", "_until", "_pk_units", "_item_units")
+                 "count_requests", "_until", "_pk_units", "_item_units", "archive")
 
     def __init__(self, now: float, keep: int = KEEP_MINUTES, capacity: int = MINUTE_CAPACITY) -> None:
         self.keep = keep
@@ -128,6 +138,8 @@ class Contributors:
         self.whole = _counters(WHOLE_CAPACITY)
         self.insights: Any = None  # Contributor Insights' setting (engine/insights.py)
         self.count_requests = False  # requests per key too (Contributor Insights' "accessed")
+        # with Contributor Insights on: (minute start, {kind: ((whole key suffix, count), ...)})
+        self.archive: deque[tuple[int, dict[str, tuple[tuple[bytes, float], ...]]]] = deque(maxlen=ARCHIVE_MINUTES)
 
     def _roll(self, minute: int) -> None:
         done = self.current
@@ -137,6 +149,11 @@ class Contributors:
             self.minutes[self.minute] = done
             for kind in KINDS:
                 self.whole[kind].merge(done[kind])
+            if self.insights is not None and self.insights.enabled:  # O(capacity), as the merges above
+                self.archive.append((self.minute * 60, {
+                    kind: tuple((done[kind].samples.get(k, k), v) for k, v, _ in done[kind].top(ARCHIVE_TOP))
+                    for kind in ARCHIVE_KINDS if done[kind].counts
+                }))  # fmt: skip
         self.current = _counters(self.capacity)
         self._pk_units, self._item_units = self.current["pk_units"].counts, self.current["item_units"].counts
         self.minute = minute

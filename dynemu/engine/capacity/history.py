@@ -8,14 +8,17 @@ and from readers. It copies the completed seconds the partitions' consumption ri
 (they keep ``metrics_window`` seconds, so nothing is lost between two syncs) and the throttle
 counters' growth since the previous sync, which it books on the last completed second. It
 keeps the last ``seconds`` (600 by default) and the last 100 splits; memory is bounded by
-``seconds`` x active partitions. Reading bucket balances does not refill the buckets (the
-model's state is never touched).
+``seconds`` x active partitions. Each completed second also feeds ``retention``
+(engine/capacity/retention.py): CloudWatch's 3 hours per second and 15 days per minute, packed.
+Reading bucket balances does not refill the buckets (the model's state is never touched).
 """
 
 from __future__ import annotations
 
 from collections import deque
 from typing import Any
+
+from dynemu.engine.capacity.retention import Retention
 
 HISTORY_SECONDS = 600
 MAX_SPLITS = 100
@@ -63,6 +66,7 @@ class CapacityHistory:
         "_part_throttles",
         "_boosts",
         "_bursting",
+        "retention",
     )
 
     def __init__(self, now: float, seconds: int = HISTORY_SECONDS) -> None:
@@ -78,6 +82,7 @@ class CapacityHistory:
         self._throttles: dict[str, int] = {}
         self._requests = 0  # state.throttled_requests at the previous sync
         self._part_throttles: dict[bytes, int] = {}
+        self.retention = Retention(now)  # CloudWatch's longer tail: 3 hours per second, 15 days per minute
 
     def sync(self, state: Any, now: float) -> None:
         """Record every completed second up to ``now`` (the current one stays open)."""
@@ -87,8 +92,12 @@ class CapacityHistory:
         if current <= self._next:
             return
         first = max(self._next, current - self.seconds)
+        retention = self.retention
         for second in range(first, current):
-            self.records.append(self._record(state, second, last=second == current - 1))
+            rec = self._record(state, second, last=second == current - 1)
+            self.records.append(rec)
+            retention.add(rec)
+        retention.covered(current)
         self._next = current
 
     def _note_split(self, state: Any, current: int) -> None:

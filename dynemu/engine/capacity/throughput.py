@@ -77,6 +77,7 @@ from dynemu.engine.capacity.partitions import (
     partitions_for_warm,
 )
 from dynemu.engine.capacity.policies import MODELS, Policy, policy_for
+from dynemu.engine.cloudwatch.requests import RequestCounters
 from dynemu.engine.limits import TABLE_MAX_CAPACITY
 from dynemu.errors import MSG_THROTTLED_INDEX, MSG_THROTTLED_ON_DEMAND, MSG_THROTTLED_TABLE
 
@@ -230,6 +231,8 @@ class ThroughputState:
         self.version = 0  # bumped whenever the partition map changes (persist it then)
         self._configure(now, fill=True)
         self.history = CapacityHistory(now)  # dashboard/replay: per-second, bounded, off the request path
+        # a table's per-operation CloudWatch metrics (engine/cloudwatch/requests.py); a GSI has none
+        self.requests = RequestCounters(now) if index_name is None else None
         self.contributors = Contributors(now)  # exact hot keys (dashboard, Contributor Insights)
 
     def _new_buckets(self, now: float) -> PartitionBuckets:
@@ -433,6 +436,9 @@ class ThroughputState:
             self._ensure_count(int(-(-needed // 1)), now)
         self.policy.maintain(self, now)
         self.history.sync(self, now)
+        if self.requests is not None:  # the clock's tick of the per-operation counters
+            self.requests.tick(now)
+            self.requests.seen = self.throttled_requests  # a refusal no counted operation made
 
     @property
     def peak_load(self) -> float:

@@ -4,7 +4,9 @@ ViewReports.html), from the per-minute top keys engine/insights.py keeps.
 
 A DynamoDB rule counts requests (or throttles) per key: its aggregation is COUNT, so every
 observation is 1 and a contributor's value is its count. A report covers the kept minutes
-(engine/capacity/contributors.py keeps ten) in [StartTime, EndTime), grouped by Period (a
+in [StartTime, EndTime): the last ten with their top 100 keys, and before them a day of
+archived minutes with their top 10 (engine/capacity/contributors.py; older minutes give an
+empty report, not an error, as past CloudWatch's retention), grouped by Period (a
 multiple of 60: the counts are per minute, periods aligned as metrics' are), contributors
 ranked by their Sum over the range (or by their largest datapoint with OrderBy Maximum).
 Counts come from top-N sketches: values are approximate, as CloudWatch's "Approximate..."
