@@ -147,6 +147,13 @@ def test_space_saving_is_exact_until_it_drops_a_key() -> None:
     assert counter.counts[b"k0"] == 5.0 and counter.errors[b"k0"] == 4.0
 
 
+def test_space_saving_breaks_ties_by_key() -> None:
+    counter = SpaceSaving(2)
+    for key in (b"d", b"b", b"c", b"a"):  # four equal counts: the two smallest keys stay
+        counter.add(key, 1.0)
+    assert sorted(counter.counts) == [b"a", b"b"] and counter.bound() == 1.0
+
+
 def test_window_parameter_is_checked(served: tuple[str, Any, Any]) -> None:
     url, ddb, _ = served
     ddb.create_table(

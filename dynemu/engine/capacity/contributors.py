@@ -85,14 +85,20 @@ class SpaceSaving:
 
     def prune(self) -> None:
         """Keep the ``capacity`` largest counts (ties: the smaller key), drop the others."""
-        counts = self.counts
-        if len(counts) <= self.capacity:
+        counts, keep = self.counts, self.capacity
+        if len(counts) <= keep:
             return
-        ranked = sorted(counts.items(), key=_rank)
-        dropped = ranked[self.capacity :]
-        self.floor = max(self.floor, dropped[0][1])
+        ranked = sorted(counts.values(), reverse=True)
+        cut = ranked[keep - 1]  # the smallest count kept
+        self.floor = max(self.floor, ranked[keep])  # the largest count dropped
+        dropped = [key for key, v in counts.items() if v < cut]
+        ties = [key for key, v in counts.items() if v == cut]
+        room = keep - (len(counts) - len(dropped) - len(ties))  # ties that stay
+        if room < len(ties):
+            ties.sort()
+            dropped.extend(ties[room:])
         errors, samples = self.errors, self.samples
-        for key, _ in dropped:
+        for key in dropped:
             del counts[key]
             errors.pop(key, None)
             samples.pop(key, None)
