@@ -206,9 +206,10 @@ class ApiDispatcher:
         # "Credential=" up to the next comma, which is all the answer depends on. Only checks
         # that passed are kept.
         self._scopes: BoundedCache[tuple[str, str]] = BoundedCache(CACHE_SIZE)
-        # X-Amz-Target -> (validator, operation, handler), for targets that name an implemented
-        # operation.
-        self._routes: BoundedCache[tuple[RequestValidator, str, Handler]] = BoundedCache(CACHE_SIZE)
+        # X-Amz-Target -> (the operation's compiled request check, operation, handler), filled
+        # as targets that name an implemented operation come: bounded by the models'
+        # operations, so a plain dict.
+        self._routes: dict[str, tuple[Callable[[object], None], str, Handler]] = {}
         self.request_log: Any = None
         if settings.log_requests is not None:  # off: ``handle`` is the method itself, nothing checked
             from dynemu.api.request_log import RequestLog
@@ -373,8 +374,8 @@ class ApiDispatcher:
         route = self._routes.get(target)
         if route is None:
             route = self._route(target, body)
-        validator, operation, handler = route
-        validator.validate(operation, body)  # a body that is not an object is refused here
+        check, operation, handler = route
+        check(body)  # a body that is not an object is refused here
         ctx = new_context((self.namespaces.for_request(region, access_key), region, access_key, self.settings, request.host))
         if self.credentials is not None:  # an explicit Deny of a resource-based policy
             from dynemu.engine import resource_policies  # imported with --verify-signatures only
@@ -382,7 +383,7 @@ class ApiDispatcher:
             resource_policies.enforce(ctx.db, access_key, operation, body)
         return handler(ctx, body)
 
-    def _route(self, target: str, body: Any) -> tuple[RequestValidator, str, Handler]:
+    def _route(self, target: str, body: Any) -> tuple[Callable[[object], None], str, Handler]:
         """What X-Amz-Target names, or its error (an unimplemented operation's after its
         request's validation, as before the route was cached)."""
         prefix, _, operation = target.rpartition(".")
@@ -395,8 +396,8 @@ class ApiDispatcher:
         if handler is None:
             validator.validate(operation, body)
             raise errors.unknown_operation(errors.MSG_NOT_IMPLEMENTED.format(operation=operation))
-        route = (validator, operation, handler)
-        self._routes.put(target, route)
+        route = (validator.validator(operation), operation, handler)
+        self._routes[target] = route
         return route
 
     def preflight(self, request: Request) -> Reply:

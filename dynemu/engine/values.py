@@ -551,7 +551,7 @@ def validate_values(values: Any) -> Item:
 def validate_item(item: Any) -> Item:
     """Check every attribute of an item (or key); return it normalised, the same dict if unchanged."""
     if type(item) is MeasuredMap:
-        return _finish_measured(item)[0]
+        return dict(item) if not item.unchecked else _finish_measured(item)[0]
     if not isinstance(item, dict):
         raise _shape_error(item, "Map")
     out: Item | None = None

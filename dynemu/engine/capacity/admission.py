@@ -106,6 +106,7 @@ class TableCapacity:
             size_bytes=size_bytes,
             warm_read=spec.warm_read,
             warm_write=spec.warm_write,
+            sort_key=spec.range_key is not None,
         )
         self.state.pmap.measure = self._measure
         self.requests = self.state.requests  # CloudWatch's per-operation metrics (engine/cloudwatch/requests.py)

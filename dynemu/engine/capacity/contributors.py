@@ -41,6 +41,8 @@ MINUTE_CAPACITY = 512  # keys per counter and minute
 WHOLE_CAPACITY = 2048  # keys per run-long counter
 KEEP_MINUTES = 10  # minutes kept (the dashboard shows 5)
 KINDS = ("pk_units", "pk_throttles", "item_units", "item_throttles", "pk_requests", "item_requests")
+PK_KINDS = ("pk_units", "pk_throttles", "pk_requests")
+ITEM_KINDS = ("item_units", "item_throttles", "item_requests")
 # Contributor Insights' longer tail: each completed minute's top keys of the counters its rules
 # report, for a day (engine/insights.py); at most ARCHIVE_MINUTES x 4 x ARCHIVE_TOP rows.
 ARCHIVE_KINDS = ("pk_requests", "pk_throttles", "item_requests", "item_throttles")
@@ -122,26 +124,38 @@ def _rank(row: tuple[bytes, float]) -> tuple[float, bytes]:
     return -row[1], row[0]
 
 
-def _counters(capacity: int) -> dict[str, SpaceSaving]:
-    return {kind: SpaceSaving(capacity) for kind in KINDS}
+def _counters(capacity: int, items_apart: bool = True) -> dict[str, SpaceSaving]:
+    """A counter per kind; without ``items_apart`` (a table without a sort key, whose item is
+    its partition key) each item kind is its partition key kind's counter."""
+    counters = {kind: SpaceSaving(capacity) for kind in (KINDS if items_apart else PK_KINDS)}
+    if not items_apart:
+        for pk_kind, item_kind in zip(PK_KINDS, ITEM_KINDS, strict=True):
+            counters[item_kind] = counters[pk_kind]
+    return counters
 
 
 class Contributors:
     """Per-key consumed units and throttles of one table or GSI (see the module doc)."""
 
     __slots__ = ("minute", "current", "minutes", "whole", "keep", "capacity", "since", "insights",
-                 "count_requests", "_until", "_pk_units", "_item_units", "archive")
+                 "count_requests", "_until", "_pk_units", "_item_units", "archive", "items_apart", "_kinds")
 
-    def __init__(self, now: float, keep: int = KEEP_MINUTES, capacity: int = MINUTE_CAPACITY) -> None:
+    def __init__(
+        self, now: float, keep: int = KEEP_MINUTES, capacity: int = MINUTE_CAPACITY, items_apart: bool = True
+    ) -> None:
+        # ``items_apart`` False: a table without a sort key, whose items are its partition keys,
+        # counted once (the item kinds read the partition key counters)
+        self.items_apart = items_apart
+        self._kinds = KINDS if items_apart else PK_KINDS
         self.keep = keep
         self.capacity = capacity
         self.since = now  # counting began (the "whole run" starts here)
         self.minute = int(now // 60)
         self._until = (self.minute + 1) * 60.0  # the open minute ends here
-        self.current = _counters(capacity)
-        self._pk_units, self._item_units = self.current["pk_units"].counts, self.current["item_units"].counts
+        self.current = _counters(capacity, items_apart)
+        self._open_units()
         self.minutes: dict[int, dict[str, SpaceSaving]] = {}  # completed minutes, the last ``keep``
-        self.whole = _counters(WHOLE_CAPACITY)
+        self.whole = _counters(WHOLE_CAPACITY, items_apart)
         self.insights: Any = None  # Contributor Insights' setting (engine/insights.py)
         self.count_requests = False  # requests per key too (Contributor Insights' "accessed")
         # with Contributor Insights on: (minute start, {kind: ((whole key suffix, count), ...)})
@@ -153,19 +167,25 @@ class Contributors:
             for c in done.values():  # a kept minute holds ``capacity`` keys at most
                 c.prune()
             self.minutes[self.minute] = done
-            for kind in KINDS:
+            for kind in self._kinds:
                 self.whole[kind].merge(done[kind])
             if self.insights is not None and self.insights.enabled:  # O(capacity), as the merges above
                 self.archive.append((self.minute * 60, {
                     kind: tuple((done[kind].samples.get(k, k), v) for k, v, _ in done[kind].top(ARCHIVE_TOP))
-                    for kind in ARCHIVE_KINDS if done[kind].counts
+                    for kind in ARCHIVE_KINDS if kind in self._kinds and done[kind].counts
                 }))  # fmt: skip
-        self.current = _counters(self.capacity)
-        self._pk_units, self._item_units = self.current["pk_units"].counts, self.current["item_units"].counts
+        self.current = _counters(self.capacity, self.items_apart)
+        self._open_units()
         self.minute = minute
         self._until = (minute + 1) * 60.0
         for m in [m for m in self.minutes if m <= minute - self.keep]:
             del self.minutes[m]
+
+    def _open_units(self) -> None:
+        """The open minute's consumed-units counts, read directly on the request path."""
+        c = self.current
+        self._pk_units = c["pk_units"].counts
+        self._item_units = c["item_units"].counts if self.items_apart else None
 
     # the request path: one call per debit and per throttle ----------------------------------
 
@@ -182,25 +202,30 @@ class Contributors:
         else:
             self.current["pk_units"].add(pk, units, sample=key)
         counts = self._item_units
-        v = counts.get(key)
-        if v is not None:
-            counts[key] = v + units
-        else:
-            self.current["item_units"].add(key, units)
+        if counts is not None:
+            v = counts.get(key)
+            if v is not None:
+                counts[key] = v + units
+            else:
+                self.current["item_units"].add(key, units)
         if self.count_requests:
             c = self.current
             c["pk_requests"].add(pk, 1.0, sample=key)
-            c["item_requests"].add(key, 1.0)
+            if self.items_apart:
+                c["item_requests"].add(key, 1.0)
 
     def throttled(self, key: bytes, now: float) -> None:
         if now >= self._until:
             self._roll(int(now // 60))
         c = self.current
+        apart = self.items_apart
         c["pk_throttles"].add(key[:KEY_HASH], 1.0, sample=key)
-        c["item_throttles"].add(key, 1.0)
+        if apart:
+            c["item_throttles"].add(key, 1.0)
         if self.count_requests:  # a throttled request was an access too
             c["pk_requests"].add(key[:KEY_HASH], 1.0, sample=key)
-            c["item_requests"].add(key, 1.0)
+            if apart:
+                c["item_requests"].add(key, 1.0)
 
     # readers ---------------------------------------------------------------------------------
 
@@ -214,18 +239,18 @@ class Contributors:
         of the whole run (``None``), and the first second they cover."""
         self.sync(now)
         if minutes is None:
-            out = _counters(WHOLE_CAPACITY)
-            for kind in KINDS:
+            out = _counters(WHOLE_CAPACITY, self.items_apart)
+            for kind in self._kinds:
                 out[kind].merge(self.whole[kind])
                 out[kind].merge(self.current[kind])
             return out, self.since
         first = self.minute - minutes + 1
-        out = _counters(self.capacity * minutes)
+        out = _counters(self.capacity * minutes, self.items_apart)
         for m in sorted(self.minutes):
             if m >= first:
-                for kind in KINDS:
+                for kind in self._kinds:
                     out[kind].merge(self.minutes[m][kind])
-        for kind in KINDS:
+        for kind in self._kinds:
             out[kind].merge(self.current[kind])
         return out, max(self.since, first * 60.0)
 

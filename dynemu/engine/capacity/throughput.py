@@ -190,6 +190,7 @@ class ThroughputState:
         warm_read: float = 0,
         warm_write: float = 0,
         lsi: bool = False,
+        sort_key: bool = True,
     ) -> None:
         self.cfg, self.arn, self.index_name = cfg, arn, index_name
         self.policy: Policy = policy_for(cfg.model)
@@ -233,7 +234,9 @@ class ThroughputState:
         self.history = CapacityHistory(now)  # dashboard/replay: per-second, bounded, off the request path
         # a table's per-operation CloudWatch metrics (engine/cloudwatch/requests.py); a GSI has none
         self.requests = RequestCounters(now) if index_name is None else None
-        self.contributors = Contributors(now)  # exact hot keys (dashboard, Contributor Insights)
+        # exact hot keys (dashboard, Contributor Insights); ``sort_key`` False: a table whose
+        # items are its partition keys, counted once
+        self.contributors = Contributors(now, items_apart=sort_key)
 
     def _new_buckets(self, now: float) -> PartitionBuckets:
         rate = self.ceilings[WRITE]

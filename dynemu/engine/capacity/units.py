@@ -45,7 +45,7 @@ def read_block_bytes(size: int) -> int:
 
 def read_units_h(size: int | None, consistent: bool, transactional: bool = False) -> int:
     """Half-units to read one item of ``size`` bytes (``None`` or 0: missing item)."""
-    blocks = _blocks(size or 0, READ_BLOCK)
+    blocks = -(-size // READ_BLOCK) if size else 1  # _blocks(size, READ_BLOCK), inline: every read
     if transactional:
         return 4 * blocks  # 2 units per 4 KB (transaction-apis.md)
     return 2 * blocks if consistent else blocks
