@@ -74,8 +74,9 @@ Version = tuple[float, str]  # (commit time, region): compared as a tuple, LWW t
 
 
 def key_id(table: Table, image: Item) -> bytes:
-    """An item's identity across regions (storage keys embed each region's table id)."""
-    return orjson.dumps({n: image[n] for n in table.spec.key_names}, option=orjson.OPT_SORT_KEYS)
+    """An item's identity across regions (storage keys embed each region's table id). Kept (in
+    ``versions``, up to thousands): copied, since orjson's own bytes hold a 4 KB buffer each."""
+    return bytes(memoryview(orjson.dumps({n: image[n] for n in table.spec.key_names}, option=orjson.OPT_SORT_KEYS)))
 
 
 @dataclass(slots=True)
