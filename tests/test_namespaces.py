@@ -189,3 +189,43 @@ def test_a_store_that_fails_to_open_is_answered_and_the_connection_goes_on(tmp_p
         assert answers == [(500, {"__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
                                   "message": "Internal server error"}),
                            (200, {"TableNames": []})]  # fmt: skip
+
+
+def test_the_replication_applier_opens_an_evicted_replica_off_the_loop(tmp_path: Any) -> None:
+    """Global tables' applier (on a timer) writing into a replica whose namespace was evicted
+    opens that store off the event loop, as a request does, then applies the change."""
+    import threading
+    import time
+
+    server = DynemuServer(data_dir=str(tmp_path), max_open_namespaces=2, replication_lag_ms=50)
+    url = server.start()
+    try:
+        namespaces = server.app[NAMESPACES]
+        origin, replica = make_client(url, region="region-0"), make_client(url, region="region-1")
+        _create(origin)
+        origin.update_table(TableName="tab", ReplicaUpdates=[{"Create": {"RegionName": "region-1"}}])
+        deadline = time.monotonic() + 60
+        while origin.describe_table(TableName="tab")["Table"].get("Replicas", [{}])[0].get("ReplicaStatus") != "ACTIVE":
+            assert time.monotonic() < deadline, "the replica never became ACTIVE"
+            time.sleep(0.05)
+        opened: list[tuple[str, str]] = []  # (namespace, thread) of each store opened from now on
+        real_open = namespaces._open_store
+
+        def recorded(name: str) -> Any:
+            opened.append((name, threading.current_thread().name))
+            return real_open(name)
+
+        namespaces._open_store = recorded
+        for i in range(5):
+            origin.put_item(TableName="tab", Item={"pk": {"S": f"k{i}"}, "v": {"N": str(i)}})
+            make_client(url, region="region-2").list_tables()  # evicts region-1: the least recently used
+            key = ("tab", "region-0", "region-1")
+            before = namespaces.replication.applied.get(key, 0)
+            while namespaces.replication.applied.get(key, 0) == before:  # applied by the timer
+                assert time.monotonic() < deadline + 60, "the change was never applied"
+                time.sleep(0.02)
+        assert replica.get_item(TableName="tab", Key={"pk": {"S": "k4"}}, ConsistentRead=True)["Item"]["v"] == {"N": "4"}
+        assert ("region-1" in {name for name, _ in opened}) and opened
+        assert all(thread.startswith("dynemu-open") for _, thread in opened), opened
+    finally:
+        server.stop()

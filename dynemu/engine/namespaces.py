@@ -221,7 +221,7 @@ class Namespaces:
         # since the request may still hold them (a replica's region opened by UpdateTable)
         self._held: set[str] = set()
         # Global tables: replicas in other regions' namespaces, and the backlog between them.
-        self.replication = Replication(self.get, clock, replication_lag_ms, mrsc_conflict_window_ms)
+        self.replication = Replication(self.get, clock, replication_lag_ms, mrsc_conflict_window_ms, self.open_later)
         # State control (engine/state.py): snapshots of memory namespaces, by name.
         # name -> (its description, the contents of each namespace's store)
         self.memory_snapshots: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
@@ -319,6 +319,30 @@ class Namespaces:
         elif future.done():
             return self._open(name)  # installs it, or raises why it failed to open
         raise OpenPending(name, future, functools.partial(self.settle, name))
+
+    def open_later(self, pairs: set[tuple[str, str]]) -> tuple[list[Future[Store]], Callable[[], None]] | None:
+        """For a caller on a timer (the global tables' applier) about to use the namespaces of
+        ``pairs`` (region, access key): the opens off the loop (started, or joined) of those
+        whose store is on disk and not open, and what to call once they are done (installs
+        them, none evicting another of ``pairs``); None when there is none to wait for (or
+        not ``open_off_loop``)."""
+        if not self.open_off_loop:
+            return None
+        names, futures = set(), []
+        for region, access_key in pairs:
+            name = self.name_of(region, access_key)
+            names.add(name)
+            if name not in self.databases:
+                try:
+                    self._open_off_loop(name)
+                except OpenPending as pending:
+                    futures.append(pending.future)
+        return (futures, functools.partial(self._settle_all, names)) if futures else None
+
+    def _settle_all(self, names: set[str]) -> None:
+        self._held.update(names)  # used together next: not evicted by each other's install
+        for name in names:
+            self.settle(name)
 
     def settle(self, name: str) -> None:
         """An open of ``name`` off the loop is done and no request will ask for it again (called

@@ -186,8 +186,12 @@ class RegionLink:
 class Replication:
     """Every global table of one server, and the backlog between its regions."""
 
-    def __init__(self, open_namespace: Callable[[str, str], Any], clock: Clock, lag_ms: float, window_ms: float) -> None:
+    def __init__(self, open_namespace: Callable[[str, str], Any], clock: Clock, lag_ms: float, window_ms: float,
+                 open_later: Callable[[set[tuple[str, str]]], Any] | None = None) -> None:  # fmt: skip
         self.open_namespace = open_namespace  # (region, access key) -> Namespace
+        # (region, access key) pairs -> (the opens off the loop to wait for, then what to call)
+        # or None (engine.namespaces.Namespaces.open_later)
+        self.open_later = open_later
         self.clock = clock
         self.lag = lag_ms / 1000.0
         self.window = window_ms / 1000.0
@@ -411,6 +415,34 @@ class Replication:
     def _tick(self) -> None:
         self._timer, self._timer_at = None, float("inf")
         try:
+            if not self._opening():
+                self.run()
+        except Exception:  # a bug: logged, and the next write schedules the applier again
+            log.exception("replication failed")
+
+    def _opening(self) -> bool:
+        """Whether the namespaces the changes now due write in are being opened off the loop
+        (a store's open syncs files): the applier runs again once they are open."""
+        if self.open_later is None:
+            return False
+        now, needed = self.clock.now(), set()
+        for c in self.queue:
+            if c.due > now:
+                break
+            needed.update((region, c.group.access_key) for region in (*c.pending, c.origin))
+        opening = self.open_later(needed)
+        if opening is None:
+            return False
+        futures, settle = opening
+        opened = asyncio.gather(*(asyncio.wrap_future(f) for f in futures), return_exceptions=True)
+        opened.add_done_callback(lambda _: self._opened(settle))
+        return True
+
+    def _opened(self, settle: Callable[[], None]) -> None:
+        """The opens are done: install the namespaces (a failed one is left to the synchronous
+        open to report), and apply."""
+        try:
+            settle()
             self.run()
         except Exception:  # a bug: logged, and the next write schedules the applier again
             log.exception("replication failed")
