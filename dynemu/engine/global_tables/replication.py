@@ -70,6 +70,7 @@ log = logging.getLogger("dynemu.engine.global_tables.replication")
 
 REPLICATED = "replicated"  # Mutation.derived mark of a replicated write: its version, or None (backfill)
 _RETRY_SECONDS = 0.1  # clock seconds before a throttled backlog is tried again on a real clock
+_OPEN_TRIES = 3  # waits for namespaces opened off the loop before the applier opens them itself
 Version = tuple[float, str]  # (commit time, region): compared as a tuple, LWW then the region name
 
 
@@ -414,16 +415,21 @@ class Replication:
 
     def _tick(self) -> None:
         self._timer, self._timer_at = None, float("inf")
+        self._apply_due(0)
+
+    def _apply_due(self, tries: int) -> None:
         try:
-            if not self._opening():
+            if not self._opening(tries):
                 self.run()
         except Exception:  # a bug: logged, and the next write schedules the applier again
             log.exception("replication failed")
 
-    def _opening(self) -> bool:
+    def _opening(self, tries: int) -> bool:
         """Whether the namespaces the changes now due write in are being opened off the loop
-        (a store's open syncs files): the applier runs again once they are open."""
-        if self.open_later is None:
+        (a store's open syncs files): the applier looks again once they are open (requests
+        may have evicted another meanwhile), and after ``_OPEN_TRIES`` looks opens the rest
+        itself."""
+        if self.open_later is None or tries >= _OPEN_TRIES:
             return False
         now, needed = self.clock.now(), set()
         for c in self.queue:
@@ -435,17 +441,17 @@ class Replication:
             return False
         futures, settle = opening
         opened = asyncio.gather(*(asyncio.wrap_future(f) for f in futures), return_exceptions=True)
-        opened.add_done_callback(lambda _: self._opened(settle))
+        opened.add_done_callback(lambda _: self._opened(settle, tries + 1))
         return True
 
-    def _opened(self, settle: Callable[[], None]) -> None:
+    def _opened(self, settle: Callable[[], None], tries: int) -> None:
         """The opens are done: install the namespaces (a failed one is left to the synchronous
         open to report), and apply."""
         try:
             settle()
-            self.run()
-        except Exception:  # a bug: logged, and the next write schedules the applier again
+        except Exception:  # a bug: logged, and the applier opens what it needs itself
             log.exception("replication failed")
+        self._apply_due(tries)
 
     def stop(self) -> None:
         if self._timer is not None:
