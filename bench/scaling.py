@@ -1,10 +1,11 @@
 """The cost of a request as the table grows (issue 29): load N items, time each tenth, and
-measure GetItem, Query and UpdateItem at N/10 and at N, in one run.
+measure GetItem, Query, UpdateItem and PutItem at N/10 and at N, in one run.
 
     python bench/scaling.py                                   # 1,000,000 items on LevelDB
     python bench/scaling.py --items 100000 --seconds 3        # a quick look
     python bench/scaling.py --store sqlite                    # the SQLite store
     python bench/scaling.py --dynemu-args "--leveldb-open-files 64"   # any server flag
+    python bench/scaling.py --data-dir D --measure-only       # the paired turns again, on D
 
 A fresh ``python -m dynemu --throttling off --store <store>`` on a temporary data directory
 (``--data-dir`` keeps it) gets one PAY_PER_REQUEST table (``pk`` string hash key, ``sk``
@@ -16,8 +17,8 @@ Each tenth of the load is timed in wall-clock items/s and in the server process'
 microseconds per item (utime + stime of every thread, from /proc/<pid>/stat; LevelDB's
 compaction thread included). The machine may be shared, so the CPU figure is the steady one:
 it does not grow when other processes take the core. After the first tenth and after the
-whole load, random GetItems, Queries (one partition key, its ten items) and UpdateItems
-(``SET n = n + 1``) each run for ``--seconds`` over the keys loaded so far, on one
+whole load, random GetItems, Queries (one partition key, its ten items), UpdateItems
+(``SET n = n + 1``) and PutItems (an item loaded, written again whole) each run for ``--seconds`` over the keys loaded so far, on one
 connection. Before each measurement the server is left to finish its compactions (its CPU
 falls idle and it writes no file for 1.5 s), and the time and CPU that took are printed.
 Printed at each tenth: RSS split into anonymous and file-backed memory (RssAnon / RssFile),
@@ -28,6 +29,8 @@ Then a second table of N/10 items is loaded in another region (its own namespace
 and the three operations run on it and on the N table in turns (``--rounds``), so that the
 other load of a shared machine falls on both alike: the "paired" ratios. The ratios at the
 end are N against N/10 (1.0: flat), wall-clock and CPU, during the load and paired.
+``--measure-only`` runs only the paired turns, on a ``--data-dir`` a run kept (its item
+counts read from DescribeTable).
 
 The server's stderr goes to ``--server-log`` (default: ``server.log`` beside the data
 directory's temporary parent, printed at the start) and is kept. Each measurement opens a
@@ -63,7 +66,9 @@ PER_KEY = 10  # items under one partition key (what a Query returns)
 BATCH = 25
 AUTH = "AWS4-HMAC-SHA256 Credential=AKID/20250101/{}/dynamodb/aws4_request, SignedHeaders=host, Signature=x"
 BIG, SMALL = "us-east-1", "eu-west-1"  # one namespace, so one store, per region
-OPS = ("GetItem", "Query", "UpdateItem")
+OPS = ("GetItem", "Query", "UpdateItem", "PutItem")
+FILLER = "".join(random.Random(1).choices("abcdefghijklmnopqrstuvwxyz0123456789", k=1 << 20))
+ITEM_BYTES = [1000]  # --item-bytes (PutItem's items are the load's)
 
 
 # --- the server process ---------------------------------------------------------------------
@@ -175,6 +180,8 @@ def op_request(op: str, i: int, region: str) -> bytes:
     if op == "Query":
         return Client.request(op, {"TableName": TABLE, "KeyConditionExpression": "pk = :p",
                                    "ExpressionAttributeValues": {":p": key(i)["pk"]}}, region)  # fmt: skip
+    if op == "PutItem":
+        return Client.request(op, {"TableName": TABLE, "Item": item(i, FILLER, ITEM_BYTES[0])}, region)
     return Client.request(op, {"TableName": TABLE, "Key": key(i), "UpdateExpression": "SET n = n + :one",
                                "ExpressionAttributeValues": {":one": {"N": "1"}}}, region)  # fmt: skip
 
@@ -264,7 +271,7 @@ def start(data_dir: str, store: str, extra: list[str], log: Any) -> tuple[subpro
 def run(args: argparse.Namespace, data_dir: str, log: Any) -> dict[str, Any]:
     proc, port = start(data_dir, args.store, args.dynemu_args.split(), log)
     pid, rng = proc.pid, random.Random(29)
-    filler = "".join(random.Random(1).choices("abcdefghijklmnopqrstuvwxyz0123456789", k=1 << 20))
+    filler = FILLER
     result: dict[str, Any] = {"items": args.items, "store": args.store, "dynemu_args": args.dynemu_args,
                               "tenths": [], "phases": []}  # fmt: skip
     try:
@@ -309,7 +316,26 @@ def run(args: argparse.Namespace, data_dir: str, log: Any) -> dict[str, Any]:
     return result
 
 
+def measure_only(args: argparse.Namespace, data_dir: str, log: Any) -> dict[str, Any]:
+    """The paired turns on a data directory an earlier run kept."""
+    proc, port = start(data_dir, args.store, args.dynemu_args.split(), log)
+    try:
+        c = Client(port)
+        count = {region: c.ok("DescribeTable", {"TableName": TABLE}, region)["Table"]["ItemCount"]
+                 for region in (SMALL, BIG)}  # fmt: skip
+        paired_ = paired(port, proc.pid, count[SMALL], count[BIG], args, random.Random(29))
+        return {"paired": paired_, "end": {**memory(proc.pid), "peak_mb": status_mb(proc.pid, "VmHWM"), **disk(data_dir)}}
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(60)
+
+
 def report(r: dict[str, Any]) -> None:
+    if "tenths" not in r:  # --measure-only
+        for op in OPS:
+            a, b = r["paired"][op]["small"], r["paired"][op]["big"]
+            print(f"  {op:<26} {b['rate'] / a['rate']:5.2f} / {a['cpu_us'] / b['cpu_us']:5.2f}  (paired)")
+        return
     first, last = r["tenths"][0], r["tenths"][-1]
     small, big = r["phases"][0], r["phases"][-1]
     end = r["end"]
@@ -338,13 +364,17 @@ def main() -> None:
     p.add_argument("--dynemu-args", default="", help="extra dynemu flags")
     p.add_argument("--json", help="write the figures here")
     p.add_argument("--server-log", help="the server's stderr (kept; default: server.log in a temporary directory)")
+    p.add_argument("--measure-only", action="store_true", help="only the paired turns, on the tables of --data-dir")
     args = p.parse_args()
+    ITEM_BYTES[0] = args.item_bytes
+    if args.measure_only and not args.data_dir:
+        p.error("--measure-only needs the --data-dir of an earlier run")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server and clean up
     with run_dirs("dynemu-scaling", args.data_dir, args.server_log) as (data_dir, log_path):
         print(f"dynemu --store {args.store} --throttling off {args.dynemu_args}: {args.items:,} items; "
               f"server stderr: {log_path}", flush=True)  # fmt: skip
         with open(log_path, "ab") as log:
-            result = run(args, data_dir, log)
+            result = (measure_only if args.measure_only else run)(args, data_dir, log)
     report(result)
     if args.json:
         Path(args.json).write_text(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())

@@ -127,3 +127,109 @@ def test_reads_create_no_store_and_the_first_write_does(tmp_path: Any) -> None:
         assert make_client(url, region="written-1").list_tables()["TableNames"] == ["tab"]
         assert make_client(url, region="read-only-1").list_tables()["TableNames"] == []
     assert _namespace_dirs(tmp_path) == ["written-1"]
+
+
+def _pipelined(url: str, requests: list[tuple[str, str, dict[str, Any]]]) -> list[tuple[int, dict[str, Any]]]:
+    """(region, operation, body) requests sent at once on one connection: the answers, in order."""
+    import json
+    import socket
+    from urllib.parse import urlparse
+
+    u = urlparse(url)
+    data = b""
+    for region, op, body in requests:
+        raw = json.dumps(body).encode()
+        data += (f"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-amz-json-1.0\r\n"
+                 f"X-Amz-Target: DynamoDB_20120810.{op}\r\nAuthorization: AWS4-HMAC-SHA256 "
+                 f"Credential=AKIDTEST/20250101/{region}/dynamodb/aws4_request, SignedHeaders=host, Signature=x\r\n"
+                 f"Content-Length: {len(raw)}\r\n\r\n").encode() + raw  # fmt: skip
+    answers = []
+    with socket.create_connection((u.hostname, u.port), timeout=60) as s:
+        s.sendall(data)
+        got = b""
+        while len(answers) < len(requests):
+            head, sep, rest = got.partition(b"\r\n\r\n")
+            length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                           if line.lower().startswith(b"content-length:")), None)  # fmt: skip
+            if not sep or length is None or len(rest) < length:
+                chunk = s.recv(65536)
+                assert chunk, f"connection closed after {len(answers)} answers"
+                got += chunk
+                continue
+            answers.append((int(head.split(b" ")[1]), json.loads(rest[:length])))
+            got = rest[length:]
+    return answers
+
+
+def test_requests_wait_for_their_namespace_to_open_and_keep_their_order(tmp_path: Any) -> None:
+    """With one namespace open, each request below names a namespace on disk that is not open:
+    its store opens off the event loop (engine/namespaces.py) while the request waits, and the
+    answers of pipelined requests come in the order the requests were sent."""
+    with DynemuServer(data_dir=str(tmp_path), max_open_namespaces=1) as url:
+        for region in REGIONS[:3]:
+            ddb = make_client(url, region=region)
+            _create(ddb)
+            ddb.put_item(TableName="tab", Item={"pk": {"S": "k"}, "v": {"S": region}})
+        order = [REGIONS[0], REGIONS[1], REGIONS[0], REGIONS[2], REGIONS[2], REGIONS[1]]
+        get = {"TableName": "tab", "Key": {"pk": {"S": "k"}}, "ConsistentRead": True}
+        answers = _pipelined(url, [(region, "GetItem", get) for region in order])
+        assert answers == [(200, {"Item": {"pk": {"S": "k"}, "v": {"S": region}}}) for region in order]
+
+
+def test_a_store_that_fails_to_open_is_answered_and_the_connection_goes_on(tmp_path: Any) -> None:
+    """A namespace directory holding the other store's files fails to open (off the loop): the
+    request gets the service's answer to its own failure, and the next one on the connection
+    is served."""
+    from dynemu.storage.base import SQLITE_FILENAME
+
+    with DynemuServer(data_dir=str(tmp_path), store="leveldb") as url:
+        os.mkdir(tmp_path / "region-bad")
+        (tmp_path / "region-bad" / SQLITE_FILENAME).write_bytes(b"")
+        answers = _pipelined(url, [("region-bad", "ListTables", {}), ("region-0", "ListTables", {})])
+        assert answers == [(500, {"__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
+                                  "message": "Internal server error"}),
+                           (200, {"TableNames": []})]  # fmt: skip
+
+
+def test_the_replication_applier_opens_an_evicted_replica_off_the_loop(tmp_path: Any) -> None:
+    """Global tables' applier (on a timer) writing into a replica whose namespace was evicted
+    opens that store off the event loop, as a request does, then applies the change."""
+    import threading
+    import time
+    import traceback
+
+    server = DynemuServer(data_dir=str(tmp_path), max_open_namespaces=2, replication_lag_ms=50)
+    url = server.start()
+    try:
+        namespaces = server.app[NAMESPACES]
+        origin, replica = make_client(url, region="region-0"), make_client(url, region="region-1")
+        _create(origin)
+        origin.update_table(TableName="tab", ReplicaUpdates=[{"Create": {"RegionName": "region-1"}}])
+        deadline = time.monotonic() + 60
+        while origin.describe_table(TableName="tab")["Table"].get("Replicas", [{}])[0].get("ReplicaStatus") != "ACTIVE":
+            assert time.monotonic() < deadline, "the replica never became ACTIVE"
+            time.sleep(0.05)
+        # (namespace, thread, whether the applier asked) of each store opened from now on
+        opened: list[tuple[str, str, bool]] = []
+        real_open = namespaces._open_store
+
+        def recorded(name: str) -> Any:
+            applier = any(f.filename.endswith("replication.py") for f in traceback.extract_stack())
+            opened.append((name, threading.current_thread().name, applier))
+            return real_open(name)
+
+        namespaces._open_store = recorded
+        key = ("tab", "region-0", "region-1")
+        for i in range(5):
+            before = namespaces.replication.applied.get(key, 0)
+            origin.put_item(TableName="tab", Item={"pk": {"S": f"k{i}"}, "v": {"N": str(i)}})
+            make_client(url, region="region-2").list_tables()  # evicts region-1: the least recently used
+            while namespaces.replication.applied.get(key, 0) == before:  # applied by the timer
+                assert time.monotonic() < deadline + 60, "the change was never applied"
+                time.sleep(0.02)
+        assert replica.get_item(TableName="tab", Key={"pk": {"S": "k4"}}, ConsistentRead=True)["Item"]["v"] == {"N": "4"}
+        assert "region-1" in {name for name, _, _ in opened}  # reopened after each eviction
+        # none by the applier on the loop (global tables' membership saves may open on it)
+        assert not [o for o in opened if o[2] and not o[1].startswith("dynemu-open")], opened
+    finally:
+        server.stop()

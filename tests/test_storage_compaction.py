@@ -1,6 +1,7 @@
 """A LevelDB store compacts itself on its own thread once a burst of writes ends (issue 29,
 storage/compaction.py): the tree is left in one level, no write is lost, a write that comes
-meanwhile stops the compaction, and close() waits for the slice in progress."""
+meanwhile stops the compaction, close() waits for the slice in progress, and a compaction a
+close (a namespace's eviction) came before is run after the next open."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import pytest
 
 pytest.importorskip("plyvel")
 
+from dynemu.engine.clock import RealClock  # noqa: E402
+from dynemu.engine.namespaces import Namespaces  # noqa: E402
 from dynemu.storage import compaction  # noqa: E402
 from dynemu.storage.base import WriteBatch  # noqa: E402
 from dynemu.storage.leveldb import LevelDBStore  # noqa: E402
@@ -160,3 +163,43 @@ def test_slices_cut_the_whole_range_by_the_size_of_its_tables() -> None:
         (b"k5", b"k6"),
     ]
     assert compaction.slices(b"k4", b"k4", listing, size=400) == [(b"k4", b"k4")]
+
+
+def test_a_compaction_an_eviction_came_before_runs_after_the_next_open(
+    tmp_path: Path, quick: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A namespace evicted right after a burst, before its quiet period (or in the middle of
+    its compaction): what its compactor owed is saved by the close and run by the compactor
+    of its next open; once run, nothing is owed any more."""
+    namespaces = Namespaces(data_dir=str(tmp_path), clock=RealClock(), max_open=1)
+    try:
+        monkeypatch.setattr(compaction, "QUIET", 3600.0)  # no quiet period before the eviction
+        (tmp_path / "busy").mkdir()  # a store on disk (not one created by its first write)
+        store = namespaces.get("busy", "AKID").store
+        assert isinstance(store, LevelDBStore)
+        items: dict[bytes, bytes] = {}
+        load(store, items, 24_000, seed=7)  # ~12 MB: several levels
+        namespaces.get("other", "AKID")  # evicts "busy": its store closes on a worker
+        namespaces.shut("busy")  # waits for that close
+        assert store.closed and (store.compactor.runs, store.compactor.ticks) == (0, 0)
+        assert store.compactor.owed()[0] > compaction.MIN_BURST
+        monkeypatch.setattr(compaction, "QUIET", 0.05)
+        again = namespaces.get("busy", "AKID").store  # reopened: nothing written since
+        assert isinstance(again, LevelDBStore) and again.written == 0
+        assert again.compactor.wait(lambda c: c.runs >= 1 and not c.due(again.written), timeout=60)
+        assert len([n for n in levels(again) if n]) == 1
+        assert_all_there(again, items)
+        assert again.compactor.owed() == (0, None)
+        namespaces.shut("busy")
+        monkeypatch.setattr(compaction, "QUIET", 3600.0)
+        third = namespaces.get("busy", "AKID").store
+        assert isinstance(third, LevelDBStore) and third.compactor.owed() == (0, None)  # nothing owed now
+    finally:
+        namespaces.close()
+
+
+def test_what_is_owed_is_read_back_as_written() -> None:
+    for owed in [(0, None), (5 << 20, None), (123, b"t/\x00\n\xff"), (1, b"")]:
+        assert compaction.decode_owed(compaction.encode_owed(owed)) == owed
+    assert compaction.decode_owed(None) == (0, None)
+    assert compaction.decode_owed(b"garbage") == (0, None)

@@ -10,7 +10,9 @@ slow body). A keep-alive connection idle for 37.5-75 s is closed.
 
 ``POST /`` (the DynamoDB JSON protocol), ``GET /`` (the health check) and ``OPTIONS /`` (CORS
 preflight, unless CORS is off) are answered by the dispatcher as soon as they are complete
-(the engine is synchronous), in order. Any other request (the admin API and dashboard under
+(the engine is synchronous), in order; a request whose namespace must first be opened (its
+store on disk) waits for that open, done off the loop (``engine/namespaces.py``), and is then
+answered, later requests on the connection after it. Any other request (the admin API and dashboard under
 /_dynemu/, other paths and methods) is passed, framed, to the aiohttp application
 (``admin_app.create_app``, built the first time a request needs it) over an in-memory link,
 and its answer is relayed; later requests on the connection wait for it.
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import functools
 import logging
 import socket
 import time
@@ -40,6 +43,7 @@ from dynemu.api.protocol import (
     new_headers,
     new_request,
 )
+from dynemu.engine.namespaces import OpenPending
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -138,6 +142,7 @@ class Connection(asyncio.Protocol):
         self._paused = False  # the client does not read its answers: stop answering
         self._link: AdminLink | None = None  # to the aiohttp application, once needed
         self._relaying = False  # an answer of aiohttp's is under way: later ones wait
+        self._opening = False  # the next request waits for its namespace's open (off the loop)
         self._held = False  # reading paused while requests wait for one of aiohttp's answers
         self._closing = False  # answered for the last time: what comes in is dropped
         self.active = True  # something was received since the last idle sweep
@@ -186,7 +191,7 @@ class Connection(asyncio.Protocol):
 
     def idle(self) -> bool:
         """Nothing received since the last sweep, and no request under way."""
-        return not (self.active or self._in_message or self._pending or self._relaying)
+        return not (self.active or self._in_message or self._pending or self._relaying or self._opening)
 
     def data_received(self, data: bytes) -> None:
         self.active = True
@@ -343,7 +348,7 @@ class Connection(asyncio.Protocol):
     def _answer_in_order(self, transport: asyncio.Transport, pending: deque[Pending]) -> None:
         out: list[bytes] = []
         size = 0
-        while pending and not self._paused and not self._relaying:
+        while pending and not self._paused and not self._relaying and not self._opening:
             answer, request, tail, data = pending.popleft()
             if request is None:
                 out.append(data)  # 100 Continue
@@ -354,7 +359,12 @@ class Connection(asyncio.Protocol):
                     out.clear()
                 self._relay(data, request.method == "HEAD", tail is CLOSE)
                 continue
-            reply = answer(request)  # never raises: errors are answers
+            try:
+                reply = answer(request)  # never raises: errors are answers
+            except OpenPending as opening:  # answered again once its namespace is open
+                pending.appendleft((answer, request, tail, data))
+                self._wait_for(opening)
+                break
             out.append(render(reply, tail))
             if tail is CLOSE:
                 pending.clear()
@@ -368,6 +378,22 @@ class Connection(asyncio.Protocol):
                 size = 0
         if out:
             transport.write(out[0] if len(out) == 1 else b"".join(out))
+
+    def _wait_for(self, opening: OpenPending) -> None:
+        self._opening = True
+        done = asyncio.wrap_future(opening.future)
+        done.add_done_callback(functools.partial(self._opened, opening))
+
+    def _opened(self, opening: OpenPending, done: asyncio.Future[Any]) -> None:
+        """The namespace's open is done: answer the request again (which installs the namespace,
+        or answers why it failed to open); with the client gone, install it all the same."""
+        if not done.cancelled():
+            done.exception()  # retrieved: the request's answer reports it
+        self._opening = False
+        if self._transport is None:
+            opening.settle()
+        else:
+            self._answer_pending()
 
     def _finish(self) -> None:
         """The last answer is written: stop reading requests, and close (at once when all
@@ -451,6 +477,7 @@ class HttpListener:
 
     async def start(self, sock: socket.socket) -> None:
         await self.service.start()
+        self.service.namespaces.open_off_loop = True  # a connection waits for its namespace's open
         loop = asyncio.get_running_loop()
         sock.setblocking(False)
         self._sock = sock

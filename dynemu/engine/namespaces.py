@@ -12,7 +12,12 @@ it reopens transparently), so made-up regions cannot exhaust file descriptors. I
 its store is not compacting, when one such is open: closing a store waits for the slice its
 compaction is in (``storage/compaction.py``), so the store is closed on a worker thread
 (``storage/closing.py``), never on the request's path, and reopening it waits for that. A
-closed namespace releases everything it registered (``Namespace.release``). A namespace
+closed namespace releases everything it registered (``Namespace.release``). Opening a store
+writes and syncs files too, so when the server can wait for it (``open_off_loop``, set by the
+HTTP front end) a request that names a namespace not open raises ``OpenPending``: its store
+opens on a worker thread (``storage/opening.py``; requests for the same namespace share the
+open, which waits for a close of the same store still under way), and the front end answers
+the request again once it is open. A namespace
 that has no directory yet is not created by reading it (ListTables, DescribeTable, ...): it
 stays an empty stand-in until its first table is created, so made-up regions leave nothing
 on disk.
@@ -27,6 +32,7 @@ import os
 import re
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +51,7 @@ from dynemu.storage.base import Store
 from dynemu.storage.closing import Closer
 from dynemu.storage.keyspace import AUTOSCALING_KEY
 from dynemu.storage.lazy import LazyStore
+from dynemu.storage.opening import Opener
 from dynemu.storage.select import open_store, resolve
 
 log = logging.getLogger("dynemu.engine.namespaces")
@@ -144,6 +151,20 @@ def _log_unsaved(u: Unsaved) -> None:
     (log.error if u.data_lost else log.warning)("namespace %s: could not save %s", u.namespace, u.what)
 
 
+class OpenPending(BaseException):
+    """The namespace a request names is being opened off the event loop: the caller answers the
+    request again once ``future`` is done (which installs the namespace), or calls ``settle()``
+    (on the loop) if it no longer will. A BaseException,
+    as asyncio's CancelledError: it is no failure, and must pass the handlers that answer every
+    Exception as the service's internal error (nothing of the request has run yet)."""
+
+    def __init__(self, name: str, future: Future[Store], settle: Callable[[], None]) -> None:
+        super().__init__(name)
+        self.name = name
+        self.future = future
+        self.settle = settle
+
+
 def _resume_autoscaling(db: Namespace) -> None:
     """A namespace holding auto scaling targets scales on from its opening (after a restart, or
     when an idle namespace reopens), not from the next auto scaling call."""
@@ -191,11 +212,16 @@ class Namespaces:
         self._names: BoundedCache[str] = BoundedCache(_NAMES_KEPT)
         self.unsaved: list[Unsaved] = []  # what closing namespaces could not save (``close``)
         self._closer = Closer(self._close_failed)  # evicted namespaces' stores, off the loop
+        # Opens off the loop (``for_request``), when the caller can wait for them: the stores
+        # under way, by namespace, until installed (``settle``) or taken by a synchronous open.
+        self.open_off_loop = False
+        self._opener = Opener()
+        self._opening: dict[str, Future[Store]] = {}
         # the namespaces used since the current request began (``for_request``): never evicted,
         # since the request may still hold them (a replica's region opened by UpdateTable)
         self._held: set[str] = set()
         # Global tables: replicas in other regions' namespaces, and the backlog between them.
-        self.replication = Replication(self.get, clock, replication_lag_ms, mrsc_conflict_window_ms)
+        self.replication = Replication(self.get, clock, replication_lag_ms, mrsc_conflict_window_ms, self.open_later)
         # State control (engine/state.py): snapshots of memory namespaces, by name.
         # name -> (its description, the contents of each namespace's store)
         self.memory_snapshots: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
@@ -225,7 +251,17 @@ class Namespaces:
         db = self.databases.pop(name, None)
         if db is not None:
             self.unsaved += close_namespace(name, db)
+        self._drop_opening(name)
         self._closer.wait(name)  # evicted a moment ago: its store may still be closing
+
+    def _drop_opening(self, name: str) -> None:
+        """Close the store of an open of ``name`` under way off the loop (waiting for it)."""
+        future = self._opening.pop(name, None)
+        if future is not None and future.exception() is None:
+            try:
+                future.result().close()
+            except Exception as e:  # noqa: BLE001 - reported, as any store that fails to close
+                self._close_failed(name, e)
 
     def open(self, name: str) -> Namespace:
         """Namespace ``name``, opened if it is not."""
@@ -266,11 +302,63 @@ class Namespaces:
         self.unsaved += close_namespace(victim, db, functools.partial(self._closer.close, victim))
         return True
 
+    def _open_later(self, name: str) -> Store:
+        """The store of namespace ``name``, opened on the opener's worker thread."""
+        self._closer.wait(name)  # evicted a moment ago: LevelDB locks its directory until closed
+        return self._open_store(name)
+
+    def _open_off_loop(self, name: str) -> Namespace:
+        """Namespace ``name``, installed when its open off the loop is done; else OpenPending
+        (the open started, or joined) for a store on disk; opened here when nothing on disk
+        is (a memory namespace, or one never written: its LazyStore opens nothing yet)."""
+        future = self._opening.get(name)
+        if future is None:
+            if self.data_dir is None or not os.path.isdir(self._path(name)):
+                return self._open(name)
+            future = self._opening[name] = self._opener.open(functools.partial(self._open_later, name))
+        elif future.done():
+            return self._open(name)  # installs it, or raises why it failed to open
+        raise OpenPending(name, future, functools.partial(self.settle, name))
+
+    def open_later(self, pairs: set[tuple[str, str]]) -> tuple[list[Future[Store]], Callable[[], None]] | None:
+        """For a caller on a timer (the global tables' applier) about to use the namespaces of
+        ``pairs`` (region, access key): the opens off the loop (started, or joined) of those
+        whose store is on disk and not open, and what to call once they are done (installs
+        them, none evicting another of ``pairs``); None when there is none to wait for (or
+        not ``open_off_loop``)."""
+        if not self.open_off_loop:
+            return None
+        names, futures = set(), []
+        for region, access_key in pairs:
+            name = self.name_of(region, access_key)
+            names.add(name)
+            if name not in self.databases:
+                try:
+                    self._open_off_loop(name)
+                except OpenPending as pending:
+                    futures.append(pending.future)
+        return (futures, functools.partial(self._settle_all, names)) if futures else None
+
+    def _settle_all(self, names: set[str]) -> None:
+        self._held.update(names)  # used together next: not evicted by each other's install
+        for name in names:
+            self.settle(name)
+
+    def settle(self, name: str) -> None:
+        """An open of ``name`` off the loop is done and no request will ask for it again (called
+        on the loop): install the namespace, unless it failed (the next request gets the
+        failure) or was installed already."""
+        future = self._opening.get(name)
+        if future is not None and future.done() and future.exception() is None and name not in self.databases:
+            self._open(name)
+
     def _open(self, name: str, given: Store | None = None) -> Namespace:
         db = self.databases.get(name)
         if db is not None:
             self.databases.move_to_end(name)
             return db
+        if given is None and name in self._opening:  # opened off the loop: its store (waited for)
+            given = self._opening.pop(name).result()
         if self.data_dir is not None:
             while len(self.databases) >= self.max_open and self._evict():
                 pass
@@ -299,7 +387,9 @@ class Namespaces:
         for db in list(self.databases.values()):
             _resume_autoscaling(db)
 
-    def get(self, region: str, access_key: str) -> Namespace:
+    def get(self, region: str, access_key: str, *, off_loop: bool = False) -> Namespace:
+        """The namespace of ``region`` and ``access_key``, opened if it is not (``off_loop``: on
+        a worker thread, raising OpenPending meanwhile)."""
         name = self._names.get((region, access_key))
         if name is None:
             name = namespace_name(
@@ -309,14 +399,16 @@ class Namespaces:
         self._held.add(name)
         db = self.databases.get(name)
         if db is None:
-            return self._open(name)
+            return self._open_off_loop(name) if off_loop else self._open(name)
         self.databases.move_to_end(name)
         return db
 
-    def for_request(self, region: str, access_key: str) -> Namespace:
-        """``get`` at the start of a request: what the previous request held is released."""
+    def for_request(self, region: str, access_key: str, *, wait: bool = True) -> Namespace:
+        """``get`` at the start of a request: what the previous request held is released. A
+        store to open is opened off the loop (OpenPending) when the server can wait for it and
+        ``wait`` (False: here, for callers that cannot answer later)."""
         self._held.clear()
-        return self.get(region, access_key)
+        return self.get(region, access_key, off_loop=self.open_off_loop and wait)
 
     def close(self) -> list[Unsaved]:
         """Close every namespace, each whatever happened to the others; returns (and keeps in
@@ -324,5 +416,8 @@ class Namespaces:
         for name, db in self.databases.items():
             self.unsaved += close_namespace(name, db)
         self.databases.clear()
+        for name in list(self._opening):  # opened off the loop for requests that went away
+            self._drop_opening(name)
+        self._opener.drain()
         self._closer.drain()  # the evicted ones still closing
         return self.unsaved

@@ -6,6 +6,13 @@ LevelDB's own close waits for its compaction thread too. A namespace evicted on 
 path (``engine/namespaces.py``) must not hold every connection for that long, so its store
 is closed here, on a worker thread. Opening the same store again waits for that close (LevelDB
 locks its directory until then); opening any other store does not.
+
+After each close the C heap's free pages are given back to the system (glibc's
+``malloc_trim``, where the C library has it): a LevelDB store's memory table, block cache and
+compaction buffers are freed by its close, across the allocator's per-thread arenas (its
+compaction thread, the workers that open and close it), and without the trim those arenas
+keep the freed pages, so the server's memory grew with namespace churn (the soak,
+bench/README.md).
 """
 
 from __future__ import annotations
@@ -20,6 +27,23 @@ from dynemu.storage.base import Store
 log = logging.getLogger("dynemu.storage")
 
 WORKERS = 4  # stores closed at once: one slow close (a compaction's slice) does not queue the others
+
+
+_trim: list[Callable[[int], int] | None] = []  # glibc's malloc_trim, once looked up (None: none)
+
+
+def release_free_memory() -> None:
+    """Return the C heap's free pages to the system, where the C library can (glibc)."""
+    if not _trim:
+        import ctypes  # on the first close only
+
+        try:
+            _trim.append(ctypes.CDLL(None).malloc_trim)
+        except (AttributeError, OSError):  # not glibc
+            _trim.append(None)
+    trim = _trim[0]
+    if trim is not None:
+        trim(0)
 
 
 class Closer:
@@ -46,6 +70,7 @@ class Closer:
             store.close()
         except Exception as e:  # noqa: BLE001 - reported to the owner, and the worker goes on
             self._on_error(key, e)
+        release_free_memory()
 
     def _done(self, key: str, future: Future[None]) -> None:
         with self._lock:

@@ -79,6 +79,22 @@ def slices(first: bytes, last: bytes, sstables: bytes, size: int = SLICE_BYTES) 
     return list(itertools.pairwise([first, *sorted(c for c in set(cuts) if first < c < last), last]))
 
 
+def encode_owed(owed: tuple[int, bytes | None]) -> bytes:
+    written, resume = owed
+    return b"%d\n" % written + (b"" if resume is None else b"\n" + resume)
+
+
+def decode_owed(raw: bytes | None) -> tuple[int, bytes | None]:
+    """``encode_owed``'s value; nothing owed for a missing or unreadable one."""
+    if raw is None:
+        return 0, None
+    written, _, resume = raw.partition(b"\n")
+    try:
+        return max(0, int(written)), resume[1:] if resume else None
+    except ValueError:
+        return 0, None
+
+
 def _byte(match: re.Match[bytes]) -> bytes:
     return bytes((int(match.group(1), 16),))
 
@@ -86,11 +102,13 @@ def _byte(match: re.Match[bytes]) -> bytes:
 class Compactor:
     """The thread that compacts ``store`` after each burst of writes (see the module)."""
 
-    def __init__(self, store: Compactable) -> None:
+    def __init__(self, store: Compactable, owed: tuple[int, bytes | None] = (0, None)) -> None:
+        """``owed``: what the store's previous compactor left undone (``owed``)."""
         self._store = store
         self._stop = threading.Event()
-        self._done_at = store.written  # ``written`` when the last full compaction started
-        self._resume: bytes | None = None  # where a stopped compaction goes on
+        # ``written`` when the last full compaction started (before this open, by what is owed)
+        self._done_at = store.written - owed[0]
+        self._resume: bytes | None = owed[1]  # where a stopped compaction goes on
         self.runs = 0  # full compactions finished
         self.stopped = 0  # full compactions stopped by a burst (or close) before their end
         self.ticks = 0  # quiet periods looked at (tests wait on these)
@@ -154,6 +172,11 @@ class Compactor:
         """Block until ``predicate(self)`` holds (tests), at most ``timeout`` seconds."""
         with self.changed:
             return self.changed.wait_for(lambda: predicate(self), timeout)
+
+    def owed(self) -> tuple[int, bytes | None]:
+        """The bytes written since the last full compaction started, and where a stopped one
+        goes on (None: from the start): what the store's next open owes (read once closed)."""
+        return max(0, self._store.written - self._done_at), self._resume
 
     def close(self) -> None:
         """Stop the thread, waiting for the slice it compacts (if any) to finish."""

@@ -28,7 +28,7 @@ from typing import Any
 import plyvel
 
 from dynemu.storage.base import DiskFullEpisode, Snapshot, Store, WriteBatch, out_of_space
-from dynemu.storage.compaction import Compactor
+from dynemu.storage.compaction import Compactor, decode_owed, encode_owed
 
 # How many table files LevelDB's table cache holds (--leveldb-open-files). A table out of the
 # cache is opened again by the next read that needs it (its index and filter blocks read
@@ -53,6 +53,10 @@ MAX_FILE_SIZE = 4 * 1024 * 1024
 COMPRESSION = None
 # A key range no dynemu key falls in (keys start with a keyspace prefix, never 0xff...).
 _NO_KEY = b"\xff" * 32
+# What the background compaction still owes when the store closes (storage/compaction.py), in
+# a file of the store's directory beside LevelDB's own (which LevelDB leaves alone), not a key:
+# the store's keys are the namespace's. Lost, it costs only the compaction.
+OWED_FILE = "dynemu-compaction-owed"
 # Room a reopen needs besides the log it replays into a table file (a new MANIFEST, a new log).
 REOPEN_MARGIN = 1024 * 1024
 
@@ -102,7 +106,7 @@ class LevelDBStore(Store):
         self.written = 0
         self.writing = False
         self._handle = threading.Lock()
-        self.compactor = Compactor(self)
+        self.compactor = Compactor(self, decode_owed(self._read_owed()))  # what the last close left
 
     def get(self, key: bytes) -> bytes | None:
         return self._db.get(key)
@@ -223,20 +227,41 @@ class LevelDBStore(Store):
         return LevelDBSnapshot(self._db.snapshot())
 
     def close(self) -> None:
-        """Stop the compaction (waiting for the slice under way), write the memory table out
-        and close. The memory table is otherwise rebuilt from the log by the next open, which
-        writes it out then (tens of ms for a few MB): an evicted namespace closes off the
-        event loop (storage/closing.py), but reopens on it."""
+        """Stop the compaction (waiting for the slice under way), save what it still owes
+        (for the next open's), write the memory table out and close. The memory table is
+        otherwise rebuilt from the log by the next open, which writes it out then (tens of ms
+        for a few MB)."""
         self._closed = True
         self.compactor.close()  # waits for the slice it compacts, if any
         db = self._db
         if not isinstance(db, _Reopening) and not db.closed:
             if not (self._refused or self._full.full):
+                self._save_owed()
                 try:  # LevelDB's CompactRange writes the memory table out first, whatever the range
                     db.compact_range(start=_NO_KEY, stop=_NO_KEY)
                 except plyvel.Error:
                     pass  # the next open replays the log, as it would have
             db.close()
+
+    def _read_owed(self) -> bytes | None:
+        try:
+            with open(os.path.join(self.path, OWED_FILE), "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def _save_owed(self) -> None:
+        """Write what the compactor (stopped) owes for the next open's, or remove an old record."""
+        path = os.path.join(self.path, OWED_FILE)
+        owed = self.compactor.owed()
+        try:
+            if owed != (0, None):
+                with open(path, "wb") as f:
+                    f.write(encode_owed(owed))
+            elif os.path.exists(path):
+                os.remove(path)
+        except OSError:
+            pass  # the next open does not compact until its own writes call for it
 
     @property
     def closed(self) -> bool:

@@ -73,7 +73,7 @@ class Admin:
             region = request.query.get("region", DEFAULT_REGION)
             access_key = request.query.get("access_key", "")
         try:
-            return self.namespaces.for_request(region, access_key)
+            return self.namespaces.for_request(region, access_key, wait=False)  # opened here
         except DynamoError as err:  # a region that names no namespace (never a path)
             return _error(err.message)
 

@@ -21,7 +21,7 @@ from dynemu.api.admin.api import Admin
 from dynemu.api.protocol import MAX_BODY_BYTES, ApiDispatcher, Headers, Reply, Request
 from dynemu.api.service import Service
 from dynemu.config import Settings
-from dynemu.engine.namespaces import Namespaces
+from dynemu.engine.namespaces import Namespaces, OpenPending
 
 log = logging.getLogger("dynemu")
 
@@ -89,7 +89,12 @@ def _route(
             request.host,
             raw,
         )
-        status, headers, body = answer(neutral)
+        while True:
+            try:
+                status, headers, body = answer(neutral)
+                break
+            except OpenPending as opening:  # its namespace opens off the loop: asked again after
+                await asyncio.wait([asyncio.wrap_future(opening.future)])
         return web.Response(status=status, body=body or None, headers=headers)
 
     return handler

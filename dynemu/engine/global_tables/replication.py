@@ -70,12 +70,14 @@ log = logging.getLogger("dynemu.engine.global_tables.replication")
 
 REPLICATED = "replicated"  # Mutation.derived mark of a replicated write: its version, or None (backfill)
 _RETRY_SECONDS = 0.1  # clock seconds before a throttled backlog is tried again on a real clock
+_OPEN_TRIES = 3  # waits for namespaces opened off the loop before the applier opens them itself
 Version = tuple[float, str]  # (commit time, region): compared as a tuple, LWW then the region name
 
 
 def key_id(table: Table, image: Item) -> bytes:
-    """An item's identity across regions (storage keys embed each region's table id)."""
-    return orjson.dumps({n: image[n] for n in table.spec.key_names}, option=orjson.OPT_SORT_KEYS)
+    """An item's identity across regions (storage keys embed each region's table id). Kept (in
+    ``versions``, up to thousands): copied, since orjson's own bytes hold a 4 KB buffer each."""
+    return bytes(memoryview(orjson.dumps({n: image[n] for n in table.spec.key_names}, option=orjson.OPT_SORT_KEYS)))
 
 
 @dataclass(slots=True)
@@ -185,8 +187,12 @@ class RegionLink:
 class Replication:
     """Every global table of one server, and the backlog between its regions."""
 
-    def __init__(self, open_namespace: Callable[[str, str], Any], clock: Clock, lag_ms: float, window_ms: float) -> None:
+    def __init__(self, open_namespace: Callable[[str, str], Any], clock: Clock, lag_ms: float, window_ms: float,
+                 open_later: Callable[[set[tuple[str, str]]], Any] | None = None) -> None:  # fmt: skip
         self.open_namespace = open_namespace  # (region, access key) -> Namespace
+        # (region, access key) pairs -> (the opens off the loop to wait for, then what to call)
+        # or None (engine.namespaces.Namespaces.open_later)
+        self.open_later = open_later
         self.clock = clock
         self.lag = lag_ms / 1000.0
         self.window = window_ms / 1000.0
@@ -409,10 +415,43 @@ class Replication:
 
     def _tick(self) -> None:
         self._timer, self._timer_at = None, float("inf")
+        self._apply_due(0)
+
+    def _apply_due(self, tries: int) -> None:
         try:
-            self.run()
+            if not self._opening(tries):
+                self.run()
         except Exception:  # a bug: logged, and the next write schedules the applier again
             log.exception("replication failed")
+
+    def _opening(self, tries: int) -> bool:
+        """Whether the namespaces the changes now due write in are being opened off the loop
+        (a store's open syncs files): the applier looks again once they are open (requests
+        may have evicted another meanwhile), and after ``_OPEN_TRIES`` looks opens the rest
+        itself."""
+        if self.open_later is None or tries >= _OPEN_TRIES:
+            return False
+        now, needed = self.clock.now(), set()
+        for c in self.queue:
+            if c.due > now:
+                break
+            needed.update((region, c.group.access_key) for region in (*c.pending, c.origin))
+        opening = self.open_later(needed)
+        if opening is None:
+            return False
+        futures, settle = opening
+        opened = asyncio.gather(*(asyncio.wrap_future(f) for f in futures), return_exceptions=True)
+        opened.add_done_callback(lambda _: self._opened(settle, tries + 1))
+        return True
+
+    def _opened(self, settle: Callable[[], None], tries: int) -> None:
+        """The opens are done: install the namespaces (a failed one is left to the synchronous
+        open to report), and apply."""
+        try:
+            settle()
+        except Exception:  # a bug: logged, and the applier opens what it needs itself
+            log.exception("replication failed")
+        self._apply_due(tries)
 
     def stop(self) -> None:
         if self._timer is not None:
