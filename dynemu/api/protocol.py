@@ -202,6 +202,7 @@ class ApiDispatcher:
         self.timeout = settings.request_timeout
         self._cloudwatch: Any = None  # api/cloudwatch_wire.CloudWatchWire, made on the first CloudWatch request
         self._known_operations = frozenset().union(*(v.operations for v in self.validators.values()))
+        self._labels: dict[str, str] = {}  # X-Amz-Target -> its operation's metrics label
         # Credential scopes already parsed and checked: (access key, region) by the text after
         # "Credential=" up to the next comma, which is all the answer depends on. Only checks
         # that passed are kept.
@@ -311,9 +312,14 @@ class ApiDispatcher:
     def _observe(self, headers: Headers, started: float, error: str | None) -> None:
         """Count the request and its latency per operation (and error), when metrics are on."""
         if self.metrics is not None:
-            operation = (headers.get("x-amz-target") or "").rpartition(".")[2]
-            if operation not in self._known_operations:  # bound the label set
-                operation = "unknown"
+            target = headers.get("x-amz-target") or ""
+            operation = self._labels.get(target)
+            if operation is None:
+                operation = target.rpartition(".")[2]
+                if operation not in self._known_operations:  # bound the label set
+                    operation = "unknown"
+                elif len(self._labels) < 4 * len(self._known_operations):  # four prefixes at most
+                    self._labels[target] = operation
             self.metrics.observe(operation, perf_counter() - started, error)
 
     def _authenticate(self, request: Request, raw: bytes) -> tuple[str, str]:
