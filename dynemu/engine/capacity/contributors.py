@@ -144,7 +144,8 @@ class Contributors:
         self, now: float, keep: int = KEEP_MINUTES, capacity: int = MINUTE_CAPACITY, items_apart: bool = True
     ) -> None:
         # ``items_apart`` False: a table without a sort key, whose items are its partition keys,
-        # counted once (the item kinds read the partition key counters)
+        # counted once, each by its whole key suffix (the item kinds read the partition key
+        # counters; a suffix names its key, so no sample is kept)
         self.items_apart = items_apart
         self._kinds = KINDS if items_apart else PK_KINDS
         self.keep = keep
@@ -194,38 +195,49 @@ class Contributors:
             self._roll(int(now // 60))
         # a clock that moved back counts in the open minute; a key already held costs two
         # dictionary updates (SpaceSaving.add only for a new key)
+        counts = self._item_units
+        if counts is None:  # a table without a sort key: its key suffix is its partition key
+            counts = self._pk_units
+            v = counts.get(key)
+            if v is not None:
+                counts[key] = v + units
+            else:
+                self.current["pk_units"].add(key, units)
+            if self.count_requests:
+                self.current["pk_requests"].add(key, 1.0)
+            return
         pk = key[:KEY_HASH]
+        v = counts.get(key)
+        if v is not None:
+            counts[key] = v + units
+        else:
+            self.current["item_units"].add(key, units)
         counts = self._pk_units
         v = counts.get(pk)
         if v is not None:
             counts[pk] = v + units
         else:
             self.current["pk_units"].add(pk, units, sample=key)
-        counts = self._item_units
-        if counts is not None:
-            v = counts.get(key)
-            if v is not None:
-                counts[key] = v + units
-            else:
-                self.current["item_units"].add(key, units)
         if self.count_requests:
             c = self.current
             c["pk_requests"].add(pk, 1.0, sample=key)
-            if self.items_apart:
-                c["item_requests"].add(key, 1.0)
+            c["item_requests"].add(key, 1.0)
 
     def throttled(self, key: bytes, now: float) -> None:
         if now >= self._until:
             self._roll(int(now // 60))
         c = self.current
-        apart = self.items_apart
-        c["pk_throttles"].add(key[:KEY_HASH], 1.0, sample=key)
-        if apart:
-            c["item_throttles"].add(key, 1.0)
-        if self.count_requests:  # a throttled request was an access too
-            c["pk_requests"].add(key[:KEY_HASH], 1.0, sample=key)
-            if apart:
-                c["item_requests"].add(key, 1.0)
+        if not self.items_apart:  # a table without a sort key: its key suffix is its partition key
+            c["pk_throttles"].add(key, 1.0)
+            if self.count_requests:  # a throttled request was an access too
+                c["pk_requests"].add(key, 1.0)
+            return
+        pk = key[:KEY_HASH]
+        c["pk_throttles"].add(pk, 1.0, sample=key)
+        c["item_throttles"].add(key, 1.0)
+        if self.count_requests:
+            c["pk_requests"].add(pk, 1.0, sample=key)
+            c["item_requests"].add(key, 1.0)
 
     # readers ---------------------------------------------------------------------------------
 
