@@ -35,6 +35,7 @@ from dynemu.cache import BoundedCache
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
+from dynemu.engine.exports.recovery import recover_imports
 from dynemu.engine.global_tables import membership as global_tables
 from dynemu.engine.global_tables.replication import Replication
 from dynemu.engine.indexes import ITEM_COLLECTION_LIMIT
@@ -287,6 +288,7 @@ class Namespaces:
         self.databases[name] = db
         db.replication = self.replication
         global_tables.load(self.replication, db)
+        recover_imports(db)  # imports a stopped server left running: FAILED, their tables dropped
         _resume_autoscaling(db)
         return db
 
