@@ -118,3 +118,42 @@ def test_an_import_done_but_not_ended_keeps_its_table_creating_across_a_restart(
             c.get_item(TableName="done", Key={"pk": {"S": "k000000"}})
     finally:
         assert p.stop() == 0
+
+
+def test_a_killed_dynemu_import_leaves_no_table(tmp_path: Path) -> None:
+    """``dynemu import`` reads a named pipe: once the test has written 3 MB into it, the
+    command has read all but the pipe's buffer, so it has created the table and written the
+    steps of the first 1 MB; then it is killed. The next open drops the half-made table."""
+    import os
+    import subprocess
+    import sys
+
+    data, fifo = str(tmp_path / "data"), str(tmp_path / "items.jsonl")
+    os.mkfifo(fifo)
+    cmd = subprocess.Popen([sys.executable, "-m", "dynemu", "import", fifo, "--table", "seeded", "--key", "pk:S",
+                            "--data-dir", data], stderr=subprocess.PIPE)  # fmt: skip
+    fd = -1
+    for _ in range(100_000):  # until the command opens the pipe (or stops)
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError:
+            assert cmd.poll() is None, cmd.communicate()[1]
+            time.sleep(0.01)
+    assert fd >= 0
+    os.set_blocking(fd, True)
+    line = b'{"Item":{"pk":{"S":"k%07d"},"pad":{"S":"' + b"x" * 40 + b'"}}}\n'
+    try:
+        with open(fd, "wb") as pipe:
+            pipe.write(b"".join(line % i for i in range(3 * 1024 * 1024 // len(line))))
+            pipe.flush()
+            cmd.kill()
+            cmd.wait(30)
+    except BrokenPipeError:  # the command stopped before reading it all: it says why
+        raise AssertionError(cmd.communicate()[1]) from None
+    p = Process("--data-dir", data)
+    try:
+        c = make_client(p.url)
+        assert c.list_tables()["TableNames"] == []
+    finally:
+        assert p.stop() == 0

@@ -7,8 +7,13 @@ in a new process: the import FAILED, and its half-filled table is dropped, as a 
 leaves no table on DynamoDB (the table is created by the import and exists only once it
 succeeds, "Import from Amazon S3: how it works"). An import whose work was done but whose job
 has not ended on the clock keeps its table CREATING until then, as before the restart
-(``transient.Statuses`` is memory only). Called on every open of a namespace: one read of the
-import records' range, nothing more when there are none (``jobs`` is imported only then).
+(``transient.Statuses`` is memory only).
+
+A table that ``dynemu import``, ``--init`` or a test's seeding (seeding.py) was filling when
+its process died is dropped too: ``filling`` marks it, ``filled`` clears the mark ("an
+interrupted import leaves no half-made table", docs/import-export.md). Called on every open of
+a namespace: one read of each range, nothing more when they are empty (``jobs`` is imported
+only when there is an import record).
 """
 
 from __future__ import annotations
@@ -16,10 +21,33 @@ from __future__ import annotations
 from typing import Any
 
 from dynemu.storage import backup_keys, keyspace
+from dynemu.storage.base import WriteBatch
+
+
+def filling(db: Any, table: Any) -> None:
+    """``table`` (just created) is being filled: dropped by the next open unless ``filled``."""
+    batch = WriteBatch()
+    batch.put(backup_keys.filling_key(table.spec.name), table.spec.uuid.encode("utf-8"))
+    db.store.write(batch)
+
+
+def filled(db: Any, name: str) -> None:
+    """The table named ``name`` was filled, or was dropped."""
+    batch = WriteBatch()
+    batch.delete(backup_keys.filling_key(name))
+    db.store.write(batch)
 
 
 def recover_imports(db: Any) -> None:
-    """Settle the import records of namespace ``db``, just opened (see the module's docstring)."""
+    """Settle the import records and the tables being filled of namespace ``db``, just
+    opened (see the module's docstring)."""
+    start = backup_keys.FILLING_META_PREFIX
+    for key, uuid in list(db.store.iterate(start, keyspace.prefix_end(start))):
+        name = key[len(start):].decode("utf-8")
+        table = db.tables.get(name)
+        if table is not None and table.spec.uuid == uuid.decode("utf-8"):
+            db.drop_table(table)
+        filled(db, name)
     start = backup_keys.IMPORT_META_PREFIX
     if not db.store.read_values(start, keyspace.prefix_end(start), limit=1):
         return
