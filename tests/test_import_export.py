@@ -630,3 +630,18 @@ def test_export_writes_in_steps(tmp_path: Any) -> None:
     lines = ((b'{"Item":{"pk":{"S":"k%d"}}}\n' % i, 10) for i in range(3 * layout.STEP_LINES))
     steps = sum(1 for _ in layout.write_data(LocalObjects(str(tmp_path)), "b", "x", lines, out))
     assert steps == 3 and out.items == 3 * layout.STEP_LINES and out.size == 30 * layout.STEP_LINES
+
+
+def test_the_bulk_loads_filter_never_takes_a_key_it_saw_for_new() -> None:
+    """``loader._Seen``: the keys a load put, exactly up to ``_EXACT``, then in a Bloom filter;
+    a key it has seen is never "first" again (its plan must read the old image)."""
+    from dynemu.engine.exports import loader
+
+    seen = loader._Seen()
+    keys = [b"t/\x00\x00\x00\x01k%07d" % i for i in range(3 * loader._EXACT)]
+    assert all(seen.first(k) for k in keys[: loader._EXACT])  # exact: every new key is new
+    for k in keys[loader._EXACT :]:
+        seen.first(k)
+    assert seen.keys is None and len(seen.bits) == loader._SEEN_BITS // 8
+    assert not any(seen.first(k) for k in keys)
+    assert sum(seen.first(b"other%07d" % i) for i in range(10_000)) > 9_900  # few false "maybe"s

@@ -77,7 +77,8 @@ def find(store: Store, kind: str, arn: str) -> dict[str, Any]:
 
 
 # ARNs of the jobs whose steps run in this process: a record left IN_PROGRESS by a server that
-# stopped midway is not among them, and reads FAILED
+# stopped midway is not among them, and reads FAILED (an import's is settled when its namespace
+# opens: recovery.py)
 RUNNING: set[str] = set()
 INTERRUPTED = ("InternalServerError", "The server stopped before the job ended")  # UNSURE: code and text
 

@@ -148,21 +148,37 @@ def steps(db: Any, table: Table, source: Source, counts: Counts, on_error: Error
         _flush(db, pending, counts, on_error, table)
 
 
-_SEEN_BITS = 1 << 26  # 8 MB: at 1 M keys, 1 in 1,000 puts reads an old image it need not read
+_EXACT = 16_384  # keys kept as they are (a small load allocates no filter)
+_SEEN_BITS = 1 << 26  # then 8 MB: at 1 M keys, 1 in 1,000 puts reads an old image it need not read
 _SEEN_MASK = _SEEN_BITS - 1
 
 
 class _Seen:
-    """The keys a load has put, as a Bloom filter of a fixed size (memory stays flat whatever
-    the number of items): ``first(key)`` is True only when ``key`` was surely not put before
-    (then its plan may skip the old image); a false "maybe" only costs that read."""
+    """The keys a load has put: the first ``_EXACT`` as a set, then as a Bloom filter of a
+    fixed size (memory stays flat whatever the number of items). ``first(key)`` is True only
+    when ``key`` was surely not put before (then its plan may skip the old image); a false
+    "maybe" only costs that read."""
 
-    __slots__ = ("bits",)
+    __slots__ = ("keys", "bits")
 
     def __init__(self) -> None:
-        self.bits = bytearray(_SEEN_BITS >> 3)
+        self.keys: set[bytes] | None = set()
+        self.bits = bytearray()
 
     def first(self, key: bytes) -> bool:
+        keys = self.keys
+        if keys is not None:
+            if key in keys:
+                return False
+            keys.add(key)
+            if len(keys) >= _EXACT:
+                self.keys, self.bits = None, bytearray(_SEEN_BITS >> 3)
+                for k in keys:
+                    self._add(k)
+            return True
+        return self._add(key)
+
+    def _add(self, key: bytes) -> bool:
         h = hash(key)
         a, b = h & _SEEN_MASK, (h >> 32) & _SEEN_MASK
         bits = self.bits
@@ -204,8 +220,8 @@ def _flush(db: Any, pending: list[tuple[Write, str, int]], counts: Counts, on_er
         if id(w) in failed:
             counts.errors += 1
             try:
-                w.plan()
-                message = "the write was refused"  # UNSURE: not reached (only a plan refuses one)
+                w.plan()  # again, for its error (the policy keeps none)
+                message = "refused by the write executor"  # a refusal without an error: none today
             except errors.DynamoError as e:
                 message = e.message
             on_error(LineError(key, n, _field(message, table), message))
