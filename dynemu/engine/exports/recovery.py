@@ -3,11 +3,13 @@
 
 An import's steps run in the server's process only (engine/exports/jobs.py), so a record left
 IN_PROGRESS whose work had not ended (no ``ends``) belongs to no one once its namespace opens
-in a new process: the import FAILED, and its half-filled table is dropped, as a failed import
-leaves no table on DynamoDB (the table is created by the import and exists only once it
-succeeds, "Import from Amazon S3: how it works"). An import whose work was done but whose job
-has not ended on the clock keeps its table CREATING until then, as before the restart
-(``transient.Statuses`` is memory only).
+in a new process: the import FAILED, and its half-filled table is dropped. The import creates
+its table (API_ImportTableDescription, EndTime: "the time at which the creation of the table
+associated with this import task completed"), and a FAILED one leaves none here, as when it
+fails while the server runs (UNSURE: the reference does not say what the service keeps of a
+failed import's table; dynemu leaves no half-made one: docs/import-export.md). An import whose work
+was done but whose job has not ended on the clock keeps its table CREATING until then, as
+before the restart (``transient.Statuses`` is memory only).
 
 A table that ``dynemu import``, ``--init`` or a test's seeding (seeding.py) was filling when
 its process died is dropped too: ``filling`` marks it, ``filled`` clears the mark ("an
