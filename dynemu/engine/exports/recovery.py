@@ -1,5 +1,5 @@
 """What an open finds of the imports a server stopped (SIGKILL, SIGTERM, a crash) while they ran
-(docs/import-export.md, "A restart").
+(docs/import-export.md, "The rules": a restart).
 
 An import's steps run in the server's process only (engine/exports/jobs.py), so a record left
 IN_PROGRESS whose work had not ended (no ``ends``) belongs to no one once its namespace opens
