@@ -1,10 +1,13 @@
 """Import and export speed and memory (issue 41): ``dynemu import`` of N items of about 1 KB
 from a ``.jsonl.gz`` file into a fresh LevelDB data directory, then ``dynemu export`` of the
-table, each as its own process. Prints items/s and the peak anonymous memory (RssAnon in
-/proc/<pid>/status, sampled every 50 ms): flat memory means the files are streamed.
+table, each as its own process; with ``--api``, also ImportTable of the same file by a server
+on a fresh LevelDB data directory (``--s3-dir``), timed from the request to COMPLETED. Prints
+items/s (wall, and per CPU second of the process, its LevelDB threads included) and the peak
+anonymous memory (RssAnon in /proc/<pid>/status, sampled every 50 ms): flat memory means the
+files are streamed.
 
     python bench/import_export.py --items 1000000     # the issue's size (target: >= 50,000 items/s on import)
-    python bench/import_export.py --items 100000      # a quicker run
+    python bench/import_export.py --items 100000 --api  # a quicker run, and the API's import
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import status_mb  # noqa: E402
+from harness import Server, call, cpu_seconds, dynemu_argv, free_port, status_mb  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -71,10 +74,44 @@ def run(argv: list[str]) -> tuple[float, float, float, str]:
     return seconds, cpu, peak[0], out.strip()
 
 
+def api_import(tmp: str, source: str) -> tuple[float, float, float, dict]:  # type: ignore[type-arg]
+    """(seconds, server CPU seconds, peak RssAnon MB, DescribeImport) of ImportTable of
+    ``source`` by a server on a fresh LevelDB data directory."""
+    s3 = os.path.join(tmp, "s3")
+    os.makedirs(os.path.join(s3, "bench", "in"))
+    os.link(source, os.path.join(s3, "bench", "in", "items.json.gz"))
+    port = free_port()
+    server = Server("api-import", dynemu_argv(port, os.path.join(tmp, "api-data"),
+                                             f"--s3-dir {s3} --import-export-seconds 0"), port, None, tmp)
+    try:
+        server.wait_ready()
+        cpu0, peak = cpu_seconds(server.pid), 0.0
+        start = time.perf_counter()
+        status, answer = call(port, "ImportTable", {
+            "S3BucketSource": {"S3Bucket": "bench", "S3KeyPrefix": "in/"}, "InputFormat": "DYNAMODB_JSON",
+            "InputCompressionType": "GZIP", "TableCreationParameters": {
+                "TableName": "bench", "BillingMode": "PAY_PER_REQUEST",
+                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+                "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]}})  # fmt: skip
+        if status != 200:
+            raise SystemExit(f"ImportTable: {answer}")
+        arn = answer["ImportTableDescription"]["ImportArn"]
+        while True:
+            peak = max(peak, status_mb(server.pid, "RssAnon"))
+            d = call(port, "DescribeImport", {"ImportArn": arn})[1]["ImportTableDescription"]
+            if d["ImportStatus"] != "IN_PROGRESS":
+                break
+            time.sleep(0.05)
+        return time.perf_counter() - start, cpu_seconds(server.pid) - cpu0, peak, d
+    finally:
+        server.stop()
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--items", type=int, default=1_000_000)
     p.add_argument("--item-bytes", type=int, default=1000)
+    p.add_argument("--api", action="store_true", help="also ImportTable of the same file by a server")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="dynemu-io-") as tmp:
         source = os.path.join(tmp, "items.jsonl.gz")
@@ -88,6 +125,11 @@ def main() -> None:
             print(f"{what}: {args.items:,} items in {seconds:.1f}s wall, {cpu:.1f}s CPU (process start included): "
                   f"{args.items / seconds:,.0f} items/s wall, {args.items / cpu:,.0f} items per CPU second, "
                   f"peak RssAnon {peak:.0f} MB")
+        if args.api:
+            seconds, cpu, peak, d = api_import(tmp, source)
+            print(f"api import: {d['ImportStatus']}, {d['ImportedItemCount']:,} items in {seconds:.1f}s wall, "
+                  f"{cpu:.1f}s server CPU: {args.items / seconds:,.0f} items/s wall, "
+                  f"{args.items / cpu:,.0f} items per CPU second, peak RssAnon {peak:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -102,18 +102,23 @@ def context(db: Namespace, settings: Settings, region: str) -> Context:
 def seed(ctx: Context, definition: dict[str, Any], source: loader.Source | None,
          on_error: loader.ErrorSink, progress: loader.Progress | None = None) -> tuple[Table, loader.Counts]:
     """Create the table of ``definition`` and fill it from ``source``; dropped when loading
-    does not finish."""
+    does not finish: at once on an error or an interrupt, by the next open of the data
+    directory when the process is killed (``recovery.filling``)."""
     from dynemu.api.operations import tables
+    from dynemu.engine.exports import recovery
 
     table = tables.create(ctx, definition)
     counts = loader.Counts()
     if source is None:
         return table, counts
+    recovery.filling(ctx.db, table)
     try:
         loader.load(ctx.db, table, source, counts, on_error, progress)
     except BaseException:
         ctx.db.drop_table(table)
+        recovery.filled(ctx.db, table.name)
         raise
+    recovery.filled(ctx.db, table.name)
     return table, counts
 
 

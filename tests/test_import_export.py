@@ -83,7 +83,7 @@ class Server:
         name = f"io-{next(_names)}"
         self.client.create_table(
             TableName=name, BillingMode="PAY_PER_REQUEST", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}], **extra,
+            **{"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}], **extra},
         )  # fmt: skip
         if pitr:
             self.client.update_continuous_backups(
@@ -397,6 +397,48 @@ def test_bad_lines_are_counted_and_the_rest_imported(srv: Server) -> None:
     assert [i["pk"]["S"] for i in srv.items(target)] == ["ok1", "ok3"]
 
 
+def test_repeated_keys_the_later_line_wins_and_no_index_entry_lingers(srv: Server) -> None:
+    """The import skips the old-image read of a key it has not put before: a key repeated
+    in the same step (512 lines) or a later one still replaces its item, its GSI entry and
+    its share of the table's count and size. A line whose GSI key has the wrong type is an
+    error, not an item."""
+    lines = [b'{"Item":{"pk":{"S":"k%03d"},"g":{"S":"first"},"pad":{"S":"%s"}}}' % (i, b"x" * i) for i in range(600)]
+    lines += [b'{"Item":{"pk":{"S":"dup"},"g":{"S":"a"}}}', b'{"Item":{"pk":{"S":"dup"},"g":{"S":"b"}}}']
+    lines += [b'{"Item":{"pk":{"S":"k%03d"},"g":{"S":"second"}}}' % i for i in range(600)]
+    lines.append(b'{"Item":{"pk":{"S":"bad"},"g":{"N":"1"}}}')
+    srv.put("repeats", "in/a.json", b"\n".join(lines) + b"\n")
+    target = f"repeats-{next(_names)}"
+    gsi = {"IndexName": "by-g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+           "Projection": {"ProjectionType": "ALL"}}
+    d = srv.client.import_table(
+        S3BucketSource={"S3Bucket": "repeats", "S3KeyPrefix": "in/"}, InputFormat="DYNAMODB_JSON",
+        InputCompressionType="NONE", TableCreationParameters={
+            "TableName": target, "BillingMode": "PAY_PER_REQUEST", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
+            "GlobalSecondaryIndexes": [gsi]},
+    )["ImportTableDescription"]  # fmt: skip
+    imp = _ended(srv, "import", d["ImportArn"])
+    assert imp["ImportStatus"] == "COMPLETED"
+    assert (imp["ProcessedItemCount"], imp["ImportedItemCount"], imp["ErrorCount"]) == (1203, 1202, 1)
+
+    def count(name: str, g: str) -> int:
+        return srv.client.query(TableName=name, IndexName="by-g", KeyConditionExpression="g = :g",
+                                ExpressionAttributeValues={":g": {"S": g}}, Select="COUNT")["Count"]  # type: ignore[no-any-return]
+
+    assert [count(target, g) for g in ("first", "second", "a", "b")] == [0, 600, 0, 1]
+    reference, _ = srv.table(pitr=False, AttributeDefinitions=[
+        {"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[gsi])  # PutItem of the items the import should have left
+    for i in range(600):
+        srv.client.put_item(TableName=reference, Item={"pk": {"S": f"k{i:03d}"}, "g": {"S": "second"}})
+    srv.client.put_item(TableName=reference, Item={"pk": {"S": "dup"}, "g": {"S": "b"}})
+    got, want = (srv.client.describe_table(TableName=n)["Table"] for n in (target, reference))
+    assert got["ItemCount"] == want["ItemCount"] == 601
+    assert got["TableSizeBytes"] == want["TableSizeBytes"]
+    assert got["GlobalSecondaryIndexes"][0]["ItemCount"] == want["GlobalSecondaryIndexes"][0]["ItemCount"] == 601
+    assert srv.items(target) == srv.items(reference)
+
+
 def test_csv_and_zstd(srv: Server) -> None:
     import zstandard
 
@@ -588,3 +630,18 @@ def test_export_writes_in_steps(tmp_path: Any) -> None:
     lines = ((b'{"Item":{"pk":{"S":"k%d"}}}\n' % i, 10) for i in range(3 * layout.STEP_LINES))
     steps = sum(1 for _ in layout.write_data(LocalObjects(str(tmp_path)), "b", "x", lines, out))
     assert steps == 3 and out.items == 3 * layout.STEP_LINES and out.size == 30 * layout.STEP_LINES
+
+
+def test_the_bulk_loads_filter_never_takes_a_key_it_saw_for_new() -> None:
+    """``loader._Seen``: the keys a load put, exactly up to ``_EXACT``, then in a Bloom filter;
+    a key it has seen is never "first" again (its plan must read the old image)."""
+    from dynemu.engine.exports import loader
+
+    seen = loader._Seen()
+    keys = [b"t/\x00\x00\x00\x01k%07d" % i for i in range(3 * loader._EXACT)]
+    assert all(seen.first(k) for k in keys[: loader._EXACT])  # exact: every new key is new
+    for k in keys[loader._EXACT :]:
+        seen.first(k)
+    assert seen.keys is None and len(seen.bits) == loader._SEEN_BITS // 8
+    assert not any(seen.first(k) for k in keys)
+    assert sum(seen.first(b"other%07d" % i) for i in range(10_000)) > 9_900  # few false "maybe"s

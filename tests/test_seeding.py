@@ -138,3 +138,27 @@ def test_unreadable_file_leaves_no_table(tmp_path: Path) -> None:
                            "end-of-stream marker was reached (table cut not created)\n")
     with DynemuServer(data_dir=data) as url:
         assert make_client(url).list_tables()["TableNames"] == []
+
+
+def test_dynemu_import_gives_its_store_a_larger_write_buffer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bulk load's LevelDB memory table (io_cli.BULK_WRITE_BUFFER): this process only."""
+    from dynemu import io_cli
+    from dynemu.storage import leveldb
+
+    opened: list[dict[str, object]] = []
+    real = leveldb.LevelDBStore.__init__
+
+    def spy(self: leveldb.LevelDBStore, path: str, **kw: object) -> None:
+        opened.append(kw)
+        real(self, path, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(leveldb.LevelDBStore, "__init__", spy)
+    monkeypatch.setattr(io_cli, "_fewer_collections", lambda: None)  # the test process's collector stays as it is
+    (tmp_path / "items.jsonl").write_text(LINES)
+    data = str(tmp_path / "data")
+    assert io_cli.import_main([str(tmp_path / "items.jsonl"), "--table", "users", "--key", "id:S", "--data-dir", data]) == 0
+    assert opened and all(kw["write_buffer_size"] == io_cli.BULK_WRITE_BUFFER for kw in opened)
+    opened.clear()
+    with DynemuServer(data_dir=data) as url:  # a server's stores keep LevelDB's default
+        assert make_client(url).scan(TableName="users")["Count"] == 2
+    assert opened and all("write_buffer_size" not in kw for kw in opened)

@@ -41,6 +41,7 @@ from dynemu.cache import BoundedCache
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
 from dynemu.engine.consistency import ConsistencyConfig
+from dynemu.engine.exports.recovery import recover_imports
 from dynemu.engine.global_tables import membership as global_tables
 from dynemu.engine.global_tables.replication import Replication
 from dynemu.engine.indexes import ITEM_COLLECTION_LIMIT
@@ -188,6 +189,7 @@ class Namespaces:
         store: str = "leveldb",
         item_collection_limit: int = ITEM_COLLECTION_LIMIT,
         leveldb_open_files: int | None = None,
+        leveldb_write_buffer: int | None = None,
         replication_lag_ms: float = 1000.0,
         mrsc_conflict_window_ms: float = 50.0,
         account_limits: AccountLimits = DEFAULT_LIMITS,
@@ -203,6 +205,7 @@ class Namespaces:
         self.item_collection_limit = item_collection_limit
         self.account_limits = account_limits  # every namespace's (engine.limits)
         self.leveldb_open_files = leveldb_open_files  # --leveldb-open-files (None: the store's default)
+        self.leveldb_write_buffer = leveldb_write_buffer  # LevelDB's memory table (None: 4 MB); dynemu import's is larger
         self.shared_db = shared_db
         self.isolate_access_keys = isolate_access_keys
         self.max_open = max(1, max_open)
@@ -281,7 +284,8 @@ class Namespaces:
 
     def _open_store(self, name: str) -> Store:
         path = self._path(name) if self.data_dir is not None else ""
-        return open_store(self.store_kind, path, leveldb_open_files=self.leveldb_open_files)
+        return open_store(self.store_kind, path, leveldb_open_files=self.leveldb_open_files,
+                          leveldb_write_buffer=self.leveldb_write_buffer)
 
     def _close_failed(self, name: str, e: BaseException) -> None:
         """A store closing on the closer's worker failed (called there)."""
@@ -375,6 +379,7 @@ class Namespaces:
         self.databases[name] = db
         db.replication = self.replication
         global_tables.load(self.replication, db)
+        recover_imports(db)  # imports a stopped server left running: FAILED, their tables dropped
         _resume_autoscaling(db)
         return db
 

@@ -261,6 +261,7 @@ class Table:
         return_item_on_failure: bool = False,
         size: int | None = None,
         before: Callable[[Item | None], None] | None = None,
+        absent: bool = False,
     ) -> Mutation:
         """The one plan of an item write: read the old image, check ``condition``, compute
         the new image and its size, apply the 400 KB rule (``values.check_item_size``, to
@@ -275,9 +276,10 @@ class Table:
         stored item ahead of the condition (UpdateItem's size charge, checked before the
         finished item's: docs/rules.md, "Item size by surface"). Raises
         ConditionalCheckFailedException (with the old item when asked) or
-        ValidationException."""
+        ValidationException. ``absent``: the caller proved that nothing is stored at ``key``
+        (a Put without a condition: ``Write.fresh``), so the old image is not read."""
         if update is None and condition is None and before is None:
-            raw = self.store.get(key)
+            raw = None if absent else self.store.get(key)
             old, old_size = None, _SIZE.unpack_from(raw)[0] if raw is not None else 0
         else:
             raw = None

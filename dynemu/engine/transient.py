@@ -22,7 +22,8 @@ short enough for a test suite. A status is held in memory: a restart completes i
 
 Whatever ``--transient-delays`` says, a table that ImportTable creates is CREATING until its
 import has COMPLETED ("Import from S3: how it works": the table is created with the import and
-becomes ACTIVE when it completes), held with ``hold``.
+becomes ACTIVE when it completes), held with ``hold`` (again when its namespace opens after a
+restart: engine/exports/recovery.py).
 """
 
 from __future__ import annotations

@@ -96,6 +96,8 @@ class Write:
     suffix: bytes = b""  # the key's ``keyspace.hashed_part``, taken once at admission
     partition: int = -1  # the table partition that admitted it
     charged: bool = False  # UpdateItem: its statement's size charge is checked before the condition
+    fresh: bool = False  # Put without a condition: no item is stored at its key, as its caller
+    # proved (an import into the table it created, engine/exports/loader.py): the plan reads no old image
 
     # --- constructors (the PartiQL translator's entry points) ---------------------------
 
@@ -134,7 +136,7 @@ class Write:
         before = self.update.check_charge if self.charged and self.update is not None else None
         m = self.table.plan(
             self.key, image, update, self.condition, return_item_on_failure=self.return_old_on_failure, size=self.size,
-            before=before,
+            before=before, absent=self.fresh,
         )
         if self.marks:
             m.derived = {**(m.derived or {}), **self.marks}

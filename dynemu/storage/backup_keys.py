@@ -105,3 +105,12 @@ IMPORT_META_PREFIX = keyspace.META_PREFIX + b"j/"
 
 def job_key(prefix: bytes, arn: str) -> bytes:
     return prefix + arn.encode("utf-8")
+
+
+# A table ``dynemu import``, ``--init`` or a test's seeding is filling (engine/exports/recovery.py):
+#     m/f/<table name utf-8>                 the table's id (TableId), until it is filled
+FILLING_META_PREFIX = keyspace.META_PREFIX + b"f/"
+
+
+def filling_key(table_name: str) -> bytes:
+    return FILLING_META_PREFIX + table_name.encode("utf-8")

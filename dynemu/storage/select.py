@@ -49,9 +49,11 @@ def describe(kind: str) -> str:
     return "memory"
 
 
-def open_store(kind: str, path: str, *, leveldb_open_files: int | None = None) -> Store:
+def open_store(kind: str, path: str, *, leveldb_open_files: int | None = None,
+               leveldb_write_buffer: int | None = None) -> Store:
     """Open (creating if missing) the store of one namespace directory (``leveldb_open_files``:
-    --leveldb-open-files, None for LevelDBStore's default)."""
+    --leveldb-open-files, None for LevelDBStore's default; ``leveldb_write_buffer``: the size of
+    LevelDB's memory table, None for LevelDB's 4 MB, larger for ``dynemu import``'s bulk load)."""
     if kind == "memory":
         from dynemu.storage.memory import MemoryStore
 
@@ -67,7 +69,10 @@ def open_store(kind: str, path: str, *, leveldb_open_files: int | None = None) -
             return SQLiteStore(path)
         from dynemu.storage.leveldb import LevelDBStore
 
-        return LevelDBStore(path) if leveldb_open_files is None else LevelDBStore(path, open_files=leveldb_open_files)
+        options: dict[str, int] = {} if leveldb_write_buffer is None else {"write_buffer_size": leveldb_write_buffer}
+        if leveldb_open_files is not None:
+            options["open_files"] = leveldb_open_files
+        return LevelDBStore(path, **options)
     except StoreOpenError:
         raise
     except Exception as e:  # plyvel.IOError, sqlite3.Error, OSError: one line for the user

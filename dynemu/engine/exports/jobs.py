@@ -77,15 +77,16 @@ def find(store: Store, kind: str, arn: str) -> dict[str, Any]:
 
 
 # ARNs of the jobs whose steps run in this process: a record left IN_PROGRESS by a server that
-# stopped midway is not among them, and reads FAILED
-_RUNNING: set[str] = set()
+# stopped midway is not among them, and reads FAILED (an import's is settled when its namespace
+# opens: recovery.py)
+RUNNING: set[str] = set()
 INTERRUPTED = ("InternalServerError", "The server stopped before the job ended")  # UNSURE: code and text
 
 
 def status(record: dict[str, Any], now: float) -> str:
     ends = record.get("ends")
     if ends is None:
-        return "IN_PROGRESS" if record["arn"] in _RUNNING else "FAILED"
+        return "IN_PROGRESS" if record["arn"] in RUNNING else "FAILED"
     if now < ends:
         return "IN_PROGRESS"
     return "FAILED" if record["description"].get("FailureCode") else "COMPLETED"
@@ -141,7 +142,7 @@ def run_steps(work: Iterator[None], done: Callable[[BaseException | None], None]
 def _ended(record: dict[str, Any], now: float) -> float:
     """When a job whose work is done ends: at least ``seconds`` after it started."""
     record["ends"] = max(now, record["started"] + record["seconds"])
-    _RUNNING.discard(record["arn"])
+    RUNNING.discard(record["arn"])
     return record["ends"]  # type: ignore[no-any-return]
 
 
@@ -188,7 +189,7 @@ def run_export(db: Any, objects: Objects, table: Table, record: dict[str, Any], 
         lines = history.change_lines(db.store, table.spec, window[0], window[1], view, fmt)
     written = layout.Written()
     record.update(started=now, ends=None, seconds=seconds)
-    _RUNNING.add(record["arn"])
+    RUNNING.add(record["arn"])
     save(db.store, "export", record)
 
     def done(error: BaseException | None) -> None:
@@ -255,7 +256,7 @@ def run_import(db: Any, objects: Objects, table: Table, record: dict[str, Any], 
     now = db.now()
     src = d["S3BucketSource"]
     record.update(started=now, ends=None, seconds=seconds)
-    _RUNNING.add(record["arn"])
+    RUNNING.add(record["arn"])
     db.transient.hold(table.name, "CREATING")
     try:
         source = import_source(objects, src["S3Bucket"], src.get("S3KeyPrefix") or "", d["InputFormat"],

@@ -213,7 +213,7 @@ def local_files(path: str) -> list[str]:
     its manifests, or any folder above one export's) or a folder of data files."""
     from dynemu.storage.objects import LocalObjects
 
-    if os.path.isfile(path):
+    if not os.path.isdir(path):  # a file, or a pipe (``/dev/stdin``)
         return [path]
     full = os.path.abspath(path)
     keys = data_keys(LocalObjects(os.path.dirname(full)), os.path.basename(full), "")

@@ -112,22 +112,81 @@ def load(db: Any, table: Table, source: Source, counts: Counts, on_error: ErrorS
 
 def steps(db: Any, table: Table, source: Source, counts: Counts, on_error: ErrorSink) -> Iterator[None]:
     """``load`` a chunk (one executor call) per ``next``: ImportTable runs these steps on the
-    server's event loop, which answers other requests between two of them."""
+    server's event loop, which answers other requests between two of them.
+
+    The bulk load's policy of the one write executor: ``service`` writes (no capacity, as on
+    DynamoDB), many items per storage batch, and, into a table that was empty when the load
+    began (every caller creates it: ImportTable, ``dynemu import``, ``--init``), no old-image
+    read for a key the load has not put before (``Write.fresh``; ``_Seen`` tells). A key
+    repeated within a chunk first writes the chunk, so that the later line's plan reads the
+    earlier one's item: it wins, and the counters and the GSI entries follow."""
     key_types = {a.name: a.type for a in table.spec.attribute_definitions if a.name in table.spec.key_names}
+    seen = _Seen() if table.item_count == 0 else None
     pending: list[tuple[Write, str, int]] = []
-    for key, n, (item, keys) in records(source, key_types, counts, on_error):
+    keys: set[bytes] = set()  # of the pending writes
+    for key, n, (item, record_keys) in records(source, key_types, counts, on_error):
         try:
-            pending.append((_write(table, item, keys), key, n))
+            w = _write(table, item, record_keys)
         except errors.DynamoError as e:
             counts.errors += 1
             on_error(LineError(key, n, _field(e.message, table), e.message))
             continue
+        if w.key in keys:
+            _flush(db, pending, counts, on_error, table)
+            pending = []
+            keys.clear()
+        if seen is not None and w.kind == "Put":
+            w.fresh = seen.first(w.key)
+        pending.append((w, key, n))
+        keys.add(w.key)
         if len(pending) >= _CHUNK:
             _flush(db, pending, counts, on_error, table)
             pending = []
+            keys.clear()
             yield
     if pending:
         _flush(db, pending, counts, on_error, table)
+
+
+_EXACT = 16_384  # keys kept as they are (a small load allocates no filter)
+_SEEN_BITS = 1 << 26  # then 8 MB: at 1 M keys, 1 in 1,000 puts reads an old image it need not read
+_SEEN_MASK = _SEEN_BITS - 1
+
+
+class _Seen:
+    """The keys a load has put: the first ``_EXACT`` as a set, then as a Bloom filter of a
+    fixed size (memory stays flat whatever the number of items). ``first(key)`` is True only
+    when ``key`` was surely not put before (then its plan may skip the old image); a false
+    "maybe" only costs that read."""
+
+    __slots__ = ("keys", "bits")
+
+    def __init__(self) -> None:
+        self.keys: set[bytes] | None = set()
+        self.bits = bytearray()
+
+    def first(self, key: bytes) -> bool:
+        keys = self.keys
+        if keys is not None:
+            if key in keys:
+                return False
+            keys.add(key)
+            if len(keys) >= _EXACT:
+                self.keys, self.bits = None, bytearray(_SEEN_BITS >> 3)
+                for k in keys:
+                    self._add(k)
+            return True
+        return self._add(key)
+
+    def _add(self, key: bytes) -> bool:
+        h = hash(key)
+        a, b = h & _SEEN_MASK, (h >> 32) & _SEEN_MASK
+        bits = self.bits
+        ia, ma, ib, mb = a >> 3, 1 << (a & 7), b >> 3, 1 << (b & 7)
+        new = not (bits[ia] & ma and bits[ib] & mb)
+        bits[ia] |= ma
+        bits[ib] |= mb
+        return new
 
 
 def _write(table: Table, item: dict[str, Any] | None, keys: dict[str, Any] | None) -> Write:
@@ -149,19 +208,20 @@ def _field(message: str, table: Table) -> str:
 
 def _flush(db: Any, pending: list[tuple[Write, str, int]], counts: Counts, on_error: ErrorSink,
            table: Table) -> None:
-    """One executor call; a write refused at planning (an index key of the wrong type) is
-    found by writing the chunk's writes one by one."""
-    try:
-        db.execute([w for w, _, _ in pending], on_throttle="service")
-        counts.imported += sum(1 for w, _, _ in pending if w.kind == "Put")
+    """One executor call, one storage batch. A write its plan refuses (an index key of the
+    wrong type) is left out by the ``service`` policy (``WriteResult.failed``): it is counted
+    and reported with the error its plan raises. Any other error (the store's) stops the load."""
+    result = db.execute([w for w, _, _ in pending], on_throttle="service")
+    counts.imported += sum(1 for w in result.done if w.kind == "Put")
+    if not result.failed:
         return
-    except errors.DynamoError:
-        pass
+    failed = {id(w) for w in result.failed}
     for w, key, n in pending:
-        w.mutation = None
-        try:
-            db.execute([w], on_throttle="service")
-            counts.imported += w.kind == "Put"
-        except errors.DynamoError as e:
+        if id(w) in failed:
             counts.errors += 1
-            on_error(LineError(key, n, _field(e.message, table), e.message))
+            try:
+                w.plan()  # again, for its error (the policy keeps none)
+                message = "refused by the write executor"  # a refusal without an error: none today
+            except errors.DynamoError as e:
+                message = e.message
+            on_error(LineError(key, n, _field(message, table), message))
