@@ -94,9 +94,10 @@ def send(conn: http.Connection, transport: Transport, op: str, body: dict[str, A
     return transport.last
 
 
-def setup(keys: int, query: bool) -> ApiDispatcher:
-    """A server in memory with throttling off, filled through the front end itself."""
-    service = Service(load_settings(["--in-memory", "--throttling", "off"]))
+def setup(keys: int, query: bool, extra: list[str] | None = None) -> ApiDispatcher:
+    """A server in memory with throttling off (and ``extra`` flags), filled through the front
+    end itself."""
+    service = Service(load_settings(["--in-memory", "--throttling", "off", *(extra or [])]))
     conn, transport = connect(service.dispatcher)
     send(conn, transport, "CreateTable", table_definition(DEFAULT_TABLE, None))
     send(conn, transport, "CreateTable", table_definition(QUERY_TABLE, None, sort_key=True))
@@ -185,12 +186,13 @@ def main() -> None:
     p.add_argument("--modes", default="full,front,dispatch", help="any of full, front, dispatch")
     p.add_argument("--profile", metavar="OP", help="cProfile this operation (each mode) instead of timing")
     p.add_argument("--top", type=int, default=30)
+    p.add_argument("--dynemu-args", default="", help='extra dynemu flags, e.g. "--time-scale 0.02" under valgrind')
     args = p.parse_args()
     ops = args.ops.split(",")
     for op in ops:
         if op not in OPERATIONS:
             raise SystemExit(f"unknown operation {op}; one of {', '.join(OPERATIONS)}")
-    protocol = setup(args.keys, "Query" in ops)
+    protocol = setup(args.keys, "Query" in ops, args.dynemu_args.split())
     gc.collect()
     gc.freeze()  # as the server does after start-up (cli.serve)
     for op in ops:
