@@ -106,7 +106,7 @@ def _table(db: Any, name: Any) -> Any:
     return table
 
 
-def _names(operation: str) -> Callable[[dict[str, Any]], list[Any]]:
+def _names(operation: str) -> Callable[[dict[str, Any]], Sequence[Any]]:
     """The table names a request of ``operation`` names (a batch's or transaction's, each once)."""
     if operation.startswith("Batch"):
         return lambda body: list(body.get("RequestItems") or ())
@@ -114,7 +114,7 @@ def _names(operation: str) -> Callable[[dict[str, Any]], list[Any]]:
         return lambda body: list(dict.fromkeys(
             a.get("TableName") for item in body.get("TransactItems") or () if type(item) is dict
             for a in item.values() if type(a) is dict))  # fmt: skip
-    return lambda body: [body.get("TableName")]
+    return lambda body: (body.get("TableName"),)
 
 
 class Recorder:
@@ -129,44 +129,30 @@ class Recorder:
     def __init__(self, operation: str) -> None:
         slot = SLOT[operation]
         names = _names(operation)
-        single = not operation.startswith(("Batch", "Transact"))
         returns = operation in RETURNS_ITEMS  # single-table operations only
 
-        def ok_single(db: Any, body: dict[str, Any], out: dict[str, Any], seconds: float) -> None:
-            table = db.tables.get(body["TableName"])
-            if table is None:
-                table = _table(db, body["TableName"])
-                if table is None:
-                    return
-            acc = table.capacity.requests.slots[slot]
+        def ok(db: Any, body: dict[str, Any], out: dict[str, Any], seconds: float) -> None:
             ms = seconds * 1000.0
-            acc[0] += 1.0
-            acc[1] += ms
-            if ms < acc[2]:
-                acc[2] = ms
-            if ms > acc[3]:
-                acc[3] = ms
-            if returns:
-                add_items(acc, out)
-
-        def add_items(acc: list[float], out: dict[str, Any]) -> None:
-            k = float(out.get("Count", 0))
-            acc[4] += k
-            if k < acc[5]:
-                acc[5] = k
-            if k > acc[6]:
-                acc[6] = k
-
-        def ok_many(db: Any, body: dict[str, Any], out: dict[str, Any], seconds: float) -> None:
             for name in names(body):
-                table = _table(db, name)
-                if table is not None:
-                    acc = table.capacity.requests.slots[slot]
-                    ms = seconds * 1000.0
-                    acc[0] += 1.0
-                    acc[1] += ms
-                    acc[2] = min(acc[2], ms)
-                    acc[3] = max(acc[3], ms)
+                table = db.tables.get(name)
+                if table is None:
+                    table = _table(db, name)
+                    if table is None:
+                        continue
+                acc = table.capacity.requests.slots[slot]
+                acc[0] += 1.0
+                acc[1] += ms
+                if ms < acc[2]:
+                    acc[2] = ms
+                if ms > acc[3]:
+                    acc[3] = ms
+                if returns:
+                    k = float(out.get("Count", 0))
+                    acc[4] += k
+                    if k < acc[5]:
+                        acc[5] = k
+                    if k > acc[6]:
+                        acc[6] = k
 
         def failed(db: Any, body: dict[str, Any], error: BaseException) -> None:
             system = getattr(error, "status", 500) >= 500  # a DynamoError's status; any other: a 500
@@ -184,7 +170,7 @@ class Recorder:
                 if system:
                     acc[8] += 1.0
 
-        self.ok = ok_single if single else ok_many
+        self.ok = ok
         self.failed = failed
 
 
