@@ -418,20 +418,24 @@ class Replication:
         self._apply_due(0)
 
     def _apply_due(self, tries: int) -> None:
+        # One reading of the clock for both steps: a change that fell due between them would
+        # be applied without its namespace opened off the loop (the timer may fire a moment
+        # early on the wall clock, which is not the loop's monotonic one).
+        now = self.clock.now()
         try:
-            if not self._opening(tries):
-                self.run()
+            if not self._opening(tries, now):
+                self.run(now)
         except Exception:  # a bug: logged, and the next write schedules the applier again
             log.exception("replication failed")
 
-    def _opening(self, tries: int) -> bool:
+    def _opening(self, tries: int, now: float) -> bool:
         """Whether the namespaces the changes now due write in are being opened off the loop
         (a store's open syncs files): the applier looks again once they are open (requests
         may have evicted another meanwhile), and after ``_OPEN_TRIES`` looks opens the rest
         itself."""
         if self.open_later is None or tries >= _OPEN_TRIES:
             return False
-        now, needed = self.clock.now(), set()
+        needed = set()
         for c in self.queue:
             if c.due > now:
                 break
