@@ -14,10 +14,11 @@ from typing import Any
 
 EXIT_USAGE = 2
 # LevelDB's memory table for ``dynemu import`` (LevelDB's default: 4 MB). Random keys make every
-# table LevelDB writes out span the key range, so each one is merged into the levels below:
-# with a larger table, fewer merges. At 1 M items of 1 KB it cut LevelDB's background CPU by
-# about 40 %, for up to twice the buffer in resident memory, in this process only (bench/README.md).
-BULK_WRITE_BUFFER = 64 * 1024 * 1024
+# table LevelDB writes out span the key range, so each one is merged into the levels below: a
+# larger table means fewer merges (less background CPU) but costlier inserts in the writing
+# thread (a deeper skip list, a larger working set). At 1 M items of 1 KB, 16 MB gave the
+# shortest import, and 64 MB about 20 % longer, with twice the resident memory (bench/README.md).
+BULK_WRITE_BUFFER = 16 * 1024 * 1024
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:

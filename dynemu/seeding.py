@@ -105,8 +105,10 @@ def seed(ctx: Context, definition: dict[str, Any], source: loader.Source | None,
     does not finish: at once on an error or an interrupt, by the next open of the data
     directory when the process is killed (``recovery.filling``)."""
     from dynemu.api.operations import tables
+    from dynemu.api.validation.validator import RequestValidator
     from dynemu.engine.exports import recovery
 
+    RequestValidator.for_service("dynamodb").validate("CreateTable", definition)  # as CreateTable's request is
     table = tables.create(ctx, definition)
     counts = loader.Counts()
     if source is None:

@@ -633,15 +633,21 @@ def test_export_writes_in_steps(tmp_path: Any) -> None:
 
 
 def test_the_bulk_loads_filter_never_takes_a_key_it_saw_for_new() -> None:
-    """``loader._Seen``: the keys a load put, exactly up to ``_EXACT``, then in a Bloom filter;
-    a key it has seen is never "first" again (its plan must read the old image)."""
+    """``loader._Seen``: the keys a load put, a chunk at a time, exactly up to ``_EXACT``,
+    then in a Bloom filter; a key it has seen is never "first" again (its plan must read the
+    old image)."""
     from dynemu.engine.exports import loader
 
     seen = loader._Seen()
     keys = [b"t/\x00\x00\x00\x01k%07d" % i for i in range(3 * loader._EXACT)]
-    assert all(seen.first(k) for k in keys[: loader._EXACT])  # exact: every new key is new
-    for k in keys[loader._EXACT :]:
-        seen.first(k)
+    chunks = [keys[i : i + 500] for i in range(0, len(keys), 500)]
+    exact = loader._EXACT // 500
+    assert all(all(seen.first(c)) for c in chunks[:exact])  # exact: every new key is new
+    assert seen.keys is not None
+    for c in chunks[exact:]:
+        seen.first(c)
     assert seen.keys is None and len(seen.bits) == loader._SEEN_BITS // 8
-    assert not any(seen.first(k) for k in keys)
-    assert sum(seen.first(b"other%07d" % i) for i in range(10_000)) > 9_900  # few false "maybe"s
+    assert not any(any(seen.first(c)) for c in chunks)
+    others = [b"other%07d" % i for i in range(10_000)]
+    assert sum(seen.first(others)) > 9_900  # few false "maybe"s
+    assert not any(seen.first(others))

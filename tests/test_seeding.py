@@ -162,3 +162,43 @@ def test_dynemu_import_gives_its_store_a_larger_write_buffer(tmp_path: Path, mon
     with DynemuServer(data_dir=data) as url:  # a server's stores keep LevelDB's default
         assert make_client(url).scan(TableName="users")["Count"] == 2
     assert opened and all("write_buffer_size" not in kw for kw in opened)
+
+
+def test_a_large_import_with_repeated_keys_keeps_the_later_lines(tmp_path: Path) -> None:
+    """Past the loader's exact set of keys (``loader._EXACT``), the keys put are kept in a
+    Bloom filter: a key repeated then (in another step) still replaces its item and its
+    share of the table's count and size."""
+    from dynemu.engine.exports import loader
+
+    n = loader._EXACT + 2_000
+    lines = [f'{{"Item": {{"id": {{"S": "k{i}"}}, "v": {{"N": "{i}"}}}}}}' for i in range(n)]
+    lines += [f'{{"Item": {{"id": {{"S": "k{i}"}}, "v": {{"S": "again"}}}}}}' for i in range(0, n, 7)]
+    (tmp_path / "items.jsonl").write_text("\n".join(lines) + "\n")
+    data = str(tmp_path / "data")
+    done = dynemu("import", str(tmp_path / "items.jsonl"), "--table", "tab", "--key", "id:S", "--data-dir", data)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"imported {len(lines):,} items into tab (0 errors, {len(lines):,} lines,")
+    with DynemuServer(data_dir=data) as url:
+        c = make_client(url)
+        items = {i["id"]["S"]: i["v"] for page in c.get_paginator("scan").paginate(TableName="tab") for i in page["Items"]}
+        assert len(items) == n
+        assert all(items[f"k{i}"] == ({"S": "again"} if i % 7 == 0 else {"N": str(i)}) for i in range(n))
+        size = sum(len("id") + len(f"k{i}") + len("v") + (5 if i % 7 == 0 else 0) for i in range(n))
+        described = c.describe_table(TableName="tab")["Table"]
+        assert described["ItemCount"] == n
+        assert described["TableSizeBytes"] > size  # the numbers' sizes on top: no item counted twice
+        assert described["TableSizeBytes"] < size + 5 * n
+
+
+def test_the_table_is_checked_as_createtable_checks_it(tmp_path: Path) -> None:
+    """``dynemu import``'s table goes through CreateTable's request validation: a name
+    CreateTable refuses is refused with its message, and no table is made."""
+    (tmp_path / "items.jsonl").write_text(LINES)
+    data = str(tmp_path / "data")
+    refused = dynemu("import", str(tmp_path / "items.jsonl"), "--table", "t", "--key", "id:S", "--data-dir", data)
+    assert refused.returncode == 2
+    assert refused.stderr == ("dynemu: error: t: ValidationException: 1 validation error detected: Value 't' at "
+                              "'tableName' failed to satisfy constraint: Member must have length greater than or "
+                              "equal to 3\n")
+    with DynemuServer(data_dir=data) as url:
+        assert make_client(url).list_tables()["TableNames"] == []

@@ -166,7 +166,8 @@ def _skipped(key: str) -> bool:
 
 
 def open_lines(raw: IO[bytes], compression: str | None, name: str = "") -> Iterator[bytes]:
-    """The lines of a data file, decompressed; ``compression`` None: by name, then magic bytes."""
+    """The lines of a data file (without their newline), decompressed; ``compression`` None: by
+    name, then magic bytes."""
     stream: Any = raw if isinstance(raw, io.BufferedIOBase) else io.BufferedReader(raw)  # type: ignore[arg-type]
     if compression is None:
         compression = guess_compression(stream, name)
@@ -180,8 +181,8 @@ def open_lines(raw: IO[bytes], compression: str | None, name: str = "") -> Itera
 
 
 def _lines(stream: Any, size: int = 1 << 20) -> Iterator[bytes]:
-    """Lines (with their newline) of a stream read in blocks: one C-level split per block
-    rather than a Python call per line."""
+    """Lines (without their newline) of a stream read in blocks: one C-level split per block
+    rather than a Python call per line, and no copy of a line made to keep its newline."""
     rest = b""
     while True:
         block = stream.read(size)
@@ -189,8 +190,7 @@ def _lines(stream: Any, size: int = 1 << 20) -> Iterator[bytes]:
             break
         lines = (rest + block).split(b"\n")
         rest = lines.pop()
-        for line in lines:
-            yield line + b"\n"
+        yield from lines
     if rest:
         yield rest
 

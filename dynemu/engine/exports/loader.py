@@ -78,7 +78,7 @@ def records(source: Source, key_types: dict[str, str], counts: Counts,
                 if len(line) < 3 and not line.strip():  # a blank line (no copy of the others)
                     continue
                 counts.processed += 1
-                counts.size += len(line)
+                counts.size += len(line) + 1  # its newline (or the end of the file) counted too
                 try:
                     yield key, n, parse(line)
                 except codecs.RecordError as e:
@@ -88,7 +88,7 @@ def records(source: Source, key_types: dict[str, str], counts: Counts,
 
 def _csv(key: str, lines: Iterator[bytes], source: Source, key_types: dict[str, str], counts: Counts,
          on_error: ErrorSink) -> Iterator[tuple[str, int, codecs.Record]]:
-    text = (line.decode("utf-8") for line in lines)
+    text = (line.decode("utf-8") + "\n" for line in lines)  # a quoted cell may hold a newline
     for n, got in codecs.csv_items(text, source.delimiter, source.header, key_types):
         counts.processed += 1
         if isinstance(got, codecs.RecordError):
@@ -132,61 +132,65 @@ def steps(db: Any, table: Table, source: Source, counts: Counts, on_error: Error
             on_error(LineError(key, n, _field(e.message, table), e.message))
             continue
         if w.key in keys:
-            _flush(db, pending, counts, on_error, table)
+            _flush(db, pending, counts, on_error, table, seen)
             pending = []
             keys.clear()
-        if seen is not None and w.kind == "Put":
-            w.fresh = seen.first(w.key)
         pending.append((w, key, n))
         keys.add(w.key)
         if len(pending) >= _CHUNK:
-            _flush(db, pending, counts, on_error, table)
+            _flush(db, pending, counts, on_error, table, seen)
             pending = []
             keys.clear()
             yield
     if pending:
-        _flush(db, pending, counts, on_error, table)
+        _flush(db, pending, counts, on_error, table, seen)
 
 
-_EXACT = 16_384  # keys kept as they are (a small load allocates no filter)
+_EXACT = 16_384  # keys kept as they are (a small load allocates no filter, nor imports numpy)
 _SEEN_BITS = 1 << 26  # then 8 MB: at 1 M keys, 1 in 1,000 puts reads an old image it need not read
 _SEEN_MASK = _SEEN_BITS - 1
 
 
 class _Seen:
     """The keys a load has put: the first ``_EXACT`` as a set, then as a Bloom filter of a
-    fixed size (memory stays flat whatever the number of items). ``first(key)`` is True only
-    when ``key`` was surely not put before (then its plan may skip the old image); a false
-    "maybe" only costs that read."""
+    fixed size (memory stays flat whatever the number of items), tested and set a chunk at a
+    time with numpy. ``first(keys)`` tells of each key whether it was surely not put before
+    (then its plan may skip the old image); a false "maybe" only costs that read."""
 
-    __slots__ = ("keys", "bits")
+    __slots__ = ("keys", "bits", "masks")
 
     def __init__(self) -> None:
         self.keys: set[bytes] | None = set()
-        self.bits = bytearray()
+        self.bits: Any = None  # numpy uint8 array of _SEEN_BITS bits
+        self.masks: Any = None  # numpy uint8 array: 1 << n for n in 0..7
 
-    def first(self, key: bytes) -> bool:
-        keys = self.keys
-        if keys is not None:
-            if key in keys:
-                return False
-            keys.add(key)
-            if len(keys) >= _EXACT:
-                self.keys, self.bits = None, bytearray(_SEEN_BITS >> 3)
-                for k in keys:
-                    self._add(k)
-            return True
-        return self._add(key)
+    def first(self, keys: list[bytes]) -> list[bool]:
+        """Of distinct ``keys`` (one chunk's), whether each is surely new; all are put now."""
+        known = self.keys
+        if known is None:
+            return self._filter(keys)
+        new = [k not in known for k in keys]
+        known.update(keys)
+        if len(known) >= _EXACT:
+            import numpy  # only for a load this large
 
-    def _add(self, key: bytes) -> bool:
-        h = hash(key)
-        a, b = h & _SEEN_MASK, (h >> 32) & _SEEN_MASK
-        bits = self.bits
-        ia, ma, ib, mb = a >> 3, 1 << (a & 7), b >> 3, 1 << (b & 7)
-        new = not (bits[ia] & ma and bits[ib] & mb)
-        bits[ia] |= ma
-        bits[ib] |= mb
+            self.keys, self.bits = None, numpy.zeros(_SEEN_BITS >> 3, dtype=numpy.uint8)
+            self.masks = numpy.array([1 << n for n in range(8)], dtype=numpy.uint8)
+            self._filter(list(known))
         return new
+
+    def _filter(self, keys: list[bytes]) -> list[bool]:
+        """Two bits of each key's hash: tested (against the earlier chunks), then set."""
+        import numpy
+
+        h = numpy.fromiter(map(hash, keys), dtype=numpy.int64, count=len(keys)).view(numpy.uint64)
+        bits, masks = self.bits, self.masks
+        a, b = h & _SEEN_MASK, (h >> 32) & _SEEN_MASK
+        ia, ma, ib, mb = a >> 3, masks[a & 7], b >> 3, masks[b & 7]
+        new = ((bits[ia] & ma) == 0) | ((bits[ib] & mb) == 0)
+        numpy.bitwise_or.at(bits, ia, ma)
+        numpy.bitwise_or.at(bits, ib, mb)
+        return new.tolist()  # type: ignore[no-any-return]
 
 
 def _write(table: Table, item: dict[str, Any] | None, keys: dict[str, Any] | None) -> Write:
@@ -207,10 +211,15 @@ def _field(message: str, table: Table) -> str:
 
 
 def _flush(db: Any, pending: list[tuple[Write, str, int]], counts: Counts, on_error: ErrorSink,
-           table: Table) -> None:
-    """One executor call, one storage batch. A write its plan refuses (an index key of the
-    wrong type) is left out by the ``service`` policy (``WriteResult.failed``): it is counted
-    and reported with the error its plan raises. Any other error (the store's) stops the load."""
+           table: Table, seen: _Seen | None) -> None:
+    """One executor call, one storage batch (its keys distinct). A write its plan refuses (an
+    index key of the wrong type) is left out by the ``service`` policy (``WriteResult.failed``):
+    it is counted and reported with the error its plan raises. Any other error (the store's)
+    stops the load."""
+    if seen is not None:
+        puts = [w for w, _, _ in pending if w.kind == "Put"]
+        for w, new in zip(puts, seen.first([w.key for w in puts]), strict=True):
+            w.fresh = new
     result = db.execute([w for w, _, _ in pending], on_throttle="service")
     counts.imported += sum(1 for w in result.done if w.kind == "Put")
     if not result.failed:
