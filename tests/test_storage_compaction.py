@@ -83,21 +83,29 @@ def test_small_writes_leave_the_store_alone(tmp_path: Path, monkeypatch: pytest.
 def test_a_write_during_a_compaction_stops_it_and_is_kept(tmp_path: Path, quick: None) -> None:
     store = LevelDBStore(tmp_path / "db", **SMALL)
     items: dict[bytes, bytes] = {}
-    load(store, items, 24_000, seed=3)
-    entered, go = threading.Event(), threading.Event()
+    loaded, entered, go = threading.Event(), threading.Event(), threading.Event()
     real = store.compact_slice
+    stopped_before = [0]
 
     def held(start: bytes, stop: bytes) -> bool:
-        if not entered.is_set():
+        # Held: a slice of a run begun once the load was over (a pause of the loading thread
+        # may start one before), and not the run's last slice (a stopped run goes on from
+        # where it stopped): the run has another slice to stop at.
+        if loaded.is_set() and stop < last and not entered.is_set():
+            stopped_before[0] = store.compactor.stopped  # the compactor waits in here meanwhile
             entered.set()
             go.wait()
         return real(start, stop)
 
     store.compact_slice = held  # type: ignore[method-assign]
+    load(store, items, 24_000, seed=3)
+    last = max(items)
+    loaded.set()
     assert entered.wait(120)
-    load(store, items, 500, seed=4)  # while the first slice waits
+    load(store, items, 500, seed=4)  # while the slice waits
     go.set()
-    assert store.compactor.wait(lambda c: c.stopped >= 1 and c.runs >= 1)  # stopped, then run again
+    # stopped at its next slice, then run again to the end
+    assert store.compactor.wait(lambda c: c.stopped > stopped_before[0] and c.runs >= 1)
     assert_all_there(store, items)
     store.close()
 
