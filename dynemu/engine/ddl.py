@@ -16,8 +16,8 @@ gives a text, the choice is marked UNSURE.
 
 from __future__ import annotations
 
-import asyncio
 import copy
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -25,6 +25,7 @@ from dynemu import errors
 from dynemu.engine import indexes, limits, streams
 from dynemu.engine.indexes import Index
 from dynemu.engine.schema import IndexSpec, KeyAttr, TableSpec, Throughput
+from dynemu.engine.steps import run_steps
 from dynemu.engine.table import Table
 from dynemu.engine.vectors import define as vector_ddl
 
@@ -294,7 +295,7 @@ def update_table(db: Namespace, table: Table, u: TableUpdate, region: str) -> tu
     if plan is not None:
         apply_plan(db, table, plan)
     if vplan is not None:
-        vector_ddl.apply_update(table, vplan, lambda: db.tables.get(table.name) is table)
+        vector_ddl.apply_update(db, table, vplan)
         table_changed = True
     return plan, table_changed
 
@@ -429,23 +430,19 @@ def apply_plan(db: Namespace, table: Table, plan: UpdatePlan) -> None:
 
 
 def start_backfill(db: Namespace, table: Table, ix: Index) -> None:
-    """Backfill in steps on the event loop, so that the index is CREATING (Backfilling)
-    while the table is indexed and requests keep flowing; without a loop, at once."""
+    """Backfill in steps on the event loop (``engine/steps.py``), so that the index is
+    CREATING (Backfilling) while the table is indexed and requests keep flowing; without a
+    loop, at once."""
     job = indexes.Backfill(table, ix)
 
-    def step() -> None:
-        if db.tables.get(table.name) is not table or indexes.find(table, ix.name) is not ix:
-            ix.cursor = None  # the table or the index went away
-            return
-        if job.step():
-            db.save_spec(table)
-        else:
-            loop.call_soon(step)
+    def work() -> Iterator[None]:
+        while True:
+            if db.tables.get(table.name) is not table or indexes.find(table, ix.name) is not ix:
+                ix.cursor = None  # the table or the index went away
+                return
+            if job.step():
+                db.save_spec(table)
+                return
+            yield
 
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        job.run()
-        db.save_spec(table)
-        return
-    loop.call_soon(step)
+    run_steps(db, work())

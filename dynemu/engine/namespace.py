@@ -77,6 +77,8 @@ class Namespace:
         # cancels each, so nothing outside keeps a closed namespace alive or running.
         self._owned: list[Cancellable] = []
         self.closed = False
+        # work running a step per turn of the event loop (engine.steps): not evicted meanwhile
+        self.steps_running = 0
         self._load()
         # On a virtual clock, time moves only when advanced: run what is then due.
         self.own(clock.on_advance(self._on_advance))

@@ -296,9 +296,10 @@ class Namespaces:
     def _evict(self) -> bool:
         """Close the least recently used idle namespace: the least recently used one whose
         store is not compacting, else the least recently used, never one the current request
-        holds (False when every open one is held: the bound is then passed until the next
-        open). Its store closes off the loop."""
-        free = [n for n in self.databases if n not in self._held]
+        holds nor one with work running in steps (an import, an export, a backfill:
+        engine/steps.py). False when every open one is held: the bound is then passed until
+        the next open. Its store closes off the loop."""
+        free = [n for n, db in self.databases.items() if n not in self._held and not db.steps_running]
         if not free:
             return False
         victim = next((n for n in free if not self.databases[n].store.busy), free[0])

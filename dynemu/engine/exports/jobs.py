@@ -2,7 +2,7 @@
 ClientTokens, and the one run of each (API_ExportTableToPointInTime, API_ImportTable).
 
 Both are asynchronous, as on DynamoDB: the request answers IN_PROGRESS at once, and the work
-runs in steps on the server's event loop (``run_steps``; a chunk of items per step, as a GSI's
+runs in steps on the server's event loop (``engine/steps.py``; a chunk of items per step, as a GSI's
 backfill does), so other requests are answered while a large import or export runs; memory
 stays flat because both directions stream. A job is IN_PROGRESS until its work is done and
 at least ``--import-export-seconds`` of clock time has passed since it started (a scaled clock
@@ -16,10 +16,9 @@ every step, so DescribeImport shows the counters as they grow.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,6 +27,7 @@ import orjson
 from dynemu import errors
 from dynemu.engine.exports import history, layout, loader
 from dynemu.engine.namespace import ACCOUNT_ID
+from dynemu.engine.steps import run_steps
 from dynemu.engine.table import Table
 from dynemu.storage import backup_keys, keyspace
 from dynemu.storage.base import Store, WriteBatch
@@ -110,35 +110,6 @@ def running(store: Store, kind: str, now: float) -> int:
     return sum(1 for r in all_jobs(store, kind) if status(r, now) == "IN_PROGRESS")
 
 
-def run_steps(work: Iterator[None], done: Callable[[BaseException | None], None]) -> None:
-    """Run ``work`` a step per turn of the event loop, then ``done`` (with the exception that
-    stopped it, if any); without a running loop (the engine driven directly), at once."""
-
-    def step() -> None:
-        try:
-            next(work)
-        except StopIteration:
-            done(None)
-            return
-        except Exception as e:  # noqa: BLE001 - the job fails; the loop goes on
-            done(e)
-            return
-        loop.call_soon(step)
-
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        try:
-            for _ in work:
-                pass
-        except Exception as e:  # noqa: BLE001
-            done(e)
-            return
-        done(None)
-        return
-    loop.call_soon(step)
-
-
 def _ended(record: dict[str, Any], now: float) -> float:
     """When a job whose work is done ends: at least ``seconds`` after it started."""
     record["ends"] = max(now, record["started"] + record["seconds"])
@@ -209,7 +180,7 @@ def run_export(db: Any, objects: Objects, table: Table, record: dict[str, Any], 
         _ended(record, db.now())
         save(db.store, "export", record)
 
-    run_steps(layout.write_data(objects, d["S3Bucket"], base, lines, written, ".ion.gz" if fmt == "ION" else ".json.gz"),
+    run_steps(db, layout.write_data(objects, d["S3Bucket"], base, lines, written, ".ion.gz" if fmt == "ION" else ".json.gz"),
               done)
     return record
 
@@ -292,7 +263,7 @@ def run_import(db: Any, objects: Objects, table: Table, record: dict[str, Any], 
         _import_ended(db, table, record)
 
     save(db.store, "import", record)
-    run_steps(work(), done)
+    run_steps(db, work(), done)
     return record
 
 

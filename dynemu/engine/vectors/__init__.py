@@ -9,8 +9,7 @@ a restart is backfilled again from scratch.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from dynemu.engine.table import Mutation, Table
@@ -83,31 +82,26 @@ def ensure_maintainer(table: Table) -> VectorMaintainer:
     return m
 
 
-def start_backfill(table: Table, vix: VectorIndex, is_current: Callable[[], bool]) -> None:
-    """Backfill in steps on the event loop, so that the index is CREATING with Backfilling
-    while the table is indexed and requests keep flowing; without a loop, at once.
-    ``is_current``: whether the table and the index still exist."""
+def start_backfill(db: Any, table: Table, vix: VectorIndex) -> None:
+    """Backfill in steps on the event loop (``engine/steps.py``), so that the index is
+    CREATING with Backfilling while the table is indexed and requests keep flowing; without
+    a loop, at once. ``db``: the table's namespace."""
+    from dynemu.engine.steps import run_steps
     from dynemu.engine.vectors import maintain
 
     job = maintain.Backfill(table, vix)
 
-    def step() -> None:
-        if not is_current() or find(table, vix.name) is not vix:
-            vix.cursor = None
-            return
-        if job.step():
-            save(table)
-        else:
-            loop.call_soon(step)
+    def work() -> Iterator[None]:
+        while True:
+            if db.tables.get(table.name) is not table or find(table, vix.name) is not vix:
+                vix.cursor = None  # the table or the index went away
+                return
+            if job.step():
+                save(table)
+                return
+            yield
 
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        while not job.step():
-            pass
-        save(table)
-        return
-    loop.call_soon(step)
+    run_steps(db, work())
 
 
 def charge(cc: Any, m: Mutation) -> None:

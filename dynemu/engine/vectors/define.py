@@ -12,6 +12,7 @@ the table's indexes; indexes of one attribute share one dimension count.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from dynemu import errors
 from dynemu.engine import indexes
@@ -154,7 +155,7 @@ def plan_update(
     return plan
 
 
-def apply_update(table: Table, plan: VectorUpdatePlan, is_current: object) -> None:
+def apply_update(db: Any, table: Table, plan: VectorUpdatePlan) -> None:
     """After UpdateTable saved the table's spec: drop deleted indexes, start backfills."""
     from dynemu.engine.vectors import maintain
 
@@ -168,4 +169,4 @@ def apply_update(table: Table, plan: VectorUpdatePlan, is_current: object) -> No
         table.vectors = None
     save(table)
     for vix in fresh:
-        start_backfill(table, vix, is_current)  # type: ignore[arg-type]
+        start_backfill(db, table, vix)
