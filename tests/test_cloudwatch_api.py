@@ -613,3 +613,46 @@ def test_retention_is_bounded() -> None:
     assert got[0][0] == t0 + 60 * 100  # the first 100 minutes are past the 15 days
     assert {(s[1], s[2], s[3], s[4]) for s in got} == {(1.0, 60.0, 0.0, 1.0)}  # one second of 1 unit, 59 idle
     assert list(ret.per_second(read, t0, t0 + 60 * 100)) == []  # past the 3 hours of seconds
+
+
+def test_partiql_operations_are_counted_on_their_tables() -> None:
+    """ExecuteStatement, BatchExecuteStatement and ExecuteTransaction have per-operation
+    metrics on the table each statement names (a batch or a transaction once per table); a
+    statement that does not parse names no table; ReturnedItemCount stays Query's and Scan's."""
+    with DynemuServer(clock="virtual") as url:
+        ddb = make_client(url)
+        for name in ("pq-one", "pq-two"):
+            ddb.create_table(TableName=name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                             AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                             BillingMode="PAY_PER_REQUEST")  # fmt: skip
+        created = int(ddb.describe_table(TableName="pq-one")["Table"]["CreationDateTime"].timestamp())
+        ddb.execute_statement(Statement="INSERT INTO \"pq-one\" VALUE {'pk': 'a'}")
+        ddb.execute_statement(Statement="SELECT * FROM \"pq-one\" WHERE pk = 'a'")
+        ddb.batch_execute_statement(Statements=[
+            {"Statement": "INSERT INTO \"pq-one\" VALUE {'pk': 'b'}"},
+            {"Statement": "INSERT INTO \"pq-one\" VALUE {'pk': 'c'}"},
+            {"Statement": "INSERT INTO \"pq-two\" VALUE {'pk': 'a'}"}])  # fmt: skip
+        ddb.execute_transaction(TransactStatements=[
+            {"Statement": "UPDATE \"pq-two\" SET v = 1 WHERE pk = 'a'"},
+            {"Statement": "DELETE FROM \"pq-one\" WHERE pk = 'c'"}])  # fmt: skip
+        with pytest.raises(ddb.exceptions.ClientError):
+            ddb.execute_statement(Statement="SELEC nothing")
+        advance(url, 120)
+        cw = cloudwatch(url)
+
+        def samples(metric: str, table: str, op: str) -> float:
+            points = cw.get_metric_statistics(
+                Namespace="AWS/DynamoDB", MetricName=metric, StartTime=at(created - 600), EndTime=at(created + 600),
+                Period=600, Statistics=["SampleCount"],
+                Dimensions=[{"Name": "TableName", "Value": table}, {"Name": "Operation", "Value": op}],
+            )["Datapoints"]  # fmt: skip
+            return sum(p["SampleCount"] for p in points)
+
+        latency = "SuccessfulRequestLatency"
+        assert samples(latency, "pq-one", "ExecuteStatement") == 2.0
+        assert samples(latency, "pq-one", "BatchExecuteStatement") == 1.0  # its two statements: once
+        assert samples(latency, "pq-two", "BatchExecuteStatement") == 1.0
+        assert samples(latency, "pq-one", "ExecuteTransaction") == 1.0
+        assert samples(latency, "pq-two", "ExecuteTransaction") == 1.0
+        assert samples(latency, "pq-two", "ExecuteStatement") == 0.0
+        assert samples("ReturnedItemCount", "pq-one", "ExecuteStatement") == 0.0

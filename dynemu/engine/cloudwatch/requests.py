@@ -12,10 +12,10 @@
 * SystemErrors (Count): the requests answered with an HTTP 500.
 
 Operations counted: GetItem, PutItem, UpdateItem, DeleteItem, Query, Scan, BatchGetItem,
-BatchWriteItem, TransactGetItems and TransactWriteItems (a batch or a transaction counts once
-on each table it names). # UNSURE: PartiQL's ExecuteStatement, BatchExecuteStatement and
-ExecuteTransaction, also in the doc's list of operations, are not counted: their table is
-known only once the statement is parsed.
+BatchWriteItem, TransactGetItems, TransactWriteItems, and PartiQL's ExecuteStatement,
+BatchExecuteStatement and ExecuteTransaction (a batch or a transaction counts once on each
+table it names; a statement's table is read from its parse, which the operation made and
+the parser's cache keeps; a statement that does not parse names no table).
 
 The request path only adds to counters kept per table and operation, preallocated (one list
 per operation slot): no object is made per request. The clock's tick (the table's maintenance,
@@ -36,7 +36,9 @@ from dynemu.engine.capacity.retention import MINUTE_KEEP, Ring
 OPERATIONS = (
     "GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
     "BatchGetItem", "BatchWriteItem", "TransactGetItems", "TransactWriteItems",
+    "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction",
 )  # fmt: skip
+_STATEMENTS = {"ExecuteStatement": None, "BatchExecuteStatement": "Statements", "ExecuteTransaction": "TransactStatements"}
 SLOT = {name: i for i, name in enumerate(OPERATIONS)}
 RETURNS_ITEMS = ("Query", "Scan")  # ReturnedItemCount: "items returned by Query or Scan operations"
 ROW_KEEP = 43_200  # 15 days of three operations active every minute
@@ -106,8 +108,27 @@ def _table(db: Any, name: Any) -> Any:
     return table
 
 
+def _statement_table(statement: Any) -> str | None:
+    """The table a PartiQL statement names (None: not a statement that parses)."""
+    from dynemu import errors
+    from dynemu.engine.partiql import ast, parser
+
+    if type(statement) is not str:
+        return None
+    try:
+        return ast.table_of(parser.parse(statement).statement)
+    except errors.DynamoError:
+        return None
+
+
 def _names(operation: str) -> Callable[[dict[str, Any]], Sequence[Any]]:
     """The table names a request of ``operation`` names (a batch's or transaction's, each once)."""
+    if operation in _STATEMENTS:
+        member = _STATEMENTS[operation]
+        if member is None:
+            return lambda body: (_statement_table(body.get("Statement")),)
+        return lambda body: list(dict.fromkeys(
+            _statement_table(s.get("Statement")) for s in body.get(member) or () if type(s) is dict))  # fmt: skip
     if operation.startswith("Batch"):
         return lambda body: list(body.get("RequestItems") or ())
     if operation.startswith("Transact"):
