@@ -64,7 +64,7 @@ def _start(script: Path, data: Path) -> tuple[subprocess.Popen[str], str]:
     assert proc.stdout is not None
     line = proc.stdout.readline()
     assert line.strip() == "ready", line + proc.stdout.read()
-    deadline = time.time() + 20
+    deadline = time.time() + 120  # "ready" comes before run_app starts the app and binds: generous
     while time.time() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
