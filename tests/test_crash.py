@@ -64,7 +64,7 @@ def _start(script: Path, data: Path) -> tuple[subprocess.Popen[str], str]:
     assert proc.stdout is not None
     line = proc.stdout.readline()
     assert line.strip() == "ready", line + proc.stdout.read()
-    deadline = time.time() + 20
+    deadline = time.time() + 120  # "ready" comes before run_app starts the app and binds: generous
     while time.time() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
@@ -122,12 +122,13 @@ def _records(url: str, table: str = TABLE) -> list[dict[str, Any]]:
 
 def kill_while_writing(proc: subprocess.Popen[str], writers: list[threading.Thread],
                        acked: dict[str, str], count: int = 400) -> None:
-    """Start the writers, SIGKILL the server once ``count`` writes are acknowledged (or 30 s
-    passed), and wait for the writers to notice."""
+    """Start the writers, SIGKILL the server once ``count`` writes are acknowledged (or 120 s
+    passed: a generous deadline, since a busy machine acknowledges far fewer writes a second),
+    and wait for the writers to notice."""
     try:
         for w in writers:
             w.start()
-        deadline = time.time() + 30
+        deadline = time.time() + 120
         while len(acked) < count and time.time() < deadline:
             time.sleep(0.05)
         proc.send_signal(signal.SIGKILL)

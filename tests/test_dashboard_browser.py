@@ -59,6 +59,7 @@ def browser() -> Iterator[Any]:
         options.add_argument(arg)
     driver = webdriver.Chrome(options=options, service=Service(executable_path=DRIVER))
     driver.set_page_load_timeout(60)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOLD})
     try:
         yield driver
     finally:
@@ -75,9 +76,21 @@ def _shot(driver: Any, name: str) -> Path:
     return path
 
 
+# "refresh" unticked as each page is parsed (dashboard.js is deferred: it has run, and its
+# first refresh is 3 s away), so that the elements under test are never replaced while they
+# are read. Unticking it from the test once the page had loaded came too late when the load
+# and the next WebDriver command took 3 s (a busy machine): a refresh was then under way,
+# and replaced the elements just found (StaleElementReferenceException). The clock buttons
+# still refresh the page (dashboard.js ticks "refresh" for that one).
+HOLD = """document.addEventListener("DOMContentLoaded", () => {
+  const live = document.getElementById("live");
+  if (live) live.checked = false;
+});"""
+
+
 def _hold(driver: Any) -> None:
-    """Untick "refresh" so the elements under test are not replaced while they are read."""
-    driver.execute_script("document.getElementById('live').checked = false")
+    """Check that "refresh" is unticked (HOLD), so that the elements under test stay."""
+    assert driver.execute_script("return document.getElementById('live').checked") is False
 
 
 def test_dashboard_renders_in_chromium(site: tuple[str, Any], browser: Any) -> None:
@@ -91,7 +104,7 @@ def test_dashboard_renders_in_chromium(site: tuple[str, Any], browser: Any) -> N
 
     clock.advance(60)  # the minutes of traffic complete: CloudWatch's per-minute chart has them
     rows[0].find_element(By.TAG_NAME, "a").click()
-    wait = WebDriverWait(browser, 30)
+    wait = WebDriverWait(browser, 120)  # generous: a busy machine renders slowly
     wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "section.resource svg.chart")))
     _hold(browser)
     sections = browser.find_elements(By.CSS_SELECTOR, "section.resource")

@@ -14,6 +14,11 @@ waited for a core meanwhile (its run-queue delay, /proc/self/task/<tid>/schedsta
 moment. What stays is the time the thread was kept from running by this process (a join, a
 lock, the GIL held by another thread) or ran something else. The measurement is also tried
 up to three times, and the best one is kept.
+
+The eviction must meet the compaction: its one slice is held from its start until the test
+has evicted the store and seen its close still under way (``HeldSlice``), then runs. Without
+the hold the slice lasted about 0.2 s, and a test thread held up that long between seeing the
+compaction start and evicting the store found it over ("the test measured nothing").
 """
 
 from __future__ import annotations
@@ -38,6 +43,24 @@ from dynemu.storage.base import WriteBatch  # noqa: E402
 
 STALL_LIMIT = 0.050
 TICK = 0.002
+HOLD = 5.0  # seconds a held slice waits at most: a close on the loop stalls it that long
+
+
+class HeldSlice:
+    """A plyvel DB whose first compact_range (the compactor's slice) says it has started, then
+    waits for ``go`` (HOLD seconds at most) before it compacts."""
+
+    def __init__(self, db: object) -> None:
+        self.db, self.entered, self.go = db, threading.Event(), threading.Event()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.db, name)
+
+    def compact_range(self, **bounds: bytes) -> None:
+        if not self.entered.is_set():
+            self.entered.set()
+            self.go.wait(HOLD)
+        self.db.compact_range(**bounds)  # type: ignore[attr-defined]
 
 
 def _fill(namespaces: Namespaces, name: str, mb: int) -> None:
@@ -94,12 +117,13 @@ class Ticker:
         return self.worst
 
 
-async def _worst_stall_while_evicting(namespaces: Namespaces, busy: str, other: str) -> tuple[float, bool, float, bool]:
+async def _worst_stall_while_evicting(namespaces: Namespaces, busy: str, other: str,
+                                      held: HeldSlice) -> tuple[float, bool, float, bool]:
     """The loop's worst lateness from just before evicting ``busy`` (by opening ``other``)
     until a request for ``busy``, made at once, is served: its store closed, then opened
-    again, both off the loop. Whether that store was still compacting when it was evicted,
-    how long the close and reopen took, and whether the reopen began while the close was
-    still under way."""
+    again, both off the loop (its compaction slice let go once the close is seen under way).
+    Whether that store was still compacting when it was evicted, how long the close and
+    reopen took, and whether the reopen began while the close was still under way."""
     ticker = Ticker()
     await asyncio.sleep(0.05)
     store = namespaces.databases[busy].store
@@ -107,6 +131,7 @@ async def _worst_stall_while_evicting(namespaces: Namespaces, busy: str, other: 
     t0 = time.perf_counter()
     namespaces.for_request(other, "AKID")  # on the loop, as a request's eviction is
     raced = namespaces.closing(busy)
+    held.go.set()  # the slice runs now; the close waits for it, off the loop
     again = await _request(namespaces, busy)  # its open waits for the close, off the loop
     closed = time.perf_counter() - t0
     assert store.closed and again.store is not store and again.store.get(b"\x7fnot-there") is None
@@ -116,13 +141,13 @@ async def _worst_stall_while_evicting(namespaces: Namespaces, busy: str, other: 
 def _attempt(tmp_path: Path) -> tuple[float, bool, float, bool]:
     namespaces = Namespaces(data_dir=str(tmp_path), clock=RealClock(), max_open=1)
     try:
+        os.mkdir(tmp_path / "busy")  # a store on disk, opened as one (not by its first write)
+        store = namespaces.for_request("busy", "AKID").store
+        held = store._db = HeldSlice(store._db)  # type: ignore[attr-defined]
         _fill(namespaces, "busy", 40)
         namespaces.open_off_loop = True  # as the HTTP front end sets it
-        store = namespaces.databases["busy"].store
-        deadline = time.monotonic() + 60
-        while not store.busy and time.monotonic() < deadline:  # its compaction starts after a quiet spell
-            time.sleep(0.005)
-        return asyncio.run(_worst_stall_while_evicting(namespaces, "busy", "other"))
+        assert held.entered.wait(60), "no compaction started"  # after a quiet spell
+        return asyncio.run(_worst_stall_while_evicting(namespaces, "busy", "other", held))
     finally:
         namespaces.close()
 

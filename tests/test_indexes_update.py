@@ -18,7 +18,9 @@ create = base.create  # a fixture shared with test_indexes.py (raw is conftest's
 PT = {"ReadCapacityUnits": 2, "WriteCapacityUnits": 2}
 
 
-def wait_active(ddb: Any, table: str, timeout: float = 10) -> dict[str, Any]:
+def wait_active(ddb: Any, table: str, timeout: float = 120) -> dict[str, Any]:
+    """Poll until every GSI is ACTIVE: the backfill runs in the background, in steps, and a
+    busy machine may take far longer than an idle one (a generous deadline costs nothing)."""
     deadline = time.time() + timeout
     while True:
         desc = ddb.describe_table(TableName=table)["Table"]

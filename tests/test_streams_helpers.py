@@ -33,7 +33,7 @@ class Harness:
         async def run() -> Any:
             return fn(*args)
 
-        return asyncio.run_coroutine_threadsafe(run(), self.server._loop).result(30)
+        return asyncio.run_coroutine_threadsafe(run(), self.server._loop).result(120)  # generous: a busy machine
 
     def db(self) -> Any:
         return self.ns.get(REGION, KEY_ID)

@@ -118,8 +118,10 @@ def test_boto3_waiters_on_a_real_clock() -> None:
     """table_exists and table_not_exists poll DescribeTable until the status has passed."""
     with DynemuServer(transient_delays=True) as url:
         ddb = make_client(url)
-        ddb.create_table(TableName="waited", BillingMode="PAY_PER_REQUEST", **KEY)
+        # before the request: the server reads its clock within it, so the table is CREATING
+        # for CREATE seconds after ``began`` whatever time its answer takes to arrive
         began = time.monotonic()
+        ddb.create_table(TableName="waited", BillingMode="PAY_PER_REQUEST", **KEY)
         ddb.get_waiter("table_exists").wait(TableName="waited", WaiterConfig={"Delay": 1, "MaxAttempts": 30})
         assert status(ddb, "waited") == "ACTIVE" and time.monotonic() - began >= transient.CREATE - 1
         ddb.delete_table(TableName="waited")
@@ -136,9 +138,10 @@ def test_boto3_waiters_on_a_virtual_clock() -> None:
         ddb.create_table(TableName="waitv", BillingMode="PAY_PER_REQUEST", **KEY)
         body = json.dumps({"advance": transient.CREATE}).encode()
         advance = urllib.request.Request(url + "/_dynemu/clock", data=body, headers={"Content-Type": "application/json"})
-        mover = threading.Timer(0.5, lambda: urllib.request.urlopen(advance).read())
+        mover = threading.Timer(0.5, lambda: urllib.request.urlopen(advance, timeout=60).read())
         mover.start()
-        ddb.get_waiter("table_exists").wait(TableName="waitv", WaiterConfig={"Delay": 1, "MaxAttempts": 10})
+        # polls until the mover has run: attempts enough for a busy machine to start it late
+        ddb.get_waiter("table_exists").wait(TableName="waitv", WaiterConfig={"Delay": 1, "MaxAttempts": 120})
         mover.join()
         assert status(ddb, "waitv") == "ACTIVE"
     finally:

@@ -59,9 +59,14 @@ def test_virtual_clock_never_goes_backwards() -> None:
 
 
 def test_scaled_clock_runs_faster_from_now() -> None:
+    # It starts at the real time it was made: bounded by the real time before it was made and
+    # after its first reading, plus 1000 times the real time that passed meanwhile (a thread
+    # held up for 1 ms between the two readings is 1 s of this clock).
+    real0, mono0 = time.time(), time.monotonic()
     clock = ScaledClock(1000.0)
     start = clock.now()
-    assert abs(start - time.time()) < 1.0
+    mono1, real1 = time.monotonic(), time.time()
+    assert real0 <= start <= real1 + (mono1 - mono0) * 1000.0 + 0.001
     time.sleep(0.01)
     assert clock.now() - start >= 9.0  # 10 ms real >= 10 s virtual (minus timer slack)
 
