@@ -656,3 +656,45 @@ def test_partiql_operations_are_counted_on_their_tables() -> None:
         assert samples(latency, "pq-two", "ExecuteTransaction") == 1.0
         assert samples(latency, "pq-two", "ExecuteStatement") == 0.0
         assert samples("ReturnedItemCount", "pq-one", "ExecuteStatement") == 0.0
+
+
+def test_conditional_check_failed_requests() -> None:
+    """ConditionalCheckFailedRequests, by TableName: each write refused with
+    ConditionalCheckFailedException (PutItem, UpdateItem, DeleteItem, a PartiQL write), in the
+    minute it was refused; not a cancelled transaction, and not by Operation."""
+    with DynemuServer(clock="virtual") as url:
+        ddb = make_client(url)
+        ddb.create_table(TableName="ccf", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                         BillingMode="PAY_PER_REQUEST")  # fmt: skip
+        created = int(ddb.describe_table(TableName="ccf")["Table"]["CreationDateTime"].timestamp())
+        ddb.put_item(TableName="ccf", Item={"pk": {"S": "a"}, "v": {"N": "1"}})
+        refused = ddb.exceptions.ConditionalCheckFailedException
+        for _ in range(3):
+            with pytest.raises(refused):
+                ddb.put_item(TableName="ccf", Item={"pk": {"S": "a"}}, ConditionExpression="attribute_not_exists(pk)")
+        with pytest.raises(refused):
+            ddb.update_item(TableName="ccf", Key={"pk": {"S": "a"}}, UpdateExpression="SET v = :v",
+                            ConditionExpression="v = :w", ExpressionAttributeValues={":v": {"N": "2"}, ":w": {"N": "9"}})
+        with pytest.raises(refused):
+            ddb.delete_item(TableName="ccf", Key={"pk": {"S": "b"}}, ConditionExpression="attribute_exists(pk)")
+        with pytest.raises(refused):
+            ddb.execute_statement(Statement="UPDATE \"ccf\" SET v = 3 WHERE pk = 'a' AND v = 9")
+        with pytest.raises(ddb.exceptions.TransactionCanceledException):
+            ddb.transact_write_items(TransactItems=[{"Put": {"TableName": "ccf", "Item": {"pk": {"S": "a"}},
+                                                             "ConditionExpression": "attribute_not_exists(pk)"}}])  # fmt: skip
+        ddb.put_item(TableName="ccf", Item={"pk": {"S": "c"}}, ConditionExpression="attribute_not_exists(pk)")
+        advance(url, 120)
+        cw = cloudwatch(url)
+
+        def points(dims: list[dict[str, str]]) -> list[tuple[float, float]]:
+            got = cw.get_metric_statistics(
+                Namespace="AWS/DynamoDB", MetricName="ConditionalCheckFailedRequests", Dimensions=dims,
+                StartTime=at(created - 600), EndTime=at(created + 600), Period=600, Statistics=["Sum", "SampleCount"],
+            )["Datapoints"]  # fmt: skip
+            return [(p["Sum"], p["SampleCount"]) for p in got]
+
+        assert points([{"Name": "TableName", "Value": "ccf"}]) == [(6.0, 6.0)]
+        assert points([{"Name": "TableName", "Value": "ccf"}, {"Name": "Operation", "Value": "PutItem"}]) == []
+        listed = cw.list_metrics(MetricName="ConditionalCheckFailedRequests")["Metrics"]
+        assert [m["Dimensions"] for m in listed] == [[{"Name": "TableName", "Value": "ccf"}]]

@@ -65,6 +65,8 @@ class Metric:
     name: str
     channel: str | None = None  # a capacity metric's channel (engine/capacity/retention.py)
     per_operation: bool = False  # by TableName + Operation (engine/cloudwatch/requests.py)
+    # by TableName alone, the sum of the table's per-operation rows (engine/cloudwatch/requests.py)
+    of_operations: bool = False
     sparse: bool = False  # a sample only in seconds where the value is not 0 (events)
     provisioned_only: bool = False
     table_only: bool = False
@@ -91,6 +93,7 @@ METRICS = {
         Metric("SuccessfulRequestLatency", per_operation=True, unit="Milliseconds"),
         Metric("ReturnedItemCount", per_operation=True, operations=requests.RETURNS_ITEMS),
         Metric("SystemErrors", per_operation=True),
+        Metric("ConditionalCheckFailedRequests", of_operations=True),
     )  # fmt: skip
 }
 
@@ -159,6 +162,10 @@ def list_metrics(
                     if metric.per_operation and any(int(r[1]) == slot and _sample(metric, r) for r in ops):
                         out.append((metric.name, d))
                     continue
+                if metric.of_operations:
+                    if index is None and any(_sample(metric, r) for r in ops):
+                        out.append((metric.name, d))
+                    continue
                 if not _emits(metric, index, state):
                     continue
                 if metric.sparse and not any(True for _ in _capacity(state, metric, 60, 0, int(now) + 1)):
@@ -198,6 +205,20 @@ def _per_operation(state: Any, metric: Metric, operation: str, period: int, star
                 yield (int(r[0]), *got)
 
 
+def _of_operations(state: Any, metric: Metric, period: int, start: int, end: int, now: float) -> list[Aggregate]:
+    """A table-level metric kept per operation: each minute's rows summed (a count's samples
+    are its events, each of value 1)."""
+    if period < 60:
+        start = max(start, state.history.retention.second_floor())
+    minutes: dict[int, float] = {}
+    for r in _operation_rows(state, now, start - start % 60):
+        if start - start % 60 <= r[0] < end:
+            got = _sample(metric, r)
+            if got is not None:
+                minutes[int(r[0])] = minutes.get(int(r[0]), 0.0) + got[0]
+    return [(t, n, n, 1.0, 1.0) for t, n in sorted(minutes.items())]
+
+
 def samples(db: Any, now: float, name: str, dims: list[tuple[str, str]], period: int, start: float,
             end: float) -> list[Aggregate]:  # fmt: skip
     """The samples ((start, Sum, SampleCount, Minimum, Maximum): a second's value, or a
@@ -217,6 +238,8 @@ def samples(db: Any, now: float, name: str, dims: list[tuple[str, str]], period:
         return list(_per_operation(table.capacity.state, metric, want[OPERATION], period, lo, hi, now))
     if set(want) - {TABLE, GSI}:
         return []
+    if metric.of_operations:
+        return [] if GSI in want else _of_operations(table.capacity.state, metric, period, lo, hi, now)
     index = want.get(GSI)
     state = table.capacity.state if index is None else table.capacity.index_states.get(index)
     if state is None or not _emits(metric, index, state):

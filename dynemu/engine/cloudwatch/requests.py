@@ -9,7 +9,13 @@
   filter, not the items evaluated), one sample per request;
 * ThrottledRequests (Count): the requests refused as a whole (the executors count them on
   the table's capacity state; here they are split by operation);
-* SystemErrors (Count): the requests answered with an HTTP 500.
+* SystemErrors (Count): the requests answered with an HTTP 500;
+* ConditionalCheckFailedRequests (Count, by TableName alone): the writes refused with
+  ConditionalCheckFailedException ("If this condition evaluates to false,
+  ConditionalCheckFailedRequests is incremented by one"), kept per operation here and served
+  as the table's sum. # UNSURE: a transaction cancelled by a condition is not counted (the
+  doc names PutItem, UpdateItem and DeleteItem; a PartiQL write's refusal is the same error
+  and is counted).
 
 Operations counted: GetItem, PutItem, UpdateItem, DeleteItem, Query, Scan, BatchGetItem,
 BatchWriteItem, TransactGetItems, TransactWriteItems, and PartiQL's ExecuteStatement,
@@ -22,7 +28,7 @@ per operation slot): no object is made per request. The clock's tick (the table'
 at most once per clock second with traffic; each advance of a virtual clock; a read) closes a
 minute that is over into a ring of packed rows, one per operation active that minute: DynamoDB's metrics are one-minute metrics in CloudWatch, so
 these are kept per minute only, for ``MINUTE_KEEP`` minutes and at most ``ROW_KEEP`` rows per
-table (about 3.8 MB), freed with the table.
+table (about 4.1 MB), freed with the table.
 """
 
 from __future__ import annotations
@@ -43,12 +49,12 @@ SLOT = {name: i for i, name in enumerate(OPERATIONS)}
 RETURNS_ITEMS = ("Query", "Scan")  # ReturnedItemCount: "items returned by Query or Scan operations"
 ROW_KEEP = 43_200  # 15 days of three operations active every minute
 # a row: minute, slot, then an operation's counters: requests, latency sum, min, max, items
-# sum, min, max, throttled requests, system errors
-WIDTH = 11
+# sum, min, max, throttled requests, system errors, conditional checks failed
+WIDTH = 12
 # each metric's (Sum, SampleCount, Minimum, Maximum) in a row; a count's samples are its
 # requests, each of value 1  # UNSURE: DynamoDB's own sample shape for these counts is not documented
 FIELDS = {"SuccessfulRequestLatency": (3, 2, 4, 5), "ReturnedItemCount": (6, 2, 7, 8), "ThrottledRequests": (9,),
-          "SystemErrors": (10,)}  # fmt: skip
+          "SystemErrors": (10,), "ConditionalCheckFailedRequests": (11,)}  # fmt: skip
 
 
 def aggregate(metric: str, row: Sequence[float]) -> tuple[float, float, float, float] | None:
@@ -62,7 +68,7 @@ def aggregate(metric: str, row: Sequence[float]) -> tuple[float, float, float, f
     return row[f[0]], row[f[1]], row[f[2]], row[f[3]]
 
 
-_EMPTY = (0.0, 0.0, inf, -inf, 0.0, inf, -inf, 0.0, 0.0)  # an operation's counters of a minute
+_EMPTY = (0.0, 0.0, inf, -inf, 0.0, inf, -inf, 0.0, 0.0, 0.0)  # an operation's counters of a minute
 
 
 class RequestCounters:
@@ -86,7 +92,7 @@ class RequestCounters:
         if minute == self.minute:
             return
         for i, acc in enumerate(self.slots):
-            if acc[0] or acc[7] or acc[8]:
+            if acc[0] or acc[7] or acc[8] or acc[9]:
                 self.rows.append((float(self.minute), float(i), *acc))
                 acc[:] = _EMPTY
         self.minute = minute
@@ -97,7 +103,7 @@ class RequestCounters:
         yield from self.rows.since(max(start, int(now) - MINUTE_KEEP * 60))
         if self.minute >= start:
             for i, acc in enumerate(self.slots):
-                if acc[0] or acc[7] or acc[8]:
+                if acc[0] or acc[7] or acc[8] or acc[9]:
                     yield (float(self.minute), float(i), *acc)
 
 
@@ -190,6 +196,8 @@ class Recorder:
                 c.seen = total
                 if system:
                     acc[8] += 1.0
+                elif getattr(error, "type_name", None) == "ConditionalCheckFailedException":
+                    acc[9] += 1.0
 
         self.ok = ok
         self.failed = failed
