@@ -698,3 +698,57 @@ def test_conditional_check_failed_requests() -> None:
         assert points([{"Name": "TableName", "Value": "ccf"}, {"Name": "Operation", "Value": "PutItem"}]) == []
         listed = cw.list_metrics(MetricName="ConditionalCheckFailedRequests")["Metrics"]
         assert [m["Dimensions"] for m in listed] == [[{"Name": "TableName", "Value": "ccf"}]]
+
+
+def test_user_errors_of_the_region() -> None:
+    """UserErrors, with no dimension: the region's DynamoDB and Streams requests answered with an
+    HTTP 400, except ProvisionedThroughputExceededException and ConditionalCheckFailedException;
+    a request that names no region (no signature) is not counted, nor is another region's."""
+    with DynemuServer(clock="virtual") as url:
+        ddb = make_client(url)
+        ddb.create_table(TableName="uerr", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                         ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})  # fmt: skip
+        created = int(ddb.describe_table(TableName="uerr")["Table"]["CreationDateTime"].timestamp())
+        ddb.put_item(TableName="uerr", Item={"pk": {"S": "a"}})
+        with pytest.raises(ddb.exceptions.ResourceNotFoundException):
+            ddb.get_item(TableName="missing", Key={"pk": {"S": "a"}})
+        with pytest.raises(ddb.exceptions.ClientError):  # ValidationException: the key's type
+            ddb.get_item(TableName="uerr", Key={"pk": {"N": "1"}})
+        with pytest.raises(ddb.exceptions.ConditionalCheckFailedException):  # not counted
+            ddb.put_item(TableName="uerr", Item={"pk": {"S": "a"}}, ConditionExpression="attribute_not_exists(pk)")
+        throttled = 0
+        for i in range(400):  # 1 WCU: its burst spent, the rest refused (not counted)
+            try:
+                ddb.put_item(TableName="uerr", Item={"pk": {"S": f"k{i}"}})
+            except ddb.exceptions.ProvisionedThroughputExceededException:
+                throttled += 1
+        assert throttled > 0
+        streams = boto3.client("dynamodbstreams", endpoint_url=url, region_name="us-east-1",
+                               aws_access_key_id="AKID", aws_secret_access_key="secret")  # fmt: skip
+        with pytest.raises(streams.exceptions.ClientError):  # a Streams request's 400
+            streams.describe_stream(StreamArn="arn:aws:dynamodb:us-east-1:000000000000:table/uerr/stream/2020-01-01T00:00:00.000")
+        unsigned = urllib.request.Request(url, data=b"{}", method="POST", headers={
+            "Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": "DynamoDB_20120810.ListTables"})  # fmt: skip
+        with pytest.raises(urllib.error.HTTPError):  # MissingAuthenticationTokenException: no region
+            urllib.request.urlopen(unsigned)
+        with pytest.raises(ddb.exceptions.ResourceNotFoundException):  # another region's
+            make_client(url, region="eu-west-3").describe_table(TableName="uerr")
+        advance(url, 120)
+        cw = cloudwatch(url)
+
+        def points(client: Any, dims: list[dict[str, str]]) -> list[tuple[float, float]]:
+            got = client.get_metric_statistics(
+                Namespace="AWS/DynamoDB", MetricName="UserErrors", Dimensions=dims, StartTime=at(created - 600),
+                EndTime=at(created + 600), Period=600, Statistics=["Sum", "SampleCount"],
+            )["Datapoints"]  # fmt: skip
+            return [(p["Sum"], p["SampleCount"]) for p in got]
+
+        assert points(cw, []) == [(3.0, 3.0)]
+        assert points(cw, [{"Name": "TableName", "Value": "uerr"}]) == []
+        assert ({"MetricName": "UserErrors", "Dimensions": []} in
+                [{k: m[k] for k in ("MetricName", "Dimensions")} for m in cw.list_metrics()["Metrics"]])  # fmt: skip
+        assert cw.list_metrics(Dimensions=[{"Name": "TableName"}], MetricName="UserErrors")["Metrics"] == []
+        other = boto3.client("cloudwatch", endpoint_url=url, region_name="eu-west-3", aws_access_key_id="AKID",
+                             aws_secret_access_key="secret")  # fmt: skip
+        assert points(other, []) == [(1.0, 1.0)]

@@ -35,6 +35,7 @@ from dynemu.api import compression, sigv4
 from dynemu.api.validation.validator import RequestValidator
 from dynemu.cache import BoundedCache
 from dynemu.config import Settings
+from dynemu.engine.cloudwatch import user_errors
 from dynemu.engine.namespaces import DEFAULT_REGION, Namespaces, check_access_key, check_region
 
 if TYPE_CHECKING:
@@ -289,6 +290,8 @@ class ApiDispatcher:
             return TOO_LARGE
         except errors.DynamoError as err:
             self._observe(headers, started, err.type_name)
+            if user_errors.counted(err.type_name, err.status):
+                self._user_error(request, raw)
             return self._error(request, err, reply_type)
         except Exception:  # a bug: log it, answer as the service answers its own failures
             log.exception("internal error handling %s", headers.get("x-amz-target"))
@@ -308,6 +311,15 @@ class ApiDispatcher:
 
     def rpc_v2(self, request: Request) -> Reply:
         return self.cloudwatch(request, "cbor")
+
+    def _user_error(self, request: Request, raw: bytes) -> None:
+        """Count one of UserErrors' answers in the namespace of the request's region and
+        access key, unless the request named none (refused before its signature was read)."""
+        try:
+            access_key, region = self._authenticate(request, raw)
+        except errors.DynamoError:
+            return
+        self.namespaces.user_error(region, access_key)
 
     def _observe(self, headers: Headers, started: float, error: str | None) -> None:
         """Count the request and its latency per operation (and error), when metrics are on."""

@@ -79,6 +79,9 @@ class Namespace:
         self.closed = False
         # work running a step per turn of the event loop (engine.steps): not evicted meanwhile
         self.steps_running = 0
+        # CloudWatch's UserErrors of this namespace (engine.cloudwatch.user_errors), kept by
+        # Namespaces across closes; None when made outside it
+        self.user_errors: Any = None
         self._load()
         # On a virtual clock, time moves only when advanced: run what is then due.
         self.own(clock.on_advance(self._on_advance))

@@ -40,6 +40,7 @@ from dynemu import errors
 from dynemu.cache import BoundedCache
 from dynemu.engine.capacity.throughput import CapacityConfig
 from dynemu.engine.clock import Clock
+from dynemu.engine.cloudwatch.user_errors import UserErrors
 from dynemu.engine.consistency import ConsistencyConfig
 from dynemu.engine.exports.recovery import recover_imports
 from dynemu.engine.global_tables import membership as global_tables
@@ -225,6 +226,9 @@ class Namespaces:
         self._held: set[str] = set()
         # Global tables: replicas in other regions' namespaces, and the backlog between them.
         self.replication = Replication(self.get, clock, replication_lag_ms, mrsc_conflict_window_ms, self.open_later)
+        # CloudWatch's UserErrors of each namespace (engine/cloudwatch/user_errors.py), counted
+        # whether or not it is open; a namespace opened gets its own (``_open``).
+        self.user_errors: dict[str, UserErrors] = {}
         # State control (engine/state.py): snapshots of memory namespaces, by name.
         # name -> (its description, the contents of each namespace's store)
         self.memory_snapshots: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
@@ -247,6 +251,15 @@ class Namespaces:
     def name_of(self, region: str, access_key: str) -> str:
         """The namespace a request of this region and access key reaches."""
         return namespace_name(region, access_key, shared_db=self.shared_db, isolate_access_keys=self.isolate_access_keys)
+
+    def user_error(self, region: str, access_key: str) -> None:
+        """A DynamoDB or Streams request of this region and access key was answered with one of
+        UserErrors' HTTP 400s (the namespace is not opened for it)."""
+        name = self.name_of(region, access_key)
+        counts = self.user_errors.get(name)
+        if counts is None:
+            counts = self.user_errors[name] = UserErrors()
+        counts.add(self.clock.now())
 
     def shut(self, name: str) -> None:
         """Close namespace ``name`` now if it is open (its store closed when this returns):
@@ -379,6 +392,7 @@ class Namespaces:
                        item_collection_limit=self.item_collection_limit, account_limits=self.account_limits)
         self.databases[name] = db
         db.replication = self.replication
+        db.user_errors = self.user_errors.setdefault(name, UserErrors())
         global_tables.load(self.replication, db)
         recover_imports(db)  # imports a stopped server left running: FAILED, their tables dropped
         _resume_autoscaling(db)

@@ -67,6 +67,7 @@ class Metric:
     per_operation: bool = False  # by TableName + Operation (engine/cloudwatch/requests.py)
     # by TableName alone, the sum of the table's per-operation rows (engine/cloudwatch/requests.py)
     of_operations: bool = False
+    account: bool = False  # no dimension: the namespace's (engine/cloudwatch/user_errors.py)
     sparse: bool = False  # a sample only in seconds where the value is not 0 (events)
     provisioned_only: bool = False
     table_only: bool = False
@@ -94,6 +95,7 @@ METRICS = {
         Metric("ReturnedItemCount", per_operation=True, operations=requests.RETURNS_ITEMS),
         Metric("SystemErrors", per_operation=True),
         Metric("ConditionalCheckFailedRequests", of_operations=True),
+        Metric("UserErrors", account=True),
     )  # fmt: skip
 }
 
@@ -144,6 +146,9 @@ def list_metrics(
     throttle events) is listed once it has a sample in the kept data; a per-operation metric
     once the operation has one."""
     out = []
+    account = METRICS["UserErrors"]
+    if (name is None or name == account.name) and not filters and _account(db, now, 0, int(now) + 1):
+        out.append((account.name, []))
     for table, index, state in resources(db, now):
         dims = dimensions(table, index)
         sets = [dims]
@@ -219,6 +224,14 @@ def _of_operations(state: Any, metric: Metric, period: int, start: int, end: int
     return [(t, n, n, 1.0, 1.0) for t, n in sorted(minutes.items())]
 
 
+def _account(db: Any, now: float, start: int, end: int) -> list[Aggregate]:
+    """UserErrors' per-minute samples in [start, end) (a count's samples are its events)."""
+    counts = db.user_errors
+    if counts is None:
+        return []
+    return [(t, n, n, 1.0, 1.0) for t, n in counts.minutes(now, start - start % 60) if t < end]
+
+
 def samples(db: Any, now: float, name: str, dims: list[tuple[str, str]], period: int, start: float,
             end: float) -> list[Aggregate]:  # fmt: skip
     """The samples ((start, Sum, SampleCount, Minimum, Maximum): a second's value, or a
@@ -226,6 +239,8 @@ def samples(db: Any, now: float, name: str, dims: list[tuple[str, str]], period:
     set or resource CloudWatch would not hold (it answers with no datapoints, not an error)."""
     metric = METRICS.get(name)
     want = dict(dims)
+    if metric is not None and metric.account:
+        return _account(db, now, align(start, period), int(math.ceil(min(end, now + 1)))) if not dims else []
     if metric is None or len(want) != len(dims) or TABLE not in want:
         return []
     table = db.lookup(want[TABLE])
