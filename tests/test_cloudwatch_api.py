@@ -752,3 +752,8 @@ def test_user_errors_of_the_region() -> None:
         other = boto3.client("cloudwatch", endpoint_url=url, region_name="eu-west-3", aws_access_key_id="AKID",
                              aws_secret_access_key="secret")  # fmt: skip
         assert points(other, []) == [(1.0, 1.0)]
+        # a reset starts them again, in every region (eu-west-3 never held a table)
+        reset = urllib.request.Request(url + "/_dynemu/reset", data=b"{}", method="POST",
+                                       headers={"Content-Type": "application/json"})  # fmt: skip
+        urllib.request.urlopen(reset).read()
+        assert points(cw, []) == [] and points(other, []) == []

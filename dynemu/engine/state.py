@@ -81,6 +81,8 @@ class StateControl:
         names = self._scope(scope)
         if scope is not None:
             self._leave_global_tables(scope)
+        else:  # also the UserErrors of regions that never held a table
+            self.namespaces.user_errors.clear()
         self._replace(dict.fromkeys(names))
         if self.reinit is not None:
             self.reinit()
@@ -186,6 +188,7 @@ class StateControl:
         ns = self.namespaces
         for n in sources:
             ns.shut(n)
+            ns.user_errors.pop(n, None)  # its CloudWatch UserErrors start again
         if ns.data_dir is None:
             from dynemu.storage.memory import MemoryStore
 
