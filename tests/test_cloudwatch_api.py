@@ -615,17 +615,23 @@ def test_retention_is_bounded() -> None:
     assert list(ret.per_second(read, t0, t0 + 60 * 100)) == []  # past the 3 hours of seconds
 
 
+def _table_at(ddb: Any, name: str, **billing: Any) -> int:
+    """Create table ``name`` (a string hash key; on demand unless ``billing`` says); its creation
+    time, in seconds."""
+    ddb.create_table(TableName=name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                     **(billing or {"BillingMode": "PAY_PER_REQUEST"}))  # fmt: skip
+    return int(ddb.describe_table(TableName=name)["Table"]["CreationDateTime"].timestamp())
+
+
 def test_partiql_operations_are_counted_on_their_tables() -> None:
     """ExecuteStatement, BatchExecuteStatement and ExecuteTransaction have per-operation
     metrics on the table each statement names (a batch or a transaction once per table); a
     statement that does not parse names no table; ReturnedItemCount stays Query's and Scan's."""
     with DynemuServer(clock="virtual") as url:
         ddb = make_client(url)
-        for name in ("pq-one", "pq-two"):
-            ddb.create_table(TableName=name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-                             AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-                             BillingMode="PAY_PER_REQUEST")  # fmt: skip
-        created = int(ddb.describe_table(TableName="pq-one")["Table"]["CreationDateTime"].timestamp())
+        created = _table_at(ddb, "pq-one")
+        _table_at(ddb, "pq-two")
         ddb.execute_statement(Statement="INSERT INTO \"pq-one\" VALUE {'pk': 'a'}")
         ddb.execute_statement(Statement="SELECT * FROM \"pq-one\" WHERE pk = 'a'")
         ddb.batch_execute_statement(Statements=[
@@ -664,10 +670,7 @@ def test_conditional_check_failed_requests() -> None:
     minute it was refused; not a cancelled transaction, and not by Operation."""
     with DynemuServer(clock="virtual") as url:
         ddb = make_client(url)
-        ddb.create_table(TableName="ccf", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-                         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-                         BillingMode="PAY_PER_REQUEST")  # fmt: skip
-        created = int(ddb.describe_table(TableName="ccf")["Table"]["CreationDateTime"].timestamp())
+        created = _table_at(ddb, "ccf")
         ddb.put_item(TableName="ccf", Item={"pk": {"S": "a"}, "v": {"N": "1"}})
         refused = ddb.exceptions.ConditionalCheckFailedException
         for _ in range(3):
@@ -706,10 +709,7 @@ def test_user_errors_of_the_region() -> None:
     a request that names no region (no signature) is not counted, nor is another region's."""
     with DynemuServer(clock="virtual") as url:
         ddb = make_client(url)
-        ddb.create_table(TableName="uerr", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-                         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-                         ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})  # fmt: skip
-        created = int(ddb.describe_table(TableName="uerr")["Table"]["CreationDateTime"].timestamp())
+        created = _table_at(ddb, "uerr", ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})
         ddb.put_item(TableName="uerr", Item={"pk": {"S": "a"}})
         with pytest.raises(ddb.exceptions.ResourceNotFoundException):
             ddb.get_item(TableName="missing", Key={"pk": {"S": "a"}})
@@ -757,3 +757,27 @@ def test_user_errors_of_the_region() -> None:
                                        headers={"Content-Type": "application/json"})  # fmt: skip
         urllib.request.urlopen(reset).read()
         assert points(cw, []) == [] and points(other, []) == []
+
+
+def test_a_bad_signature_is_a_user_error_of_the_region_it_names(tmp_path: Any) -> None:
+    """With --verify-signatures, a request whose signature fails ("an incorrect request
+    signature", one of UserErrors' examples) counts in the region its credential scope names."""
+    path = tmp_path / "credentials"
+    path.write_text("[default]\naws_access_key_id = AKIAEXAMPLE\naws_secret_access_key = right\n")
+    with DynemuServer(clock="virtual", verify_signatures=True, credentials_file=str(path)) as url:
+        def client(service: str, secret: str) -> Any:
+            return boto3.client(service, endpoint_url=url, region_name="us-west-2", aws_access_key_id="AKIAEXAMPLE",
+                                aws_secret_access_key=secret, config=Config(retries={"total_max_attempts": 1}))  # fmt: skip
+
+        wrong = client("dynamodb", "wrong")
+        for _ in range(2):
+            with pytest.raises(wrong.exceptions.ClientError) as e:
+                wrong.list_tables()
+            assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+        cw = client("cloudwatch", "right")
+        now = datetime.now(UTC).timestamp()
+        got = cw.get_metric_statistics(
+            Namespace="AWS/DynamoDB", MetricName="UserErrors", StartTime=at(now - 86400 * 2), EndTime=at(now + 86400 * 2),
+            Period=86400, Statistics=["Sum"],
+        )["Datapoints"]  # fmt: skip
+        assert sum(p["Sum"] for p in got) == 2.0

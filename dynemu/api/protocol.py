@@ -291,7 +291,7 @@ class ApiDispatcher:
         except errors.DynamoError as err:
             self._observe(headers, started, err.type_name)
             if user_errors.counted(err.type_name, err.status):
-                self._user_error(request, raw)
+                self._user_error(request)
             return self._error(request, err, reply_type)
         except Exception:  # a bug: log it, answer as the service answers its own failures
             log.exception("internal error handling %s", headers.get("x-amz-target"))
@@ -312,11 +312,16 @@ class ApiDispatcher:
     def rpc_v2(self, request: Request) -> Reply:
         return self.cloudwatch(request, "cbor")
 
-    def _user_error(self, request: Request, raw: bytes) -> None:
-        """Count one of UserErrors' answers in the namespace of the request's region and
-        access key, unless the request named none (refused before its signature was read)."""
+    def _user_error(self, request: Request) -> None:
+        """Count one of UserErrors' answers in the namespace its credential scope names (a
+        request whose signature failed too: "an incorrect request signature" is one of the
+        metric's examples), unless it names none (no Authorization header, or a scope
+        refused). The signature is not verified again."""
+        auth = request.headers.get("authorization")
+        if not auth:
+            return
         try:
-            access_key, region = self._authenticate(request, raw)
+            access_key, region = self._identity(auth)
         except errors.DynamoError:
             return
         self.namespaces.user_error(region, access_key)
@@ -352,6 +357,11 @@ class ApiDispatcher:
                 body=raw,
                 credentials=self.credentials,
             )
+        return self._identity(auth)
+
+    def _identity(self, auth: str) -> tuple[str, str]:
+        """(access key, region) that an Authorization header's credential scope names (its
+        signature not checked here)."""
         scope = credential_scope(auth)
         if scope is None:
             return "", check_region(DEFAULT_REGION)

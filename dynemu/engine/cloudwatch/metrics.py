@@ -211,8 +211,7 @@ def _per_operation(state: Any, metric: Metric, operation: str, period: int, star
 
 
 def _of_operations(state: Any, metric: Metric, period: int, start: int, end: int, now: float) -> list[Aggregate]:
-    """A table-level metric kept per operation: each minute's rows summed (a count's samples
-    are its events, each of value 1)."""
+    """A table-level metric kept per operation: each minute's rows summed."""
     if period < 60:
         start = max(start, state.history.retention.second_floor())
     minutes: dict[int, float] = {}
@@ -221,15 +220,20 @@ def _of_operations(state: Any, metric: Metric, period: int, start: int, end: int
             got = _sample(metric, r)
             if got is not None:
                 minutes[int(r[0])] = minutes.get(int(r[0]), 0.0) + got[0]
-    return [(t, n, n, 1.0, 1.0) for t, n in sorted(minutes.items())]
+    return _events(sorted(minutes.items()))
+
+
+def _events(counts: Iterable[tuple[int, float]]) -> list[Aggregate]:
+    """Per-minute samples of a count whose samples are its events, each of value 1."""
+    return [(t, n, n, 1.0, 1.0) for t, n in counts]
 
 
 def _account(db: Any, now: float, start: int, end: int) -> list[Aggregate]:
-    """UserErrors' per-minute samples in [start, end) (a count's samples are its events)."""
+    """UserErrors' per-minute samples in [start, end)."""
     counts = db.user_errors
     if counts is None:
         return []
-    return [(t, n, n, 1.0, 1.0) for t, n in counts.minutes(now, start - start % 60) if t < end]
+    return _events((t, n) for t, n in counts.minutes(now, start - start % 60) if t < end)
 
 
 def samples(db: Any, now: float, name: str, dims: list[tuple[str, str]], period: int, start: float,

@@ -4,8 +4,9 @@ generate an HTTP 400 status code", "the aggregate of HTTP 400 errors for DynamoD
 DynamoDB Streams requests for the current region and the current AWS account", no dimension).
 ProvisionedThroughputExceededException (see ThrottledRequests) and
 ConditionalCheckFailedException (see ConditionalCheckFailedRequests) are not counted, as the
-page says. # UNSURE: a request refused before its region is known (no or a bad Authorization
-header) is not counted: it names no namespace.
+page says. A request whose signature failed counts in the region its credential scope names
+("an incorrect request signature" is one of the page's examples). # UNSURE: a request with no
+Authorization header, or a scope naming no valid region, is not counted: it names no namespace.
 
 Counted per minute, as CloudWatch aggregates it, and kept ``MINUTE_KEEP`` minutes in a ring
 of (minute, count) rows: 0.3 MB at most per namespace, kept by ``Namespaces`` for the life of
