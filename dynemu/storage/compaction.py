@@ -13,10 +13,11 @@ What. When the store has had no write for ``QUIET`` seconds, nor one stalled in 
 (waited on this thread's own event, never the engine's clock), a read may consult more than
 one table (tables in level 0 besides another, or in two levels), and more than LevelDB's
 memory table (``MIN_BURST``) was written since the last full compaction, this thread
-compacts the whole key range, which leaves one level to read. That rewrite costs what the
-reads would have had LevelDB do anyway: the tables a burst of random keys leaves span the
-key range, so pushing them down rewrites the bottom level's tables they overlap, whether
-LevelDB does it for charged reads or this thread does it at once (in a tree this thread has
+compacts the whole key range, which leaves one level to read (a burst that LevelDB's own
+compactions have left in one level already is settled without it: nothing is owed). That
+rewrite costs what the reads would have had LevelDB do anyway: the tables a burst of random
+keys leaves span the key range, so pushing them down rewrites the bottom level's tables
+they overlap, whether LevelDB does it for charged reads or this thread does it at once (in a tree this thread has
 compacted, the levels between are empty, so a table charged into them is cut to overlap
 40 MB of the bottom each, and each of those is charged again). The range is compacted in
 slices of about ``SLICE_BYTES`` of tables, so that a burst that starts meanwhile stops it at
@@ -119,33 +120,51 @@ class Compactor:
 
     def due(self, written: int) -> bool:
         """A burst written since the last full compaction, and a read may consult two tables."""
-        if written - self._done_at < MIN_BURST:
-            return False
+        return written - self._done_at >= MIN_BURST and self._levels() == "several"
+
+    def _levels(self) -> str:
+        """"several" when a read may consult two tables (tables in level 0 besides another, or
+        in two levels), "one" when not, "unknown" when the store cannot be compacted now."""
         tables = self._store.tables_per_level()
-        return bool(tables) and tables[0] + sum(1 for n in tables[1:] if n) >= 2
+        if not tables:
+            return "unknown"
+        return "several" if tables[0] + sum(1 for n in tables[1:] if n) >= 2 else "one"
 
     def _run(self) -> None:
         seen = self._store.written
         while not self._stop.wait(QUIET):
             written = self._store.written
-            if written == seen and not self._store.writing and self.due(written):
-                self.busy = True
-                try:
-                    finished = self._compact(written)
-                except Exception:  # never fatal: LevelDB's own compactions go on
-                    log.exception("background compaction of %s failed", self._store.path)
-                    finished = False
-                finally:
-                    self.busy = False
-                if finished:
-                    self._done_at = written
-                with self.changed:
-                    self.runs += finished
-                    self.stopped += not finished
+            if written == seen and not self._store.writing:
+                self._quiet(written)
             seen = written
             with self.changed:
                 self.ticks += 1
                 self.changed.notify_all()
+
+    def _quiet(self, written: int) -> None:
+        """A quiet period: compact when due. A burst that LevelDB's own compactions have left
+        in one level already is settled as a finished compaction would be (nothing owed)."""
+        if written - self._done_at < MIN_BURST:
+            return
+        levels = self._levels()
+        if levels == "one":
+            self._done_at, self._resume = written, None
+            return
+        if levels == "unknown":
+            return
+        self.busy = True
+        try:
+            finished = self._compact(written)
+        except Exception:  # never fatal: LevelDB's own compactions go on
+            log.exception("background compaction of %s failed", self._store.path)
+            finished = False
+        finally:
+            self.busy = False
+        if finished:
+            self._done_at = written
+        with self.changed:
+            self.runs += finished
+            self.stopped += not finished
 
     def _compact(self, written: int) -> bool:
         """Compact the whole key range slice by slice, from where a stopped run left off:
