@@ -43,23 +43,20 @@ def cancellation_at(count: int, index: int, message: str) -> TransactionCanceled
     return TransactionCanceled(reasons)
 
 
-THROTTLE_ERRORS = frozenset(("ProvisionedThroughputExceededException", "ThrottlingException"))
-
-
 def throttle_reason(e: DynamoError) -> dict[str, Any]:
     """The cancellation reason of a throttled action: ProvisionedThroughputExceeded
     (ThrottlingError on an on-demand table) with the table's throttling message
     (transaction-apis.md; the codes of API_CancellationReason). Re-raises other errors."""
-    if e.type_name not in THROTTLE_ERRORS:
+    if e.type_name not in errors.THROTTLE_ERRORS:
         raise e
-    code = "ThrottlingError" if e.type_name == "ThrottlingException" else "ProvisionedThroughputExceeded"
+    code = "ThrottlingError" if e.type_name == errors.THROTTLING else "ProvisionedThroughputExceeded"
     return {"Code": code, "Message": e.message}
 
 
 def failure_reason(e: DynamoError) -> dict[str, Any]:
     """The cancellation reason of an action that failed while evaluated: a failed condition
     (with the old item when asked) or a validation error. Re-raises other errors."""
-    if e.type_name == "ConditionalCheckFailedException":
+    if e.type_name == errors.CONDITIONAL_CHECK_FAILED:
         reason: dict[str, Any] = {"Code": "ConditionalCheckFailed", "Message": e.message}
         item = (e.extra or {}).get("Item")
         if item is not None:

@@ -37,7 +37,6 @@ from orjson import Fragment, loads
 
 from dynemu import errors
 from dynemu.engine import capacity, consistency, indexes, values
-from dynemu.engine.cancellation import THROTTLE_ERRORS
 from dynemu.engine.capacity import CapacityLedger, ConsumedCapacity
 from dynemu.engine.capacity.admission import throttled_requests
 from dynemu.engine.capacity.units import read_block_bytes
@@ -446,7 +445,7 @@ def read_keys(
             try:
                 p = cap.admit(suffix, now, whole=whole)
             except errors.DynamoError as e:
-                if whole or e.type_name not in THROTTLE_ERRORS:
+                if whole or e.type_name not in errors.THROTTLE_ERRORS:
                     raise
                 throttle = e
                 result.unprocessed.append(r)

@@ -33,7 +33,6 @@ from typing import Any, Literal, Protocol
 from dynemu import errors
 from dynemu.engine import capacity, indexes
 from dynemu.engine.cancellation import (
-    THROTTLE_ERRORS,
     TransactionCanceled,
     cancellation_at,
     failure_reason,
@@ -244,7 +243,7 @@ def _run(
                 result.failed.append(w)
                 return None
             else:
-                if e.type_name == "ConditionalCheckFailedException":
+                if e.type_name == errors.CONDITIONAL_CHECK_FAILED:
                     _charge_failed_condition(w, now)
                 raise
     if reasons is not None:
@@ -280,7 +279,7 @@ def _run(
 def _leave(policy: OnThrottle, e: errors.DynamoError, w: Write, result: WriteResult) -> errors.DynamoError:
     """A write refused by a throttle outside a transaction: the request's error, or in a
     batch (``unprocess``) the write left unprocessed."""
-    if policy != "unprocess" or e.type_name not in THROTTLE_ERRORS:
+    if policy != "unprocess" or e.type_name not in errors.THROTTLE_ERRORS:
         raise e
     result.unprocessed.append(w)
     return e

@@ -13,6 +13,12 @@ SERVICE_NS = "com.amazonaws.dynamodb.v20120810"
 VALIDATE_NS = "com.amazon.coral.validate"
 CORAL_NS = "com.amazon.coral.service"
 
+# The error types code tells apart once raised (each spelled once, here).
+CONDITIONAL_CHECK_FAILED = "ConditionalCheckFailedException"
+PROVISIONED_THROUGHPUT_EXCEEDED = "ProvisionedThroughputExceededException"  # a provisioned table's throttle
+THROTTLING = "ThrottlingException"  # an on-demand table's throttle (and the control plane's)
+THROTTLE_ERRORS = frozenset((PROVISIONED_THROUGHPUT_EXCEEDED, THROTTLING))
+
 
 class DynamoError(Exception):
     """An error DynamoDB would return: type name, message, namespace, HTTP status and
@@ -116,7 +122,7 @@ def limit_exceeded(message: str) -> DynamoError:
 
 def conditional_check_failed(item: dict[str, Any] | None = None) -> DynamoError:
     return DynamoError(
-        "ConditionalCheckFailedException",
+        CONDITIONAL_CHECK_FAILED,
         "The conditional request failed",
         extra={"Item": item} if item is not None else None,
     )

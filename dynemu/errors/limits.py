@@ -3,7 +3,7 @@ what was exceeded, as the service's "Subscriber limit exceeded" texts do."""
 
 from __future__ import annotations
 
-from dynemu.errors.base import DynamoError
+from dynemu.errors.base import THROTTLING, DynamoError
 
 
 def msg_table_limit(limit: int) -> str:
@@ -40,4 +40,4 @@ def msg_backup_limit(limit: int) -> str:
 def control_plane_throttled() -> DynamoError:
     # "ThrottlingException: Rate of requests exceeds the allowed throughput." (the service's
     # answer to control-plane calls made too fast; DynamoDB's common errors)
-    return DynamoError("ThrottlingException", "Rate of requests exceeds the allowed throughput.")
+    return DynamoError(THROTTLING, "Rate of requests exceeds the allowed throughput.")

@@ -30,11 +30,12 @@ from urllib.parse import quote, urlsplit
 
 import orjson
 
+from dynemu import errors
 from dynemu.replay.scenario import Scenario, Table
 from dynemu.replay.traffic import PhaseTraffic, Request, batches
 
 PULL_EVERY = 300
-THROTTLE_ERRORS = ("ProvisionedThroughputExceededException", "ThrottlingException")
+THROTTLE_ERRORS = tuple(errors.THROTTLE_ERRORS)  # for str.endswith on a wire "__type"
 
 
 class ReplayError(RuntimeError):

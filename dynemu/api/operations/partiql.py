@@ -29,12 +29,12 @@ Item = dict[str, Any]
 IN_PAGE_ITEMS = 10
 # error types -> BatchStatementError codes (API reference, BatchStatementError)
 _BATCH_CODES = {
-    "ConditionalCheckFailedException": "ConditionalCheckFailed",
+    errors.CONDITIONAL_CHECK_FAILED: "ConditionalCheckFailed",
     "DuplicateItemException": "DuplicateItem",
     "ValidationException": "ValidationError",
     "ResourceNotFoundException": "ResourceNotFound",
-    "ProvisionedThroughputExceededException": "ProvisionedThroughputExceeded",
-    "ThrottlingException": "ThrottlingError",
+    errors.PROVISIONED_THROUGHPUT_EXCEEDED: "ProvisionedThroughputExceeded",
+    errors.THROTTLING: "ThrottlingError",
     "RequestLimitExceeded": "RequestLimitExceeded",
     "ItemCollectionSizeLimitExceededException": "ItemCollectionSizeLimitExceeded",
     "TransactionConflictException": "TransactionConflict",

@@ -114,7 +114,7 @@ def write_one(ctx: Context, table: Table, plan: KeyedPlan, *, return_old: bool,
     try:
         result = ctx.db.execute([write], on_throttle="raise", consumed=consumed)
     except errors.DynamoError as e:
-        if plan.kind == "put" and e.type_name == "ConditionalCheckFailedException":
+        if plan.kind == "put" and e.type_name == errors.CONDITIONAL_CHECK_FAILED:
             raise duplicate_item() from None
         raise
     assert write.mutation is not None

@@ -28,7 +28,7 @@ from dynemu.engine.capacity.partitions import PartitionMap
 from dynemu.engine.capacity.throughput import CapacityConfig, ThrottleDecision, ThroughputState
 from dynemu.engine.schema import TableSpec
 from dynemu.engine.table import Mutation, stored_size
-from dynemu.errors import DynamoError
+from dynemu.errors import THROTTLING, DynamoError
 from dynemu.storage import keyspace
 from dynemu.storage.base import Store, WriteBatch
 
@@ -42,7 +42,7 @@ def throttled(d: ThrottleDecision) -> DynamoError:
     ThrottlingReasons, as the service returns them (API_ThrottlingReason)."""
     # botocore's model spells the member "ThrottlingReasons" on
     # ProvisionedThroughputExceededException but "throttlingReasons" on ThrottlingException.
-    member = "throttlingReasons" if d.error_type == "ThrottlingException" else "ThrottlingReasons"
+    member = "throttlingReasons" if d.error_type == THROTTLING else "ThrottlingReasons"
     return DynamoError(d.error_type, d.message, extra={member: d.throttling_reasons()})
 
 

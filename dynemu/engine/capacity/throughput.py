@@ -79,7 +79,13 @@ from dynemu.engine.capacity.partitions import (
 from dynemu.engine.capacity.policies import MODELS, Policy, policy_for
 from dynemu.engine.cloudwatch.requests import RequestCounters
 from dynemu.engine.limits import TABLE_MAX_CAPACITY
-from dynemu.errors import MSG_THROTTLED_INDEX, MSG_THROTTLED_ON_DEMAND, MSG_THROTTLED_TABLE
+from dynemu.errors import (
+    MSG_THROTTLED_INDEX,
+    MSG_THROTTLED_ON_DEMAND,
+    MSG_THROTTLED_TABLE,
+    PROVISIONED_THROUGHPUT_EXCEEDED,
+    THROTTLING,
+)
 
 READ, WRITE = 0, 1
 _OPS = ("Read", "Write")
@@ -158,7 +164,7 @@ class ThrottleDecision(NamedTuple):  # immutable: built at import for a fifth of
 
     @property
     def error_type(self) -> str:
-        return "ThrottlingException" if self.on_demand else "ProvisionedThroughputExceededException"
+        return THROTTLING if self.on_demand else PROVISIONED_THROUGHPUT_EXCEEDED
 
     @property
     def message(self) -> str:

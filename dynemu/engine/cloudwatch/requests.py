@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 from math import inf
 from typing import Any
 
+from dynemu import errors
 from dynemu.engine.capacity.retention import MINUTE_KEEP, Ring
 
 OPERATIONS = (
@@ -196,7 +197,7 @@ class Recorder:
                 c.seen = total
                 if system:
                     acc[8] += 1.0
-                elif getattr(error, "type_name", None) == "ConditionalCheckFailedException":
+                elif getattr(error, "type_name", None) == errors.CONDITIONAL_CHECK_FAILED:
                     acc[9] += 1.0
 
         self.ok = ok

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from dynemu import errors
 from dynemu.engine.capacity.retention import MINUTE_KEEP, Ring
 
-NOT_COUNTED = frozenset(("ProvisionedThroughputExceededException", "ConditionalCheckFailedException"))
+NOT_COUNTED = frozenset((errors.PROVISIONED_THROUGHPUT_EXCEEDED, errors.CONDITIONAL_CHECK_FAILED))
 
 
 def counted(type_name: str, status: int) -> bool:

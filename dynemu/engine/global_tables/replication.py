@@ -47,7 +47,6 @@ from typing import Any, Protocol
 import orjson
 
 from dynemu import errors
-from dynemu.engine.cancellation import THROTTLE_ERRORS
 from dynemu.engine.clock import Clock, Subscription
 from dynemu.engine.global_tables import backlog as replication_log
 from dynemu.engine.schema import Item
@@ -345,7 +344,7 @@ class Replication:
         try:
             result = db.execute([w], on_throttle="unprocess")
         except errors.DynamoError as e:
-            if e.type_name in THROTTLE_ERRORS:
+            if e.type_name in errors.THROTTLE_ERRORS:
                 return None
             log.warning("replication of %s to %s dropped: %s", group.name, region, e)
             return self._passed(db, c)
