@@ -27,6 +27,7 @@ import pstats
 import random
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -73,22 +74,38 @@ class Transport:
 
 
 class Listener:
-    """What a Connection reads from its HttpListener."""
+    """What a Connection reads from its HttpListener; its outbox writes when ``turn`` is called,
+    as the event loop's end of a turn would."""
 
     def __init__(self, dispatcher: ApiDispatcher) -> None:
         self.dispatcher = dispatcher
         self.connections: set[Any] = set()
+        self._due: list[Any] = []
+        self.outbox = http.Outbox(self._due.append)
+
+    def turn(self) -> None:
+        for callback in self._due:
+            callback()
+        self._due.clear()
 
 
-def connect(protocol: ApiDispatcher) -> tuple[http.Connection, Transport]:
-    conn = http.Connection(Listener(protocol))  # type: ignore[arg-type]
+def connect(protocol: ApiDispatcher) -> tuple[Callable[[bytes], None], Transport]:
+    """A connection's ``feed``: bytes received in one turn of the loop, and that turn's end."""
+    listener = Listener(protocol)
+    conn = http.Connection(listener)  # type: ignore[arg-type]
     transport = Transport()
     conn.connection_made(transport)  # type: ignore[arg-type]
-    return conn, transport
+    received, turn = conn.data_received, listener.turn
+
+    def feed(data: bytes) -> None:
+        received(data)
+        turn()
+
+    return feed, transport
 
 
-def send(conn: http.Connection, transport: Transport, op: str, body: dict[str, Any]) -> bytes:
-    conn.data_received(http_request(HOST, PORT, TARGET_PREFIX + op, orjson.dumps(body)))
+def send(feed: Callable[[bytes], None], transport: Transport, op: str, body: dict[str, Any]) -> bytes:
+    feed(http_request(HOST, PORT, TARGET_PREFIX + op, orjson.dumps(body)))
     if not transport.last.startswith(b"HTTP/1.1 200 "):
         raise SystemExit(f"{op} was not answered 200:\n{transport.last[:600]!r}")
     return transport.last
@@ -98,15 +115,15 @@ def setup(keys: int, query: bool, extra: list[str] | None = None) -> ApiDispatch
     """A server in memory with throttling off (and ``extra`` flags), filled through the front
     end itself."""
     service = Service(load_settings(["--in-memory", "--throttling", "off", *(extra or [])]))
-    conn, transport = connect(service.dispatcher)
-    send(conn, transport, "CreateTable", table_definition(DEFAULT_TABLE, None))
-    send(conn, transport, "CreateTable", table_definition(QUERY_TABLE, None, sort_key=True))
+    feed, transport = connect(service.dispatcher)
+    send(feed, transport, "CreateTable", table_definition(DEFAULT_TABLE, None))
+    send(feed, transport, "CreateTable", table_definition(QUERY_TABLE, None, sort_key=True))
     rng = random.Random(1)
     for i in range(keys):
-        send(conn, transport, "PutItem", {"TableName": DEFAULT_TABLE, "Item": make_item(i, rng)})
+        send(feed, transport, "PutItem", {"TableName": DEFAULT_TABLE, "Item": make_item(i, rng)})
     for p in range(min(keys, 100) if query else 0):  # requests read key i % 100
         for s in range(QUERY_ITEMS_PER_KEY):
-            send(conn, transport, "PutItem", {"TableName": QUERY_TABLE, "Item": query_item(p, s, rng)})
+            send(feed, transport, "PutItem", {"TableName": QUERY_TABLE, "Item": query_item(p, s, rng)})
     return service.dispatcher
 
 
@@ -128,7 +145,7 @@ def run(fn: Any, n: int, rounds: int) -> list[float]:
 
 def measure(protocol: ApiDispatcher, op: str, mode: str, reqs: list[bytes], n: int, rounds: int,
             profile: bool, top: int) -> None:
-    conn, transport = connect(protocol)
+    feed, transport = connect(protocol)
     real = protocol._dispatch
     answers: list[Any] = []
     calls: list[tuple[Any, bytes]] = []
@@ -140,12 +157,11 @@ def measure(protocol: ApiDispatcher, op: str, mode: str, reqs: list[bytes], n: i
 
     protocol._dispatch = record  # type: ignore[method-assign]
     for data in reqs:  # a warm-up round, recording what _dispatch gets and answers
-        conn.data_received(data)
+        feed(data)
         if not transport.last.startswith(b"HTTP/1.1 200 "):
             raise SystemExit(f"{op} was not answered 200:\n{transport.last[:600]!r}")
     del protocol._dispatch
     size = len(reqs)
-    feed = conn.data_received
 
     def loop(n: int) -> None:
         for i in range(n):

@@ -110,6 +110,35 @@ def render(reply: Reply, tail: str) -> bytes:
     return text.encode("utf-8", "surrogateescape") + body
 
 
+class Outbox:
+    """The connections with answers to write at the end of the loop's turn, written then back
+    to back. A connection answers its requests as soon as they are complete, but writes at
+    the end of the turn, after every connection read in that turn has been answered: a client
+    waiting on several connections is then woken once for the answers of one turn, rather
+    than once per answer, each wake-up costing the writing side kernel time (on loopback the
+    write delivers to the reader and wakes it). One call of ``schedule`` per turn."""
+
+    __slots__ = ("_due", "_schedule")
+
+    def __init__(self, schedule: Callable[[Callable[[], None]], object]) -> None:
+        self._due: list[Connection] = []
+        self._schedule = schedule  # the loop's call_soon: runs after this turn's reads
+
+    def add(self, conn: Connection) -> None:
+        if not self._due:
+            self._schedule(self._flush)
+        self._due.append(conn)
+
+    def _flush(self) -> None:
+        due, self._due = self._due, []
+        for conn in due:
+            try:
+                conn.flush()
+            except Exception:  # a bug: the other connections' answers are still written
+                log.exception("HTTP connection failed; closing it")
+                conn.abort()
+
+
 class Refused(Exception):
     """A request answered with ``status`` and the connection closed (raised inside llhttp's
     callbacks, which stops the parse)."""
@@ -138,6 +167,7 @@ class Connection(asyncio.Protocol):
         self._parser = httptools.HttpRequestParser(self)
         self._transport: asyncio.Transport | None = None
         self._pending: deque[Pending] = deque()  # complete requests, in order, not yet answered
+        self._out: list[bytes] = []  # answered, written at the end of the loop's turn (Outbox)
         self._timer: asyncio.TimerHandle | None = None
         self._paused = False  # the client does not read its answers: stop answering
         self._link: AdminLink | None = None  # to the aiohttp application, once needed
@@ -175,7 +205,28 @@ class Connection(asyncio.Protocol):
 
     def close(self) -> None:
         if self._transport is not None:
+            self.flush()
             self._transport.close()
+
+    def abort(self) -> None:
+        """Drop what is unwritten and the connection (after a bug of this module)."""
+        self._out = []
+        if self._transport is not None:
+            self._transport.abort()
+
+    def _send(self, data: bytes) -> None:
+        """Write ``data`` at the end of the loop's turn (``Outbox``), after what came before it."""
+        if not self._out:
+            self._listener.outbox.add(self)
+        self._out.append(data)
+
+    def flush(self) -> None:
+        """Write what ``_send`` holds, now."""
+        out = self._out
+        if out:
+            self._out = []
+            if self._transport is not None:
+                self._transport.write(out[0] if len(out) == 1 else b"".join(out))
 
     def pause_writing(self) -> None:
         self._paused = True
@@ -322,7 +373,7 @@ class Connection(asyncio.Protocol):
         if self._pending or self._relaying:
             self._pending.append((None, None, "", _CONTINUE))
         elif self._transport is not None:
-            self._transport.write(_CONTINUE)
+            self._send(_CONTINUE)
 
     def _answer_pending(self) -> None:
         """Answer the complete requests in order, until one is aiohttp's or the client stops
@@ -331,10 +382,10 @@ class Connection(asyncio.Protocol):
         if transport is None:
             return
         try:
-            self._answer_in_order(transport, pending)
+            self._answer_in_order(pending)
         except Exception:  # a bug of this module: never a hang
             log.exception("HTTP connection failed; closing it")
-            transport.abort()
+            self.abort()
             return
         if pending:
             if not self._held:
@@ -345,18 +396,14 @@ class Connection(asyncio.Protocol):
             if not self._paused:
                 transport.resume_reading()
 
-    def _answer_in_order(self, transport: asyncio.Transport, pending: deque[Pending]) -> None:
-        out: list[bytes] = []
+    def _answer_in_order(self, pending: deque[Pending]) -> None:
         size = 0
         while pending and not self._paused and not self._relaying and not self._opening:
             answer, request, tail, data = pending.popleft()
             if request is None:
-                out.append(data)  # 100 Continue
+                self._send(data)  # 100 Continue
                 continue
             if answer is None:
-                if out:
-                    transport.write(b"".join(out))
-                    out.clear()
                 self._relay(data, request.method == "HEAD", tail is CLOSE)
                 continue
             try:
@@ -365,19 +412,16 @@ class Connection(asyncio.Protocol):
                 pending.appendleft((answer, request, tail, data))
                 self._wait_for(opening)
                 break
-            out.append(render(reply, tail))
+            data = render(reply, tail)
+            self._send(data)
             if tail is CLOSE:
                 pending.clear()
-                transport.write(b"".join(out))
                 self._finish()
                 return
-            size += len(out[-1])
-            if size >= WRITE_BATCH:
-                transport.write(b"".join(out))
-                out.clear()
+            size += len(data)
+            if size >= WRITE_BATCH:  # pipelined answers: written now (which may pause the loop)
+                self.flush()
                 size = 0
-        if out:
-            transport.write(out[0] if len(out) == 1 else b"".join(out))
 
     def _wait_for(self, opening: OpenPending) -> None:
         self._opening = True
@@ -404,6 +448,7 @@ class Connection(asyncio.Protocol):
         self._stop_timer()
         if transport is None:
             return
+        self.flush()
         if transport.can_write_eof():
             transport.write_eof()
             transport.resume_reading()
@@ -417,7 +462,7 @@ class Connection(asyncio.Protocol):
         self._answer_pending()
         self._pending.clear()
         if self._transport is not None and not self._closing:
-            self._transport.write(render(Reply(status, [], b""), CLOSE))
+            self._send(render(Reply(status, [], b""), CLOSE))
             self._finish()
 
     def _stop_timer(self) -> None:
@@ -454,8 +499,9 @@ class Connection(asyncio.Protocol):
             self._answer_pending()
 
     def write(self, data: bytes) -> None:
+        """aiohttp's answer (AdminLink), written after the answers before it."""
         if self._transport is not None:
-            self._transport.write(data)
+            self._send(data)
 
     def get_extra_info(self, name: str, default: Any = None) -> Any:
         return default if self._transport is None else self._transport.get_extra_info(name, default)
@@ -474,11 +520,13 @@ class HttpListener:
         self._aiohttp: asyncio.Task[None] | None = None
         self._waiting: set[asyncio.Task[Any]] = set()
         self._sweeper: asyncio.TimerHandle | None = None
+        self.outbox: Outbox
 
     async def start(self, sock: socket.socket) -> None:
         await self.service.start()
         self.service.namespaces.open_off_loop = True  # a connection waits for its namespace's open
         loop = asyncio.get_running_loop()
+        self.outbox = Outbox(loop.call_soon)
         sock.setblocking(False)
         self._sock = sock
         loop.add_reader(sock.fileno(), self._accept_ready)
