@@ -183,7 +183,8 @@ def test_list_metrics_filters(traffic: tuple[str, int, int]) -> None:
     hot = listed(Namespace="AWS/DynamoDB", Dimensions=[{"Name": "TableName", "Value": HOT}])
     assert {name for name, dims in hot if len(dims) == 1} == {
         "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ProvisionedReadCapacityUnits",
-        "ProvisionedWriteCapacityUnits", "WriteThrottleEvents", "ThrottledRequests",
+        "ProvisionedWriteCapacityUnits", "WriteThrottleEvents", "WriteProvisionedThroughputThrottleEvents",
+        "ThrottledRequests",
     }  # fmt: skip
     # by TableName + Operation: the PutItems' latency and their throttled requests (no Query, no Scan:
     # no ReturnedItemCount; no HTTP 500: no SystemErrors)

@@ -16,7 +16,8 @@ Both tiers are sparse: a second (a minute) is stored only when something happene
 covers but did not store was idle: readers give it 0 units consumed and the throughput then in
 force (``gauges``, the changes of the provisioned throughput). Rows are packed in ``array``s of
 floats in rings of a fixed number of rows, so the memory of one table or GSI is at most
-``SECOND_KEEP`` x 8 + ``MINUTE_KEEP`` x 30 floats (about 0.7 MB + 5.2 MB) plus ``MAX_GAUGES``
+``SECOND_KEEP`` x 16 + ``MINUTE_KEEP`` x 62 floats (about 1.4 MB + 10.7 MB, reached only by a
+table active in every second and every minute of 3 hours and 15 days) plus ``MAX_GAUGES``
 changes, however long the server runs; it lives on the table's capacity state and goes with it
 when the table is deleted.
 
@@ -36,9 +37,15 @@ SECOND_KEEP = 3 * 3600  # periods under a minute: 3 hours (API_GetMetricStatisti
 MINUTE_KEEP = 15 * 24 * 60  # 1-minute periods: 15 days
 MAX_GAUGES = 4096  # changes of the provisioned throughput kept (the oldest known stands before them)
 # per-second channels, in row order: (name, sparse: a sample only where the value is not 0)
+# The limit types a ThrottlingReason ends with (API_ThrottlingReason.html), each counted per
+# kind by a metric of its own ("CloudWatch throttling metrics": ReadKeyRangeThroughput-
+# ThrottleEvents, ..., WriteAccountLimitThrottleEvents); channels "read:<limit>", "write:<limit>".
+LIMITS = ("KeyRangeThroughputExceeded", "ProvisionedThroughputExceeded", "MaxOnDemandThroughputExceeded",
+          "AccountLimitExceeded")  # fmt: skip
 CHANNELS: tuple[tuple[str, bool], ...] = (
     ("read", False), ("write", False), ("alloc_read", False), ("alloc_write", False),
     ("read_throttles", True), ("write_throttles", True), ("throttled_requests", True),
+    *((f"{kind}:{limit}", True) for kind in ("read", "write") for limit in LIMITS),
 )  # fmt: skip
 GAUGE = {"alloc_read": 0, "alloc_write": 1}  # the channels that hold the throughput in force
 _N = len(CHANNELS)
@@ -88,9 +95,11 @@ class Ring:
         return len(self.data) * self.data.itemsize
 
 
-def _throttles(kind: str) -> Any:
+def _throttles(kind: str, limit: str = "") -> Any:
+    """The throttle events of a kind ("Read", "Write") in one record, of one limit type or all."""
+
     def value(rec: dict[str, Any]) -> float:
-        return float(sum(n for reason, n in rec["throttles"].items() if kind in reason))
+        return float(sum(n for reason, n in rec["throttles"].items() if kind in reason and reason.endswith(limit)))
 
     return value
 
@@ -101,8 +110,10 @@ EXTRACT: dict[str, Any] = {
     "alloc_read": lambda r: float(r["alloc_read"]), "alloc_write": lambda r: float(r["alloc_write"]),
     "read_throttles": _throttles("Read"), "write_throttles": _throttles("Write"),
     "throttled_requests": lambda r: float(r.get("throttled_requests", 0)),
+    **{f"{kind.lower()}:{limit}": _throttles(kind, limit) for kind in ("Read", "Write") for limit in LIMITS},
 }  # fmt: skip
 _EXTRACTORS = tuple(EXTRACT[name] for name, _ in CHANNELS)
+_EVENTS = tuple(i for i, (name, _) in enumerate(CHANNELS) if name not in GAUGE)  # a second's activity
 
 
 def values(rec: dict[str, Any]) -> tuple[float, ...]:
@@ -145,7 +156,7 @@ class Retention:
         if changed:
             self.gauges.append((t, v[2], v[3]))
             self._gauge_times = None
-        if changed or v[0] or v[1] or v[4] or v[5] or v[6]:
+        if changed or any(v[i] for i in _EVENTS):
             self.seconds.append((float(t), *v))
         m = t - t % 60
         if m != self.minute:

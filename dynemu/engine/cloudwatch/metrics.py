@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynemu import errors
-from dynemu.engine.capacity.retention import CHANNELS, EXTRACT, Aggregate
+from dynemu.engine.capacity.retention import CHANNELS, EXTRACT, LIMITS, Aggregate
 from dynemu.engine.cloudwatch import requests
 
 NAMESPACE = "AWS/DynamoDB"
@@ -90,6 +90,10 @@ METRICS = {
         Metric("ProvisionedWriteCapacityUnits", "alloc_write", provisioned_only=True),
         Metric("ReadThrottleEvents", "read_throttles", sparse=True),
         Metric("WriteThrottleEvents", "write_throttles", sparse=True),
+        # by the limit type of their ThrottlingReason, named after it less "Exceeded"
+        # (metrics-dimensions.html): ReadKeyRangeThroughputThrottleEvents, ...
+        *(Metric(f"{kind}{limit.removesuffix('Exceeded')}ThrottleEvents", f"{kind.lower()}:{limit}", sparse=True)
+          for kind in ("Read", "Write") for limit in LIMITS),
         Metric("ThrottledRequests", "throttled_requests", sparse=True, table_only=True, per_operation=True),
         Metric("SuccessfulRequestLatency", per_operation=True, unit="Milliseconds"),
         Metric("ReturnedItemCount", per_operation=True, operations=requests.RETURNS_ITEMS),
