@@ -20,8 +20,10 @@ from tests.conftest import make_client
 from tests.test_cloudwatch_api import at, cloudwatch
 
 TABLE = "orders"
+REASONS = tuple(f"{kind}{limit}ThrottleEvents" for kind in ("Read", "Write")
+                for limit in ("KeyRangeThroughput", "ProvisionedThroughput", "MaxOnDemandThroughput", "AccountLimit"))
 METRICS = ("ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ProvisionedReadCapacityUnits",
-           "ProvisionedWriteCapacityUnits", "ReadThrottleEvents", "WriteThrottleEvents")  # fmt: skip
+           "ProvisionedWriteCapacityUnits", "ReadThrottleEvents", "WriteThrottleEvents", *REASONS)  # fmt: skip
 
 
 def cli_json(value: Any) -> str:
@@ -113,6 +115,15 @@ def test_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     keys = summary["throttled_keys"]
     assert set(keys["reproduction"]) == set(keys["evidence"]) == {str(m) for m in summary["throttle_minutes"]["evidence"]}
     assert all("hot" in keys["reproduction"][m] and "hot" in keys["evidence"][m] for m in keys["evidence"])
+    # the reasons: a table of 10 WCU written at 45 items a second is short of throughput, on
+    # both sides; every reason metric the evidence had is set beside the reproduction's
+    reasons = summary["throttle_reasons"]
+    assert set(reasons["evidence"]) == set(reasons["reproduction"]) == set(REASONS)
+    for side in ("evidence", "reproduction"):
+        assert {name for name, n in reasons[side].items() if n} == {"WriteProvisionedThroughputThrottleEvents"}
+    assert reasons["evidence"]["WriteProvisionedThroughputThrottleEvents"] == sum(
+        row["evidence"]["write_throttle_events"] for row in summary["minutes"])
+    assert "throttle events by reason, production / reproduction: " in printed
 
 
 # --- errors: one line naming the file and the field, exit 2 ------------------------------------------------
@@ -212,12 +223,16 @@ def test_check_fails_and_says_which_minutes(tmp_path: Path, capsys: pytest.Captu
     assert from_aws(["from-aws", "--table", f["table"], "--metrics", f["metrics"], "--out", str(scenario)]) == 0
     built = json.loads(scenario.read_text())
     built["evidence"]["minutes"][0]["consumed_write"] = 80.0  # the reproduction will send 60
+    built["evidence"]["throttle_reasons"] = {"WriteKeyRangeThroughputThrottleEvents": 5.0,
+                                             "WriteProvisionedThroughputThrottleEvents": 0.0}  # a hot partition
     scenario.write_text(json.dumps(built))
     code = replay_main([str(scenario), "--report", str(tmp_path / "r"), "--check"])
     printed = capsys.readouterr().out
     assert code == 1
     assert "check failed: consumed units off by 25.0% (over 10%) in minutes [0]" in printed
     assert "check failed: throttled minutes differ: only in production [1], only in the reproduction []" in printed
+    assert ("check failed: throttle reasons differ: production ['WriteKeyRangeThroughputThrottleEvents'], "
+            "reproduction none") in printed  # fmt: skip
     summary = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert summary["max_consumed_error"] == 0.25 and summary["throttle_minutes_agree"] is False
 
@@ -254,6 +269,14 @@ def test_the_scenario_fields_evidence_needs() -> None:
     with pytest.raises(scenario.ScenarioError) as info:
         scenario.parse(bad)
     assert str(info.value) == "scenario.evidence.minutes[0]: missing 'consumed_write'"
+    bad = json.loads(json.dumps(base))
+    bad["evidence"]["throttle_reasons"] = {"WriteHotKeyThrottleEvents": 3}
+    with pytest.raises(scenario.ScenarioError) as info:
+        scenario.parse(bad)
+    assert str(info.value) == "scenario.evidence.throttle_reasons: 'WriteHotKeyThrottleEvents' is not a throttle metric by reason"
+    good = json.loads(json.dumps(base))
+    good["evidence"]["throttle_reasons"] = {"ReadKeyRangeThroughputThrottleEvents": 3}
+    assert scenario.parse(good).evidence["throttle_reasons"] == {"ReadKeyRangeThroughputThrottleEvents": 3}
 
 
 def test_throughput_changes_become_updates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,14 +22,18 @@ from typing import Any
 
 import orjson
 
+from dynemu.engine.cloudwatch.metrics import THROTTLE_REASON_METRICS
 from dynemu.replay.scenario import ScenarioError
 
+# the throttle events by reason (ReadKeyRangeThroughputThrottleEvents, ...): production's reasons,
+# set beside the reproduction's (replay/evidence_report.py), not replayed
+REASONS = tuple(m.name for m in THROTTLE_REASON_METRICS)
 METRICS = (
     "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ProvisionedReadCapacityUnits",
-    "ProvisionedWriteCapacityUnits", "ReadThrottleEvents", "WriteThrottleEvents", "ThrottledRequests",
+    "ProvisionedWriteCapacityUnits", "ReadThrottleEvents", "WriteThrottleEvents", "ThrottledRequests", *REASONS,
 )  # fmt: skip
 SUMMED = ("ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ReadThrottleEvents", "WriteThrottleEvents",
-          "ThrottledRequests")  # fmt: skip
+          "ThrottledRequests", *REASONS)  # fmt: skip
 # a GSI being built (its backfill): read, not reproduced (a scenario's GSIs exist from the start)
 ONLINE_INDEX = ("OnlineIndexConsumedWriteCapacity", "OnlineIndexPercentageProgress", "OnlineIndexThrottleEvents")
 PERIODS = (1, 5, 10, 20, 30, 60)  # what divides a minute: a series the replay can follow

@@ -8,13 +8,18 @@ the table's figures: its GSIs' are their own), and the throttled keys.
     {"table": ..., "minutes": [{"minute": N, "evidence": {...four...}, "reproduction": {...}}],
      "max_consumed_error": x, "throttle_minutes_agree": bool, "throttle_minutes": {...},
      "throttled_keys": {"evidence": {minute: [key]}, "reproduction": {minute: [key]}},
+     "throttle_reasons": {"evidence": {metric: events}, "reproduction": {metric: events}},
      "gsis": {INDEX: {"minutes": [...], "max_consumed_error": x, ...}}}
 
 The throttled keys are per minute on both sides: production's from a most-throttled-keys
 report (``--throttled-insights``), the reproduction's from its own Contributor Insights.
 ``max_consumed_error`` is the largest relative error of consumed read or write units over the
 minutes where production consumed them; ``throttle_minutes_agree`` is whether the minutes that
-had throttle events are the same. ``"gsis"`` holds the same comparison for each GSI the evidence
+had throttle events are the same. ``throttle_reasons`` sets the table's throttle events by
+reason over the evidence's minutes (ReadKeyRangeThroughputThrottleEvents, ...) beside the
+reproduction's, for the reason metrics the evidence has: a hot partition's throttles are
+KeyRangeThroughput, a table short of throughput's ProvisionedThroughput, and ``--check`` wants the
+same reasons to have events on both sides. ``"gsis"`` holds the same comparison for each GSI the evidence
 has metrics of (``{INDEX: {"minutes", "max_consumed_error", "throttle_minutes_agree",
 "throttle_minutes"}}``), each from the GSI's own figures (its GlobalSecondaryIndexName
 dimension); ``--check`` holds them to the same 10 %.
@@ -29,6 +34,7 @@ from typing import Any
 import orjson
 
 from dynemu.api.admin.cloudwatch_view import per_minute
+from dynemu.engine.cloudwatch.metrics import THROTTLE_REASON_METRICS
 from dynemu.replay.runner import Outcome
 
 FIELDS = ("consumed_read", "consumed_write", "read_throttle_events", "write_throttle_events")
@@ -53,6 +59,14 @@ def _side_by_side(rows: list[dict[str, Any]], seen: dict[int, list[float]], star
             "throttle_minutes_agree": thr["evidence"] == thr["reproduction"], "throttle_minutes": thr}  # fmt: skip
 
 
+def _reasons(history: dict[int, dict[str, Any]], evidence: dict[str, float], start: int, end: int) -> dict[str, Any]:
+    """The throttle events by reason production had (``evidence``) and the reproduction's in
+    ``[start, end)``, for the reason metrics the evidence has."""
+    window = [h for t, h in sorted(history.items()) if start <= t < end]
+    got = {m.name: round(sum(m.value(h) for h in window), 3) for m in THROTTLE_REASON_METRICS if m.name in evidence}
+    return {"evidence": dict(evidence), "reproduction": got}
+
+
 def summary(out: Outcome) -> dict[str, Any] | None:
     ev = out.scenario.evidence
     if ev is None:
@@ -66,10 +80,12 @@ def summary(out: Outcome) -> dict[str, Any] | None:
     for ix, rows in sorted(ev.get("gsis", {}).items()):  # a GSI's own figures, as its CloudWatch dimension has them
         h = history.get(ix, {})
         gsis[ix] = _side_by_side(rows, per_minute((h[t] for t in sorted(h)), start), start)
+    end = start + 60 * len(table["minutes"])
     return {
         "table": ev["table"],
         **table,
         "throttled_keys": {"evidence": ev.get("throttled_keys", {}), "reproduction": keys},
+        "throttle_reasons": _reasons(history[None], ev.get("throttle_reasons", {}), start, end),
         "gsis": gsis,
     }
 
@@ -88,9 +104,18 @@ def _problems(s: dict[str, Any], what: str) -> list[str]:
     return problems
 
 
+def _with_events(side: dict[str, float]) -> list[str]:
+    return sorted(name for name, n in side.items() if n > 0)
+
+
 def check(s: dict[str, Any]) -> list[str]:
-    """Why ``--check`` fails (empty: it passes): the table's minutes, then each GSI's."""
+    """Why ``--check`` fails (empty: it passes): the table's minutes, its throttle reasons, then
+    each GSI's minutes."""
     problems = _problems(s, "")
+    reasons = s.get("throttle_reasons", {"evidence": {}, "reproduction": {}})
+    ev, rep = _with_events(reasons["evidence"]), _with_events(reasons["reproduction"])
+    if ev != rep:
+        problems.append(f"throttle reasons differ: production {ev or 'none'}, reproduction {rep or 'none'}")
     for ix, g in s.get("gsis", {}).items():
         problems += _problems(g, f"GSI {ix}: ")
     return problems
@@ -111,8 +136,18 @@ def _text_block(title: str, s: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _reason_line(s: dict[str, Any]) -> list[str]:
+    reasons = s.get("throttle_reasons", {"evidence": {}})
+    if not reasons["evidence"]:
+        return []
+    pairs = ", ".join(f"{name} {n:,.0f} / {reasons['reproduction'].get(name, 0):,.0f}"
+                      for name, n in sorted(reasons["evidence"].items()))  # fmt: skip
+    return [f"  throttle events by reason, production / reproduction: {pairs}"]
+
+
 def text(s: dict[str, Any]) -> str:
     lines = _text_block(f"evidence vs reproduction, table {s['table']} (per minute; consumed units, throttle events)", s)
+    lines += _reason_line(s)
     for ix, g in s.get("gsis", {}).items():
         lines += _text_block(f"evidence vs reproduction, GSI {ix} of {s['table']} (its own dimension)", g)
     return "\n".join(lines)
@@ -143,7 +178,8 @@ def html(s: dict[str, Any], notes: list[str]) -> str:
     return (
         f"<!doctype html><meta charset=utf-8><title>evidence · {escape(s['table'])}</title>"
         f"<h1>production vs reproduction · {escape(s['table'])}</h1>"
-        + _html_block(f"table {s['table']}", s) + gsis
+        + _html_block(f"table {s['table']}", s)
+        + "".join(f"<p>{escape(line.strip())}</p>" for line in _reason_line(s)) + gsis
         + f"<h3>throttled keys</h3><p>production (Contributor Insights)</p><ul>{ev_keys or '<li>no report given</li>'}</ul>"
         f"<p>reproduction</p><ul>{rep_keys or '<li>none</li>'}</ul>"
         f"<h3>assumptions</h3><ul>{''.join(f'<li>{escape(n)}</li>' for n in notes)}</ul>"

@@ -340,10 +340,12 @@ def _evidence(name: str, per: dict[str, list[float] | None], t0: int, minutes: i
                 m = (t - t0) // 60
                 if 0 <= m < minutes:
                     keys.setdefault(str(m), []).append(key)
+    reasons = {r: round(sum(per[r] or ()), 3) for r in evidence.REASONS if per[r] is not None}
     return {
         "table": name, "period": period, "start": t0,
         "minutes": [{"minute": m, **{k: round(sums[k][m], 3) for k in cols}} for m in range(minutes)],
         "throttled_keys": {m: sorted(set(v)) for m, v in sorted(keys.items(), key=lambda kv: int(kv[0]))},
+        **({"throttle_reasons": reasons} if reasons else {}),
     }  # fmt: skip
 
 

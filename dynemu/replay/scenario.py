@@ -50,6 +50,7 @@ import orjson
 
 from dynemu import errors
 from dynemu.engine.capacity.policies import MODELS
+from dynemu.engine.cloudwatch.metrics import THROTTLE_REASON_METRICS
 
 DISTRIBUTIONS = ("uniform", "zipf", "hot", "sequential", "increasing", "time", "weighted")
 OPS = ("write", "read", "query")
@@ -165,7 +166,8 @@ OPERATION_FIELDS = (
     "table", "op", "rate", "ramp", "keys", "sort", "attributes", "item_size", "consistent", "region", "series",
     "series_period", "key_shards", "index",
 )  # fmt: skip
-EVIDENCE_FIELDS = ("table", "period", "start", "offset", "minutes", "throttled_keys", "gsis")
+EVIDENCE_FIELDS = ("table", "period", "start", "offset", "minutes", "throttled_keys", "gsis", "throttle_reasons")
+REASONS = frozenset(m.name for m in THROTTLE_REASON_METRICS)  # evidence.throttle_reasons' keys
 MINUTE_FIELDS = ("minute", "consumed_read", "consumed_write", "read_throttle_events", "write_throttle_events")
 UPDATE_FIELDS = ("table", "index", "read", "write")
 CREATE_FIELDS = ("read", "write")
@@ -393,7 +395,9 @@ def _evidence(v: Any, tables: dict[str, Table]) -> dict[str, Any] | None:
     """Production's per-minute figures of one table, minute 0 at ``offset`` seconds into the
     scenario (0 by default): ``{"table", "period", "start", "offset",
     "minutes": [{"minute", "consumed_read", "consumed_write", "read_throttle_events",
-    "write_throttle_events"}], "throttled_keys": {minute: [key, ...]}, "gsis": {...}}``."""
+    "write_throttle_events"}], "throttled_keys": {minute: [key, ...]}, "gsis": {...},
+    "throttle_reasons": {"WriteKeyRangeThroughputThrottleEvents": events, ...}}`` (the table's
+    throttle events by reason over the minutes, for the metrics the evidence has)."""
     if v is None:
         return None
     where = "scenario.evidence"
@@ -404,6 +408,13 @@ def _evidence(v: Any, tables: dict[str, Table]) -> dict[str, Any] | None:
         _known(m, MINUTE_FIELDS, f"{where}.minutes[{i}]")
         for k in MINUTE_FIELDS:
             _num(_need(m, k, f"{where}.minutes[{i}]"), f"{where}.minutes[{i}].{k}")
+    reasons = v.get("throttle_reasons", {})
+    if not isinstance(reasons, dict):
+        raise ScenarioError(f"{where}.throttle_reasons: expected {{metric: events}}")
+    for name, n in reasons.items():
+        if name not in REASONS:
+            raise ScenarioError(f"{where}.throttle_reasons: {name!r} is not a throttle metric by reason")
+        _num(n, f"{where}.throttle_reasons.{name}")
     gsis = v.get("gsis", {})
     names = {g.name for g in tables[v["table"]].gsis}
     if not isinstance(gsis, dict):

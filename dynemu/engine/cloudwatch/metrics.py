@@ -102,6 +102,8 @@ METRICS = {
         Metric("UserErrors", account=True),
     )  # fmt: skip
 }
+# the throttle events by the limit type of their reason, in METRICS' order (Read..., Write...)
+THROTTLE_REASON_METRICS = tuple(m for m in METRICS.values() if m.channel is not None and ":" in m.channel)
 
 
 # --- the resources and their metrics ------------------------------------------------------------------
