@@ -55,6 +55,28 @@ def cloudwatch(url: str, protocol: str = "json", validate: bool = True) -> Any:
     return client
 
 
+def hot_table(ddb: Any, name: str) -> None:
+    """A table of 1 RCU and 1 WCU with Contributor Insights on: the one throttled on purpose."""
+    ddb.create_table(
+        TableName=name, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
+    )  # fmt: skip
+    ddb.update_contributor_insights(TableName=name, ContributorInsightsAction="ENABLE")
+
+
+def hot_second(ddb: Any, name: str, i: int) -> int:
+    """Second ``i`` of half a minute of 12 writes a second on 1 WCU (its burst runs out), 10 on
+    key "hot": the writes the client saw throttled."""
+    throttled = 0
+    for j in range(12):
+        try:
+            ddb.put_item(TableName=name, Item={"pk": {"S": "hot" if j < 10 else f"c{i}-{j}"}})
+        except ddb.exceptions.ProvisionedThroughputExceededException:
+            throttled += 1
+    return throttled
+
+
 @pytest.fixture(scope="module")
 def traffic() -> Iterator[tuple[str, int, int]]:
     """(url, M0, throttled requests seen by the client)."""
@@ -73,24 +95,15 @@ def traffic() -> Iterator[tuple[str, int, int]]:
                 "Projection": {"ProjectionType": "KEYS_ONLY"},
                 "ProvisionedThroughput": {"ReadCapacityUnits": 100, "WriteCapacityUnits": 100}}],
         )  # fmt: skip
-        ddb.create_table(
-            TableName=HOT, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-            ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
-        )  # fmt: skip
-        ddb.update_contributor_insights(TableName=HOT, ContributorInsightsAction="ENABLE")
+        hot_table(ddb, HOT)
         clock.advance(60 - clock.now() % 60)
         m0 = int(clock.now())
         throttled = 0
         for i in range(SECONDS):
             for j in range(i % 3 + 1):
                 ddb.put_item(TableName=KNOWN, Item={"pk": {"S": f"k{i}-{j}"}, "g": {"S": "x"}})
-            if 60 <= i < 90:  # half a minute of 12 writes a second on 1 WCU: burst runs out
-                for j in range(12):
-                    try:
-                        ddb.put_item(TableName=HOT, Item={"pk": {"S": "hot" if j < 10 else f"c{i}-{j}"}})
-                    except ddb.exceptions.ProvisionedThroughputExceededException:
-                        throttled += 1
+            if 60 <= i < 90:
+                throttled += hot_second(ddb, HOT, i)
             clock.advance(1)
         yield url, m0, throttled
     finally:
@@ -411,12 +424,7 @@ def incident() -> Iterator[tuple[str, int, int, Any]]:
             AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"}],
             ProvisionedThroughput={"ReadCapacityUnits": 100, "WriteCapacityUnits": 100},
         )  # fmt: skip
-        ddb.create_table(
-            TableName=HOT_OLD, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-            ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
-        )  # fmt: skip
-        ddb.update_contributor_insights(TableName=HOT_OLD, ContributorInsightsAction="ENABLE")
+        hot_table(ddb, HOT_OLD)
         for s in range(7):
             ddb.put_item(TableName=OLD, Item={"pk": {"S": "q"}, "sk": {"N": str(s)}})
         advance(url, 60 - clock.now() % 60)
@@ -430,11 +438,7 @@ def incident() -> Iterator[tuple[str, int, int, Any]]:
                 ddb.query(TableName=OLD, KeyConditionExpression="pk = :q", ExpressionAttributeValues={":q": {"S": "q"}},
                           **extra)  # fmt: skip
             if 60 <= i < 90:
-                for j in range(12):
-                    try:
-                        ddb.put_item(TableName=HOT_OLD, Item={"pk": {"S": "hot" if j < 10 else f"c{i}-{j}"}})
-                    except ddb.exceptions.ProvisionedThroughputExceededException:
-                        throttled += 1
+                throttled += hot_second(ddb, HOT_OLD, i)
             advance(url, 1)
         yield url, m0, throttled, server.app[NAMESPACES]
     finally:

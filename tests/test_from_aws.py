@@ -6,6 +6,7 @@ and ``from-aws``'s errors (one line naming the file and the field, exit 2)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,19 @@ def cli_json(value: Any) -> str:
 
     value = {k: v for k, v in value.items() if k != "ResponseMetadata"}
     return json.dumps(value, default=default, indent=4)
+
+
+def record_incident(drive: Callable[[str, Any], tuple[int, int]], evidence: Callable[[str, int, int, Path], None],
+                    d: Path) -> None:  # fmt: skip
+    """Run ``drive`` (url, clock -> the first minute, the end) on a server with a virtual clock,
+    then write its evidence into ``d`` with ``evidence``, as the AWS CLI would have."""
+    server = DynemuServer(clock="virtual", throttling=True)
+    url = server.start()
+    try:
+        m0, end = drive(url, server.app[NAMESPACES].clock)
+        evidence(url, m0, end, d)
+    finally:
+        server.stop()
 
 
 def _drive(url: str, clock: Any) -> tuple[int, int]:
@@ -92,13 +106,7 @@ def _evidence(url: str, m0: int, end: int, d: Path) -> None:
 
 
 def test_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    server = DynemuServer(clock="virtual", throttling=True)
-    url = server.start()
-    try:
-        m0, end = _drive(url, server.app[NAMESPACES].clock)
-        _evidence(url, m0, end, tmp_path)
-    finally:
-        server.stop()
+    record_incident(_drive, _evidence, tmp_path)
     scenario = tmp_path / "scenario.json"
     code = from_aws(["from-aws", "--table", str(tmp_path / "table.json"), "--metrics", str(tmp_path / "metrics.json"),
                      "--queries", str(tmp_path / "queries.json"), "--insights", str(tmp_path / "accessed.json"),

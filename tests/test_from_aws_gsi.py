@@ -12,14 +12,12 @@ from typing import Any
 
 import pytest
 
-from dynemu.api.admin.app import NAMESPACES
 from dynemu.replay import scenario
 from dynemu.replay.cli import main as replay_main
 from dynemu.replay.from_aws import main as from_aws
-from dynemu.testing import DynemuServer
 from tests.conftest import make_client
 from tests.test_cloudwatch_api import at, cloudwatch
-from tests.test_from_aws import cli_json
+from tests.test_from_aws import cli_json, record_incident
 
 TABLE, INDEX = "orders", "by-customer"
 METRICS = ("ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ProvisionedReadCapacityUnits",
@@ -81,13 +79,7 @@ def _evidence(url: str, m0: int, end: int, d: Path) -> None:
 
 
 def test_round_trip_with_gsi_queries_and_gsi_back_pressure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    server = DynemuServer(clock="virtual", throttling=True)
-    url = server.start()
-    try:
-        m0, end = _drive(url, server.app[NAMESPACES].clock)
-        _evidence(url, m0, end, tmp_path)
-    finally:
-        server.stop()
+    record_incident(_drive, _evidence, tmp_path)
     results = json.loads((tmp_path / "metrics.json").read_text())["MetricDataResults"]
     gsi_writes = sum(results[len(METRICS) + 1]["Values"])  # the GSI's ConsumedWriteCapacityUnits
     gsi_refused = results[len(METRICS) + 5]["Values"]
