@@ -52,6 +52,17 @@ def record_incident(drive: Callable[[str, Any], tuple[int, int]], evidence: Call
         server.stop()
 
 
+def write_padded(ddb: Any, table: str, items: list[dict[str, Any]]) -> None:
+    """``items`` with 300 bytes of padding each, in batches of 25; what is refused (items come
+    back unprocessed, or the whole batch is refused) is not sent again, as in the incident."""
+    for i in range(0, len(items), 25):
+        puts = [{"PutRequest": {"Item": {**it, "pad": {"S": "x" * 300}}}} for it in items[i : i + 25]]
+        try:
+            ddb.batch_write_item(RequestItems={table: puts})
+        except ddb.exceptions.ProvisionedThroughputExceededException:
+            pass
+
+
 def _drive(url: str, clock: Any) -> tuple[int, int]:
     """Five minutes from a minute boundary: 5 items a second on uniform keys and 4 reads, then
     for three minutes 40 more a second on one partition key ("hot"), over the table's
@@ -71,12 +82,7 @@ def _drive(url: str, clock: Any) -> tuple[int, int]:
         n += 5
         if 60 <= second < 240:
             items += [{"pk": {"S": "hot"}, "sk": {"N": str(second * 100 + i)}} for i in range(40)]
-        for i in range(0, len(items), 25):
-            puts = [{"PutRequest": {"Item": {**it, "pad": {"S": "x" * 300}}}} for it in items[i : i + 25]]
-            try:  # refused items come back unprocessed, or the whole batch is refused: not retried
-                ddb.batch_write_item(RequestItems={TABLE: puts})
-            except ddb.exceptions.ProvisionedThroughputExceededException:
-                pass
+        write_padded(ddb, TABLE, items)
         keys = [{"pk": {"S": f"u{n - 1 - i}"}, "sk": {"N": "0"}} for i in range(4)]
         try:
             ddb.batch_get_item(RequestItems={TABLE: {"Keys": keys}})

@@ -17,7 +17,7 @@ from dynemu.replay.cli import main as replay_main
 from dynemu.replay.from_aws import main as from_aws
 from tests.conftest import make_client
 from tests.test_cloudwatch_api import at, cloudwatch
-from tests.test_from_aws import cli_json, record_incident
+from tests.test_from_aws import cli_json, record_incident, write_padded
 
 TABLE, INDEX = "orders", "by-customer"
 METRICS = ("ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ProvisionedReadCapacityUnits",
@@ -48,12 +48,7 @@ def _drive(url: str, clock: Any) -> tuple[int, int]:
                  for i in range(5 + extra)]  # fmt: skip
         items += [{"pk": {"S": f"p{n + i}"}, "sk": {"N": "0"}} for i in range(5)]
         n += 5 + extra
-        for i in range(0, len(items), 25):
-            puts = [{"PutRequest": {"Item": {**it, "pad": {"S": "x" * 300}}}} for it in items[i : i + 25]]
-            try:  # refused items come back unprocessed, or the whole batch is refused: not retried
-                ddb.batch_write_item(RequestItems={TABLE: puts})
-            except ddb.exceptions.ProvisionedThroughputExceededException:
-                pass
+        write_padded(ddb, TABLE, items)
         for q in range(4):
             ddb.query(TableName=TABLE, IndexName=INDEX, KeyConditionExpression="customer = :c",
                       ExpressionAttributeValues={":c": {"S": f"c{(second * 4 + q) % 997}"}})  # fmt: skip
