@@ -113,3 +113,9 @@ def test_the_hand_written_incident(tmp_path: Path, capsys: pytest.CaptureFixture
     assert all("session#7f3a" in s["throttled_keys"]["reproduction"][m] for m in ("2", "3", "4"))
     assert s["throttled_keys"]["evidence"] == {"2": ["session#0042", "session#7f3a"], "3": ["session#7f3a"],
                                                "4": ["session#7f3a"]}  # fmt: skip
+    # the reason: the key's partition, not the table (which has throughput to spare), on both sides
+    reasons = s["throttle_reasons"]
+    assert reasons["evidence"] == {"WriteKeyRangeThroughputThrottleEvents": 9000.0,
+                                   "WriteProvisionedThroughputThrottleEvents": 0.0}  # fmt: skip
+    assert reasons["reproduction"]["WriteKeyRangeThroughputThrottleEvents"] > 0
+    assert reasons["reproduction"]["WriteProvisionedThroughputThrottleEvents"] == 0
