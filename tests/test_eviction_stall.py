@@ -40,6 +40,7 @@ from dynemu.engine.namespace import Namespace  # noqa: E402
 from dynemu.engine.namespaces import Namespaces, OpenPending  # noqa: E402
 from dynemu.storage import compaction  # noqa: E402
 from dynemu.storage.base import WriteBatch  # noqa: E402
+from tests.test_storage_compaction import due_once  # noqa: E402
 
 STALL_LIMIT = 0.050
 TICK = 0.002
@@ -144,7 +145,9 @@ def _attempt(tmp_path: Path) -> tuple[float, bool, float, bool]:
         os.mkdir(tmp_path / "busy")  # a store on disk, opened as one (not by its first write)
         store = namespaces.for_request("busy", "AKID").store
         held = store._db = HeldSlice(store._db)  # type: ignore[attr-defined]
+        filled = due_once(store)  # a run after the fill, whatever LevelDB's own compactions left
         _fill(namespaces, "busy", 40)
+        filled.set()
         namespaces.open_off_loop = True  # as the HTTP front end sets it
         assert held.entered.wait(60), "no compaction started"  # after a quiet spell
         return asyncio.run(_worst_stall_while_evicting(namespaces, "busy", "other", held))

@@ -63,6 +63,16 @@ def gate(store: LevelDBStore) -> threading.Event:
     return open_
 
 
+def due_once(store: LevelDBStore) -> threading.Event:
+    """Until the returned event is set, ``store`` reads as one that cannot be compacted now (no
+    run starts, nor is a burst settled, during a load); then as a tree of two levels, so that a
+    run is due whatever LevelDB's own compactions left (they may leave a burst in one level,
+    which a quiet period settles without a run). For the tests of what a run does."""
+    ready = threading.Event()
+    store.tables_per_level = lambda: [1, 1, 0, 0, 0, 0, 0] if ready.is_set() else []  # type: ignore[method-assign]
+    return ready
+
+
 def reaches_level_2(store: LevelDBStore) -> bool:
     """Wait until LevelDB has moved tables below level 1 (it does once level 1 passes 10 MB):
     a full compaction then leaves the tree in the level those are in, never in level 1, from
@@ -117,14 +127,13 @@ def test_small_writes_leave_the_store_alone(tmp_path: Path, monkeypatch: pytest.
 def test_a_write_during_a_compaction_stops_it_and_is_kept(tmp_path: Path, quick: None) -> None:
     store = LevelDBStore(tmp_path / "db", **SMALL)
     items: dict[bytes, bytes] = {}
-    loaded, entered, go = threading.Event(), threading.Event(), threading.Event()
+    loaded, entered, go = due_once(store), threading.Event(), threading.Event()
     real = store.compact_slice
     stopped_before = [0]
 
     def held(start: bytes, stop: bytes) -> bool:
-        # Held: a slice of a run begun once the load was over (a pause of the loading thread
-        # may start one before), and not the run's last slice (a stopped run goes on from
-        # where it stopped): the run has another slice to stop at.
+        # Held: a slice of the run begun once the load was over, and not the run's last slice
+        # (a stopped run goes on from where it stopped): the run has another slice to stop at.
         if loaded.is_set() and stop < last and not entered.is_set():
             stopped_before[0] = store.compactor.stopped  # the compactor waits in here meanwhile
             entered.set()
@@ -165,7 +174,9 @@ def test_close_waits_for_the_slice_in_progress(tmp_path: Path, quick: None) -> N
     slow = SlowCompaction(store._db)
     store._db = slow
     items: dict[bytes, bytes] = {}
+    loaded = due_once(store)
     load(store, items, 8_000, seed=5)
+    loaded.set()
     assert slow.entered.wait(120)
     store.close()
     assert slow.finished.is_set() and not store.compactor.alive and slow.db.closed
