@@ -22,12 +22,10 @@ from typing import Any
 
 import orjson
 
-from dynemu.engine.cloudwatch.metrics import THROTTLE_REASON_METRICS
-from dynemu.replay.scenario import ScenarioError
+from dynemu.replay.scenario import REASONS, ScenarioError
 
-# the throttle events by reason (ReadKeyRangeThroughputThrottleEvents, ...): production's reasons,
-# set beside the reproduction's (replay/evidence_report.py), not replayed
-REASONS = tuple(m.name for m in THROTTLE_REASON_METRICS)
+# REASONS, the throttle events by reason: production's, set beside the reproduction's
+# (replay/evidence_report.py), not replayed
 METRICS = (
     "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ProvisionedReadCapacityUnits",
     "ProvisionedWriteCapacityUnits", "ReadThrottleEvents", "WriteThrottleEvents", "ThrottledRequests", *REASONS,

@@ -167,7 +167,8 @@ OPERATION_FIELDS = (
     "series_period", "key_shards", "index",
 )  # fmt: skip
 EVIDENCE_FIELDS = ("table", "period", "start", "offset", "minutes", "throttled_keys", "gsis", "throttle_reasons")
-REASONS = frozenset(m.name for m in THROTTLE_REASON_METRICS)  # evidence.throttle_reasons' keys
+# evidence.throttle_reasons' keys: the throttle metrics by reason (ReadKeyRangeThroughputThrottleEvents, ...)
+REASONS = tuple(m.name for m in THROTTLE_REASON_METRICS)
 MINUTE_FIELDS = ("minute", "consumed_read", "consumed_write", "read_throttle_events", "write_throttle_events")
 UPDATE_FIELDS = ("table", "index", "read", "write")
 CREATE_FIELDS = ("read", "write")
