@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import assert_error, assert_validation
+from tests.test_cloudwatch_api import at, cloudwatch
 from tests.test_streams_helpers import Harness, by_sequence, serve
 
 HOUR = 3600.0
@@ -113,6 +114,28 @@ def test_sweeper_consumes_no_capacity(harness: Harness) -> None:
     harness.advance(1)
     assert list(state.consumed_total) == before
     assert count_before == 20 and d.describe_table(TableName=name)["Table"]["ItemCount"] == 0
+
+
+def test_cloudwatch_counts_the_items_ttl_deleted(harness: Harness) -> None:
+    """TimeToLiveDeletedItemCount (metrics-dimensions.html): the items the sweeper deleted, by
+    TableName, as Sum; an item whose expiry is still ahead is not counted."""
+    d = harness.ddb
+    name = harness.create()
+    d.update_time_to_live(TableName=name, TimeToLiveSpecification=_spec(True, "exp"))
+    now = int(harness.now())
+    for i in range(7):
+        d.put_item(TableName=name, Item={"pk": {"S": f"k{i}"}, "exp": {"N": str(now - 5 if i < 5 else now + 10**6)}})
+    harness.advance(1)
+    harness.advance(61)  # the minute of the sweep is complete
+    cw = cloudwatch(harness.server.url)
+    got = cw.get_metric_statistics(
+        Namespace="AWS/DynamoDB", MetricName="TimeToLiveDeletedItemCount",
+        Dimensions=[{"Name": "TableName", "Value": name}], StartTime=at(now - now % 60 - 60),
+        EndTime=at(now + 180), Period=60, Statistics=["Sum"],
+    )["Datapoints"]  # fmt: skip
+    assert sum(p["Sum"] for p in got) == 5.0 and len(got) == 1
+    listed = cw.list_metrics(MetricName="TimeToLiveDeletedItemCount")["Metrics"]
+    assert [{"Name": "TableName", "Value": name}] in [m["Dimensions"] for m in listed]
 
 
 def test_disabled_ttl_deletes_nothing(harness: Harness) -> None:

@@ -84,6 +84,7 @@ def _sweep_table(db: Namespace, table: Table, idx: ttl.TTLIndex, now: float, lim
         writes = [Write("Delete", table, item_key, {}, condition=still_expired, marks=marks) for _, item_key in chunk]
         result = db.execute(writes, on_throttle="service")  # the one write path; no capacity consumed
         deleted += len(result.done)
+        table.capacity.state.ttl_deleted += len(result.done)  # TimeToLiveDeletedItemCount
         failed = {id(w) for w in result.failed}
         for (key, item_key), w in zip(chunk, writes, strict=True):
             if id(w) in failed:

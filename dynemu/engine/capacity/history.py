@@ -43,10 +43,11 @@ def _units(ring: Any, second: int) -> float:
 class CapacityHistory:
     """Per-second records ``{"t", "read", "write", "alloc_read", "alloc_write", "burst_read",
     "burst_write", "burst_low_read", "burst_low_write", "partitions", "throttles": {reason: n},
-    "throttled_requests", "parts": {start_hex: [read, write, throttles, read limit, write
-    limit]}}`` (``throttles`` are throttle events, one per refused item or GSI write;
-    ``throttled_requests`` the requests refused as a whole, CloudWatch's ThrottledRequests,
-    non-zero on a table's records only; ``parts`` lists only partitions with activity that
+    "throttled_requests", "ttl_deleted", "parts": {start_hex: [read, write, throttles, read
+    limit, write limit]}}`` (``throttles`` are throttle events, one per refused item or GSI
+    write; ``throttled_requests`` the requests refused as a whole, CloudWatch's
+    ThrottledRequests, and ``ttl_deleted`` the items the TTL sweeper deleted, CloudWatch's
+    TimeToLiveDeletedItemCount, both non-zero on a table's records only; ``parts`` lists only partitions with activity that
     second; a limit is what the partition may consume per second under the model: its share
     plus any adaptive boost where shares apply, else its ceiling or the table's rate;
     ``burst_low_*`` is the partition with the least burst left). ``events`` are the model's
@@ -63,6 +64,7 @@ class CapacityHistory:
         "_starts",
         "_throttles",
         "_requests",
+        "_ttl_deleted",
         "_part_throttles",
         "_boosts",
         "_bursting",
@@ -81,6 +83,7 @@ class CapacityHistory:
         self._starts: list[bytes] = []
         self._throttles: dict[str, int] = {}
         self._requests = 0  # state.throttled_requests at the previous sync
+        self._ttl_deleted = 0  # state.ttl_deleted at the previous sync
         self._part_throttles: dict[bytes, int] = {}
         self.retention = Retention(now)  # CloudWatch's longer tail: 3 hours per second, 15 days per minute
 
@@ -149,10 +152,12 @@ class CapacityHistory:
                 if last and table.cap > table.rate:
                     self._note_burst((b"", k), burst[k], second, f"table bucket exhausted ({_KIND[k]})")
         throttles: dict[str, int] = {}
-        requests = 0
+        requests = ttl_deleted = 0
         if last:
             requests = state.throttled_requests - self._requests
             self._requests = state.throttled_requests
+            ttl_deleted = state.ttl_deleted - self._ttl_deleted
+            self._ttl_deleted = state.ttl_deleted
             for reason, n in state.throttle_counts.items():
                 d = n - self._throttles.get(reason, 0)
                 if d:
@@ -172,6 +177,7 @@ class CapacityHistory:
             "partitions": len(state.pmap),
             "throttles": throttles,
             "throttled_requests": requests,
+            "ttl_deleted": ttl_deleted,
             "parts": parts,
         }
 

@@ -16,7 +16,7 @@ Both tiers are sparse: a second (a minute) is stored only when something happene
 covers but did not store was idle: readers give it 0 units consumed and the throughput then in
 force (``gauges``, the changes of the provisioned throughput). Rows are packed in ``array``s of
 floats in rings of a fixed number of rows, so the memory of one table or GSI is at most
-``SECOND_KEEP`` x 16 + ``MINUTE_KEEP`` x 62 floats (about 1.4 MB + 10.7 MB, reached only by a
+``SECOND_KEEP`` x 17 + ``MINUTE_KEEP`` x 66 floats (about 1.5 MB + 11.4 MB, reached only by a
 table active in every second and every minute of 3 hours and 15 days) plus ``MAX_GAUGES``
 changes, however long the server runs; it lives on the table's capacity state and goes with it
 when the table is deleted.
@@ -46,6 +46,7 @@ CHANNELS: tuple[tuple[str, bool], ...] = (
     ("read", False), ("write", False), ("alloc_read", False), ("alloc_write", False),
     ("read_throttles", True), ("write_throttles", True), ("throttled_requests", True),
     *((f"{kind}:{limit}", True) for kind in ("read", "write") for limit in LIMITS),
+    ("ttl_deleted", True),
 )  # fmt: skip
 GAUGE = {"alloc_read": 0, "alloc_write": 1}  # the channels that hold the throughput in force
 _N = len(CHANNELS)
@@ -110,6 +111,7 @@ EXTRACT: dict[str, Any] = {
     "alloc_read": lambda r: float(r["alloc_read"]), "alloc_write": lambda r: float(r["alloc_write"]),
     "read_throttles": _throttles("Read"), "write_throttles": _throttles("Write"),
     "throttled_requests": lambda r: float(r.get("throttled_requests", 0)),
+    "ttl_deleted": lambda r: float(r.get("ttl_deleted", 0)),
     **{f"{kind.lower()}:{limit}": _throttles(kind, limit) for kind in ("Read", "Write") for limit in LIMITS},
 }  # fmt: skip
 _EXTRACTORS = tuple(EXTRACT[name] for name, _ in CHANNELS)

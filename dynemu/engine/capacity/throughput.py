@@ -229,6 +229,9 @@ class ThroughputState:
         # CloudWatch's ThrottledRequests (a table's; its GSIs' stays 0): requests refused as a
         # whole, counted by the executors (TableCapacity.admit, throttled_requests)
         self.throttled_requests = 0
+        # CloudWatch's TimeToLiveDeletedItemCount (a table's): items the TTL sweeper deleted
+        # (engine/lifecycle.py)
+        self.ttl_deleted = 0
         # on-demand: the previous peak, (reads, writes) of the busiest second, and the
         # busier seconds not yet old enough to count: (second, (reads, writes), load)
         self.peak = [0.0, 0.0]

@@ -100,6 +100,7 @@ METRICS = {
         Metric("SystemErrors", per_operation=True),
         Metric("ConditionalCheckFailedRequests", of_operations=True),
         Metric("UserErrors", account=True),
+        Metric("TimeToLiveDeletedItemCount", "ttl_deleted", sparse=True, table_only=True),
     )  # fmt: skip
 }
 # the throttle events by the limit type of their reason, in METRICS' order (Read..., Write...)
