@@ -210,7 +210,7 @@ class Connection(asyncio.Protocol):
 
     def abort(self) -> None:
         """Drop what is unwritten and the connection (after a bug of this module)."""
-        self._out = []
+        self._out.clear()
         if self._transport is not None:
             self._transport.abort()
 
@@ -224,9 +224,10 @@ class Connection(asyncio.Protocol):
         """Write what ``_send`` holds, now."""
         out = self._out
         if out:
-            self._out = []
+            data = out[0] if len(out) == 1 else b"".join(out)
+            out.clear()  # the same list each turn: nothing made per answer
             if self._transport is not None:
-                self._transport.write(out[0] if len(out) == 1 else b"".join(out))
+                self._transport.write(data)
 
     def pause_writing(self) -> None:
         self._paused = True

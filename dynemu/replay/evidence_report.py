@@ -112,7 +112,7 @@ def check(s: dict[str, Any]) -> list[str]:
     """Why ``--check`` fails (empty: it passes): the table's minutes, its throttle reasons, then
     each GSI's minutes."""
     problems = _problems(s, "")
-    reasons = s.get("throttle_reasons", {"evidence": {}, "reproduction": {}})
+    reasons = s["throttle_reasons"]
     ev, rep = _with_events(reasons["evidence"]), _with_events(reasons["reproduction"])
     if ev != rep:
         problems.append(f"throttle reasons differ: production {ev or 'none'}, reproduction {rep or 'none'}")
@@ -137,7 +137,7 @@ def _text_block(title: str, s: dict[str, Any]) -> list[str]:
 
 
 def _reason_line(s: dict[str, Any]) -> list[str]:
-    reasons = s.get("throttle_reasons", {"evidence": {}})
+    reasons = s["throttle_reasons"]
     if not reasons["evidence"]:
         return []
     pairs = ", ".join(f"{name} {n:,.0f} / {reasons['reproduction'].get(name, 0):,.0f}"

@@ -117,7 +117,6 @@ def _table(db: Any, name: Any) -> Any:
 
 def _statement_table(statement: Any) -> str | None:
     """The table a PartiQL statement names (None: not a statement that parses)."""
-    from dynemu import errors
     from dynemu.engine.partiql import ast, parser
 
     if type(statement) is not str:
